@@ -1,0 +1,103 @@
+/**
+ * `swflow start` (= `npm start`): the main job. Starts the embedded Temporal dev server
+ * (unless TEMPORAL_ADDRESS names a server), the interpreter worker with the definitions of
+ * `examples/` (or `--definitions`), and prints where everything is. Ctrl-C stops it all.
+ */
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
+import { connectionOptions, targetFromEnv, type ServerTarget } from '../client/connection';
+import { startDevServer, type DevServer } from '../platform/dev-server';
+import { PROJECT_ROOT } from '../platform/paths';
+import { ensureSearchAttributes } from '../platform/search-attributes';
+import { resolveTemporalCli } from '../platform/temporal-binary';
+import { createInterpreterWorker } from '../worker/interpreter-worker';
+
+interface StartOptions {
+  definitions: string[];
+  port: string;
+  uiPort: string;
+  db?: string;
+}
+
+export function register(program: Command): void {
+  program
+    .command('start')
+    .description('Run the main job: Temporal dev server (unless TEMPORAL_ADDRESS is set), workers, examples')
+    .option('-d, --definitions <paths...>', 'definition folders or files the worker serves', [join(PROJECT_ROOT, 'examples')])
+    .option('--port <port>', 'dev server gRPC port', '7233')
+    .option('--ui-port <port>', 'dev server Web UI port', '8233')
+    .option('--db <file>', 'dev server SQLite file (default .data/temporal.sqlite)')
+    .action((opts: StartOptions) => start(opts));
+}
+
+async function start(opts: StartOptions): Promise<void> {
+  const log = (msg: string) => console.log(`[swflow] ${msg}`);
+  let devServer: DevServer | undefined;
+  let target: ServerTarget | undefined = targetFromEnv();
+  let uiUrl: string | undefined;
+
+  if (target) {
+    log(`Using the Temporal server at ${target.address} (namespace ${target.namespace}); starting none.`);
+  } else {
+    const cli = await resolveTemporalCli(log);
+    if (!cli) {
+      throw new Error(
+        'No Temporal CLI found and Go is not installed to build it. Install Go, or the Temporal CLI ' +
+          '(https://docs.temporal.io/cli), or set TEMPORAL_CLI=/path/to/temporal, or TEMPORAL_ADDRESS=host:port.',
+      );
+    }
+    if (cli.buildMs) log(`Built the Temporal CLI in ${(cli.buildMs / 1000).toFixed(0)} s (cached for next time).`);
+    devServer = await startDevServer({ binary: cli.path, port: Number(opts.port), uiPort: Number(opts.uiPort), dbFile: opts.db });
+    target = { address: devServer.address, namespace: 'default' };
+    uiUrl = devServer.uiUrl;
+  }
+
+  try {
+    const client = await Connection.connect(connectionOptions(target));
+    const warning = devServer ? undefined : await ensureSearchAttributes(client, target.namespace);
+    if (warning) log(warning);
+    await client.close();
+
+    const connection = await NativeConnection.connect(connectionOptions(target));
+    const worker = await createInterpreterWorker({
+      connection,
+      namespace: target.namespace,
+      taskQueue: INTERPRETER_TASK_QUEUE,
+      definitions: opts.definitions,
+    });
+
+    printBanner({ target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile });
+    // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves after that.
+    await worker.run();
+    await connection.close();
+  } finally {
+    if (devServer) {
+      log('Stopping the Temporal dev server...');
+      await devServer.stop();
+    }
+    log('Stopped.');
+  }
+}
+
+function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: string[]; dbFile?: string }): void {
+  const lines = [
+    '',
+    '  swflow is running',
+    `  Temporal server   ${info.target.address}  (namespace ${info.target.namespace})`,
+    info.uiUrl ? `  Temporal Web UI   ${info.uiUrl}` : undefined,
+    info.dbFile ? `  Server database   ${info.dbFile}` : undefined,
+    `  Task queue        ${INTERPRETER_TASK_QUEUE}`,
+    `  Definitions       ${info.definitions.join(', ')}`,
+    '',
+    '  Start a workflow (another terminal):',
+    `    temporal workflow execute --type helloworld --task-queue ${INTERPRETER_TASK_QUEUE} --input '{}'` +
+      (info.target.address === '127.0.0.1:7233' ? '' : ` --address ${info.target.address}`),
+    '',
+    '  Ctrl-C stops everything.',
+    '',
+  ];
+  console.log(lines.filter((l) => l !== undefined).join('\n'));
+}

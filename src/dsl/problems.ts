@@ -1,0 +1,62 @@
+/** Problems found while loading a definition, and their formatting. */
+import type { SourceMap } from './source';
+
+export interface Problem {
+  severity: 'error' | 'warning';
+  message: string;
+  file?: string;
+  line?: number;
+  col?: number;
+  /** JSON pointer into the document (as written, after resolving external resources). */
+  pointer?: string;
+  hint?: string;
+}
+
+/** "file:line:col: error: message (hint)" */
+export function formatProblem(p: Problem): string {
+  let where = p.file ?? '<inline>';
+  if (p.line !== undefined) where += `:${p.line}`;
+  if (p.line !== undefined && p.col !== undefined) where += `:${p.col}`;
+  let s = `${where}: ${p.severity}: ${p.message}`;
+  if (p.pointer !== undefined && p.line === undefined && p.pointer !== '') s += ` at ${p.pointer}`;
+  if (p.hint) s += ` (${p.hint})`;
+  return s;
+}
+
+/** Collects problems, locating each through the source map. */
+export class Reporter {
+  readonly list: Problem[] = [];
+  private seen = new Set<string>();
+
+  constructor(public map: SourceMap) {}
+
+  add(severity: Problem['severity'], pointer: string, message: string, hint?: string, opts: { key?: boolean } = {}): void {
+    const id = `${severity}|${pointer}|${message}`;
+    if (this.seen.has(id)) return;
+    this.seen.add(id);
+    const pos = this.map.locate(pointer, opts.key);
+    const p: Problem = { severity, message, file: pos.file, pointer };
+    if (pos.line !== undefined) {
+      p.line = pos.line;
+      p.col = pos.col;
+    }
+    if (hint) p.hint = hint;
+    this.list.push(p);
+  }
+
+  error(pointer: string, message: string, hint?: string, opts?: { key?: boolean }): void {
+    this.add('error', pointer, message, hint, opts);
+  }
+
+  warn(pointer: string, message: string, hint?: string, opts?: { key?: boolean }): void {
+    this.add('warning', pointer, message, hint, opts);
+  }
+
+  push(p: Problem): void {
+    this.list.push(p);
+  }
+
+  get hasErrors(): boolean {
+    return this.list.some((p) => p.severity === 'error');
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The embedded Temporal dev server for `swflow start`: the real Temporal CLI's
+ * `server start-dev`, persisting to a SQLite file under the project's data folder so runs
+ * survive restarts, with the Web UI and swflow's search attributes.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Connection } from '@temporalio/client';
+import { mkdirSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { dataDir } from './paths';
+import { searchAttributeFlags } from './search-attributes';
+
+export interface DevServerOptions {
+  binary: string;
+  ip?: string;
+  port?: number;
+  uiPort?: number;
+  dbFile?: string;
+  namespace?: string;
+  /** Where the server's own log lines go (default: dropped; errors are reported on exit). */
+  log?: (line: string) => void;
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl: string;
+  dbFile: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+function portOpen(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Ready = the frontend answers for the namespace (an open port alone is not enough). */
+async function namespaceReady(address: string, namespace: string): Promise<boolean> {
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: 1000 });
+    await connection.workflowService.describeNamespace({ namespace });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection?.close().catch(() => {});
+  }
+}
+
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const ip = opts.ip ?? '127.0.0.1';
+  const port = opts.port ?? 7233;
+  const uiPort = opts.uiPort ?? 8233;
+  const dbFile = opts.dbFile ?? join(dataDir(), 'temporal.sqlite');
+  mkdirSync(join(dbFile, '..'), { recursive: true });
+
+  if (await portOpen(ip, port)) {
+    throw new Error(
+      `Port ${port} on ${ip} is already in use (another Temporal server?). ` +
+        `Stop it, or use it with TEMPORAL_ADDRESS=${ip}:${port} npm start.`,
+    );
+  }
+
+  const args = [
+    'server', 'start-dev',
+    '--ip', ip,
+    '--port', String(port),
+    '--ui-port', String(uiPort),
+    '--db-filename', dbFile,
+    '--namespace', opts.namespace ?? 'default',
+    '--log-level', 'warn',
+    ...searchAttributeFlags(),
+  ];
+  const child = spawn(opts.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const tail: string[] = [];
+  const onData = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) {
+      if (!line.trim()) continue;
+      tail.push(line);
+      if (tail.length > 40) tail.shift();
+      opts.log?.(line);
+    }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const deadline = Date.now() + 60_000;
+  while (!(await namespaceReady(`${ip}:${port}`, opts.namespace ?? 'default'))) {
+    if (exited) throw new Error(`The Temporal dev server exited at start:\n${tail.join('\n')}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`The Temporal dev server did not listen on ${ip}:${port} within 60 s:\n${tail.join('\n')}`);
+    }
+    await sleep(100);
+  }
+
+  return {
+    address: `${ip}:${port}`,
+    uiUrl: `http://localhost:${uiPort}`,
+    dbFile,
+    process: child,
+    async stop() {
+      if (exited) return;
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await gone;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The main job end to end, as a user runs it: `swflow start` (what `npm start` runs) brings up
+ * the dev server from the resolved Temporal binary and the interpreter worker with examples/;
+ * a workflow is started by type name through the Temporal client and through the real
+ * `temporal` CLI; Ctrl-C (SIGINT) stops everything; the SQLite file keeps the runs.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { resolveTemporalCli } from '../../src/platform/temporal-binary';
+import { freePort } from '../helpers/ports';
+
+const ROOT = join(__dirname, '..', '..');
+const run = promisify(execFile);
+
+let child: ChildProcess;
+let output = '';
+let address: string;
+let uiPort: number;
+let dbFile: string;
+let temporal: string;
+
+function waitForOutput(pattern: RegExp, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${ms} ms; output:\n${output}`)), ms);
+    const check = () => {
+      if (pattern.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`swflow start exited (${code}) early; output:\n${output}`));
+    });
+    check();
+  });
+}
+
+before(async () => {
+  temporal = (await resolveTemporalCli())!.path;
+  const port = await freePort();
+  uiPort = await freePort();
+  address = `127.0.0.1:${port}`;
+  dbFile = join(mkdtempSync(join(tmpdir(), 'swflow-start-')), 'temporal.sqlite');
+  const env = { ...process.env };
+  delete env.TEMPORAL_ADDRESS;
+  child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'start', '--port', String(port), '--ui-port', String(uiPort), '--db', dbFile],
+    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  await waitForOutput(/Ctrl-C stops everything/, 120_000);
+});
+
+after(() => {
+  if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+test('the banner says where the server, the Web UI and the examples are', () => {
+  assert.match(output, new RegExp(`Temporal server\\s+${address.replace(/\./g, '\\.')}`));
+  assert.match(output, new RegExp(`Temporal Web UI\\s+http://localhost:${uiPort}`));
+  assert.match(output, /temporal workflow execute --type helloworld --task-queue swflow/);
+});
+
+test('the Web UI answers', async () => {
+  const res = await fetch(`http://localhost:${uiPort}/`);
+  assert.equal(res.status, 200);
+});
+
+test('a workflow started by type name through the Temporal client returns the definition output', async () => {
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection });
+    const result = await client.workflow.execute('helloworld', {
+      taskQueue: 'swflow',
+      workflowId: `hello-client-${Date.now()}`,
+      args: [{}],
+    });
+    assert.deepEqual(result, { result: 'Hello World!' });
+  } finally {
+    await connection.close();
+  }
+});
+
+test('a workflow started by type name through the temporal CLI returns the definition output', async () => {
+  const workflowId = `hello-cli-${Date.now()}`;
+  await run(temporal, [
+    'workflow', 'start', '--address', address,
+    '--type', 'helloworld', '--task-queue', 'swflow', '--workflow-id', workflowId, '--input', '{"who":"cli"}',
+  ]);
+  const { stdout } = await run(temporal, ['workflow', 'result', '--address', address, '--workflow-id', workflowId, '--output', 'json']);
+  const parsed = JSON.parse(stdout);
+  // Inject merges its data into the input (spec 0.8, Inject State).
+  assert.deepEqual(parsed.result, { who: 'cli', result: 'Hello World!' });
+});
+
+test('Ctrl-C stops everything cleanly and the runs survive in the SQLite file', async () => {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  child.kill('SIGINT');
+  const code = await exited;
+  assert.equal(code, 0, output);
+  assert.match(output, /Stopped\./);
+  assert.ok(existsSync(dbFile));
+  // Nothing listens any more.
+  await assert.rejects(fetch(`http://localhost:${uiPort}/`));
+});

@@ -1,0 +1,61 @@
+/**
+ * `npm test`: makes sure the real Temporal servers are available (found, or built once:
+ * see src/platform), then runs every `test/**\/*.test.ts` with node's test runner, one file
+ * at a time (each file starts its own servers; two cores do not take more).
+ *
+ *   npm test                      every test
+ *   npm test -- test/dsl          the tests under a folder (or given files)
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { resolveTemporalCli } from '../src/platform/temporal-binary';
+import { resolveTimeSkippingServer } from '../src/platform/test-server';
+
+const ROOT = resolve(__dirname, '..');
+
+function findTests(path: string): string[] {
+  if (statSync(path).isFile()) return path.endsWith('.test.ts') ? [path] : [];
+  return readdirSync(path)
+    .filter((name) => name !== 'node_modules' && !name.startsWith('.'))
+    .sort()
+    .flatMap((name) => findTests(join(path, name)));
+}
+
+async function main(): Promise<void> {
+  const log = (msg: string) => console.log(`[test] ${msg}`);
+  const started = Date.now();
+  const cli = await resolveTemporalCli(log);
+  if (!cli) throw new Error('No Temporal CLI and no Go to build it: tests need a real Temporal server.');
+  log(`Temporal CLI: ${cli.path} (${cli.source}${cli.buildMs ? `, built in ${Math.round(cli.buildMs / 1000)} s` : ''})`);
+  const testServer = await resolveTimeSkippingServer(log);
+  log(
+    testServer
+      ? `Time-skipping server: ${testServer.path} (${testServer.source})`
+      : 'Time-skipping server: none (no Java/Maven); @temporalio/testing will try to download one',
+  );
+  log(`Servers ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  const args = process.argv.slice(2);
+  const roots = args.length ? args.map((a) => resolve(a)) : [join(ROOT, 'test')];
+  const files = roots.flatMap(findTests);
+  if (files.length === 0) throw new Error(`No *.test.ts under ${roots.map((r) => relative(ROOT, r)).join(', ')}`);
+
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import', 'tsx',
+      '--test',
+      '--test-concurrency=1',
+      '--test-reporter=spec',
+      ...files.map((f) => relative(ROOT, f)),
+    ],
+    { cwd: ROOT, stdio: 'inherit', env: { ...process.env, TEMPORAL_CLI: cli.path, ...(testServer ? { TEMPORAL_TEST_SERVER: testServer.path } : {}) } },
+  );
+  process.exit(result.status ?? 1);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.stack : err);
+  process.exit(1);
+});
