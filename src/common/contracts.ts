@@ -69,6 +69,11 @@ export interface FunctionCall {
    * them, so secret values never reach workflow history.
    */
   secretArguments?: Record<string, string>;
+  /**
+   * What those expressions read besides $SECRETS: the state data and the scope ($CONST,
+   * $WORKFLOW, iteration variables). Not secret, so it may be in history.
+   */
+  secretContext?: { data: Json; scope: { constants?: Json; workflow?: Json; variables?: Record<string, Json>; functions?: Record<string, string> } };
   workflow: { id: string; instanceId: string; definitionId: string };
   state: string;
   action?: string;

@@ -1,0 +1,31 @@
+/**
+ * Node-side expression checks for validation (src/dsl). Uses the same jq engine and the same
+ * program assembly as the runtime, but compiles without running (`if false then (...)`), so
+ * checking never executes user code.
+ */
+import { checkSyntaxWithEngine, expressionsReady, initExpressions, referencesSecrets } from './index';
+
+export { referencesSecrets, initExpressions };
+
+/**
+ * jq's compile message for `expr`, or undefined when it compiles. `expr` may be `${ ... }`,
+ * bare jq, or a string with several `${ }` (each is checked).
+ * `functionNames`: the definition's expression functions; `fn:other` is then reported as
+ * unknown (undefined: any `fn:name` is accepted). `variables`: extra `$names` in scope besides
+ * `$CONST`, `$WORKFLOW`, `$SECRETS` (e.g. a foreach iterationParam); undefined accepts any.
+ *
+ * Synchronous: the engine loads when src/expr is imported and is ready after the current
+ * microtask checkpoint; call `await initExpressions()` first if you check in the same tick.
+ */
+export function checkExpressionSyntax(expr: string, functionNames?: string[], variables?: string[]): string | undefined {
+  if (!expressionsReady()) {
+    throw new Error('checkExpressionSyntax: jq engine not loaded yet; `await initExpressions()` first');
+  }
+  return checkSyntaxWithEngine(expr, functionNames, variables);
+}
+
+/** Async convenience: waits for the engine, then {@link checkExpressionSyntax}. */
+export async function checkExpressionSyntaxAsync(expr: string, functionNames?: string[], variables?: string[]): Promise<string | undefined> {
+  await initExpressions();
+  return checkSyntaxWithEngine(expr, functionNames, variables);
+}
