@@ -96,6 +96,12 @@ export interface FunctionDef {
   type: FunctionType;
   authRef?: string | { resource: string; invocation?: string };
   metadata: Record<string, string>;
+  /**
+   * 0.9 `type: http` functions only: the request as written in the document's `operation`
+   * object (`method`, `uri` with `{name}` placeholders filled from the arguments, optional
+   * `headers`, `cookies`...). `operation` then holds the uri.
+   */
+  http?: { method: string; uri: string; [key: string]: Json };
 }
 
 export interface EventDef {

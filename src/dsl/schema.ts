@@ -194,7 +194,7 @@ function explain(s: SchemaSet, loc: string, value: unknown, pointer: string, out
     }
   }
   if (Array.isArray(value) && schema.items && !Array.isArray(schema.items)) {
-    value.forEach((v, i) => explain(s, `${loc}/items`, v, `${pointer}/${i}`, out));
+    (value as unknown[]).forEach((v: unknown, i: number) => explain(s, `${loc}/items`, v, `${pointer}/${i}`, out));
   }
 }
 
@@ -265,10 +265,19 @@ function alternatives(s: SchemaSet, loc: string, kw: 'oneOf' | 'anyOf', branches
   }
   // Fewest problems wins: that is the form the author meant.
   let best: SchemaIssue[] | undefined;
+  const missing: string[] = [];
+  let allMissing = true;
   for (const l of fits) {
     const issues: SchemaIssue[] = [];
     explain(s, l, value, pointer, issues);
+    const m = issues.length === 1 && issues[0].pointer === pointer ? /is missing required property '(.*)'$/.exec(issues[0].message) : null;
+    if (m) missing.push(m[1]);
+    else allMissing = false;
     if (!best || issues.length < best.length) best = issues;
+  }
+  if (allMissing && missing.length > 1) {
+    out.push({ pointer, message: `${subject(pointer)} must have ${[...new Set(missing)].map((n) => `'${n}'`).join(' or ')}` });
+    return;
   }
   out.push(...(best ?? []));
 }

@@ -26,7 +26,8 @@ export class SourceDoc {
     readonly text: string,
   ) {
     const doc = parseDocument(text, { lineCounter: this.lc, uniqueKeys: true, prettyErrors: false, keepSourceTokens: false });
-    for (const e of doc.errors) {
+    // Only the first syntax error: the following ones are mostly consequences of it.
+    for (const e of doc.errors.slice(0, 1)) {
       const p = this.lc.linePos(e.pos[0]);
       this.problems.push({ severity: 'error', message: `${/\.json$/i.test(file) ? 'JSON/YAML' : 'YAML'} syntax error: ${firstLine(e.message)}`, file, line: p.line, col: p.col, hint: syntaxHint(e.code) });
     }

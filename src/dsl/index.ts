@@ -1,0 +1,238 @@
+/**
+ * Loading workflow definitions (Node side): parse (JSON/YAML, with positions), detect the
+ * dialect (0.8, CWM 0.9, the v0.1 draft) and translate it, resolve external resources,
+ * accept known deviations with warnings, validate against the 0.8 JSON schema and the
+ * semantic rules, and normalize into the canonical model (./model.ts).
+ *
+ * `definition` is set only when there is no error (with `strict`, warnings count as errors).
+ */
+import * as path from 'node:path';
+import type { DataSchemaDef, Dialect, Json, WorkflowDef } from './model';
+import { formatProblem, Reporter, type Problem } from './problems';
+import { applyLeniency, schemaView } from './lenient';
+import { normalize } from './normalize';
+import { Resolver } from './resolve';
+import { validateSchema } from './schema';
+import { checkSemantics } from './semantic';
+import { SourceDoc, SourceMap } from './source';
+import { isV01, translateV01 } from './v01';
+import { isObj, type Obj } from './walk';
+
+export type { Problem } from './problems';
+export { formatProblem } from './problems';
+export { parseDuration, isDuration, durationProblem } from './duration';
+
+export interface LoadResult {
+  definition?: WorkflowDef;
+  problems: Problem[];
+  source: string /* file or '<inline>' */;
+}
+
+export interface LoadOptions {
+  /** Directory (or URL) relative references resolve against. Default: the file's directory, or cwd. */
+  baseDir?: string;
+  /** Name used in messages (default: the file path, or '<inline>'). */
+  source?: string;
+  /** Warnings become errors. */
+  strict?: boolean;
+  /** More directories searched for relative references (after baseDir). */
+  includeDirs?: string[];
+  /** Ids of workflows subFlowRef/continueAs may name; when given, others are errors. */
+  knownWorkflows?: string[];
+}
+
+export async function loadDefinitionFile(file: string, opts: Omit<LoadOptions, 'source'> & { source?: string } = {}): Promise<LoadResult> {
+  const source = opts.source ?? file;
+  let text: string;
+  try {
+    if (/^https?:\/\//i.test(file)) {
+      const res = await fetch(file, { signal: AbortSignal.timeout(10000) });
+      if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
+      text = await res.text();
+    } else {
+      text = await (await import('node:fs/promises')).readFile(file, 'utf8');
+    }
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    return { source, problems: [{ severity: 'error', message: `cannot read definition: ${e.code ?? e.message}`, file: source }] };
+  }
+  const baseDir = opts.baseDir ?? (/^https?:\/\//i.test(file) ? file.replace(/[^/]*$/, '') : path.dirname(path.resolve(file)));
+  return loadDefinition(text, { ...opts, baseDir, source });
+}
+
+export async function loadDefinition(doc: unknown, opts: LoadOptions = {}): Promise<LoadResult> {
+  const source = opts.source ?? '<inline>';
+  let main: SourceDoc | undefined;
+  let value: unknown;
+  if (typeof doc === 'string') {
+    main = new SourceDoc(source, doc);
+    value = main.value;
+  } else {
+    value = doc;
+  }
+  const map = new SourceMap(main, source);
+  const rep = new Reporter(map);
+  if (main) for (const p of main.problems) rep.push(p);
+  const finish = (definition?: WorkflowDef): LoadResult => {
+    let problems = rep.list;
+    if (opts.strict) problems = problems.map((p) => (p.severity === 'warning' ? { ...p, severity: 'error' as const, message: `${p.message} (strict)` } : p));
+    problems = sortProblems(problems);
+    const ok = !problems.some((p) => p.severity === 'error');
+    return ok && definition ? { definition, problems, source } : { problems, source };
+  };
+  if (main?.fatal) return finish();
+  if (!isObj(value)) {
+    rep.error('', `a workflow definition must be an object (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})`);
+    return finish();
+  }
+
+  // Dialect.
+  let work: Obj = JSON.parse(JSON.stringify(value));
+  let dialect: Dialect = '0.8';
+  const writtenVersion = work.specVersion;
+  if (isV01(work)) {
+    dialect = 'v0.1';
+    work = translateV01(work, rep, map);
+  } else if (String(writtenVersion) === '0.9') {
+    dialect = 'cwm-0.9';
+    arr(work.functions).forEach((f: unknown) => {
+      // CWM: functions are activities of adapters on a worker (type custom).
+      if (isObj(f) && f.type === undefined) f.type = 'custom';
+    });
+  } else if (writtenVersion !== undefined && !/^0\.[78](\.\d+)?$/.test(String(writtenVersion))) {
+    rep.error('/specVersion', `specVersion '${writtenVersion}' is not supported`, "supported: '0.8' (and 0.7/Kogito variants), '0.9' (CWM), the v0.1 draft");
+    return finish();
+  }
+  if (/^0\.7/.test(String(writtenVersion))) rep.warn('/specVersion', "specVersion '0.7' read as 0.8");
+
+  // External resources.
+  const resolver = new Resolver({ baseDir: opts.baseDir, includeDirs: opts.includeDirs });
+  const schemas: { input?: DataSchemaDef; output?: DataSchemaDef } = {};
+  const unresolved = new Set<string>();
+  await resolveExternals(work, resolver, rep, map, schemas, dialect, unresolved);
+
+  applyLeniency(work, { rep, map, is09: dialect === 'cwm-0.9' });
+
+  for (const issue of validateSchema(schemaView(work))) rep.error(issue.pointer, issue.message, issue.hint, { key: issue.key });
+  await checkSemantics(work, rep, { knownWorkflows: opts.knownWorkflows, unresolved });
+
+  if (rep.hasErrors) return finish();
+  let definition: WorkflowDef;
+  try {
+    definition = normalize({
+      doc: work,
+      dialect,
+      specVersion: dialect === 'v0.1' ? '0.1' : writtenVersion === undefined ? '0.8' : String(writtenVersion),
+      dataInputSchema: schemas.input,
+      dataOutputSchema: schemas.output,
+    });
+  } catch (err) {
+    rep.error('', `internal error while normalizing: ${(err as Error).message}`);
+    return finish();
+  }
+  return finish(definition);
+}
+
+function arr(v: unknown): any[] {
+  return Array.isArray(v) ? v : [];
+}
+
+function sortProblems(list: Problem[]): Problem[] {
+  return list
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => (a.p.file === b.p.file ? (a.p.line ?? 0) - (b.p.line ?? 0) || (a.p.col ?? 0) - (b.p.col ?? 0) || a.i - b.i : a.i - b.i))
+    .map((x) => x.p);
+}
+
+const LIST_RESOURCES = ['functions', 'events', 'retries', 'errors', 'auth'] as const;
+
+async function resolveExternals(work: Obj, resolver: Resolver, rep: Reporter, map: SourceMap, schemas: { input?: DataSchemaDef; output?: DataSchemaDef }, dialect: Dialect, unresolved: Set<string>): Promise<void> {
+  const load = async (key: string, uri: string, pointer: string) => {
+    const r = await resolver.load(uri);
+    if (!r.ok) {
+      rep.error(pointer, r.message, r.hint);
+      return undefined;
+    }
+    for (const p of r.doc.problems) rep.push(p);
+    if (r.doc.fatal) return undefined;
+    return r.doc;
+  };
+  for (const key of LIST_RESOURCES) {
+    const v = work[key];
+    if (typeof v !== 'string') continue;
+    const doc = await load(key, v, `/${key}`);
+    if (!doc) {
+      delete work[key];
+      unresolved.add(key);
+      continue;
+    }
+    const val = doc.value;
+    if (Array.isArray(val)) {
+      work[key] = val;
+      map.mount(`/${key}`, doc, '');
+    } else if (isObj(val) && Array.isArray(val[key])) {
+      work[key] = val[key];
+      map.mount(`/${key}`, doc, `/${key}`);
+    } else {
+      rep.error(`/${key}`, `"${v}" does not hold ${key} definitions`, `expected a list, or an object with a '${key}' list`);
+      delete work[key];
+    }
+  }
+  if (typeof work.secrets === 'string') {
+    const uri = work.secrets;
+    const doc = await load('secrets', uri, '/secrets');
+    const val = doc?.value;
+    const list = Array.isArray(val) ? val : isObj(val) && Array.isArray(val.secrets) ? val.secrets : undefined;
+    if (doc && list) {
+      work.secrets = list;
+      map.mount('/secrets', doc, Array.isArray(val) ? '' : '/secrets');
+    } else {
+      if (doc) rep.error('/secrets', `"${uri}" does not hold a list of secret names`);
+      delete work.secrets;
+    }
+  }
+  for (const key of ['constants', 'timeouts'] as const) {
+    const v = work[key];
+    if (typeof v !== 'string') continue;
+    const doc = await load(key, v, `/${key}`);
+    const val = doc?.value;
+    if (doc && isObj(val)) {
+      const inner = key === 'timeouts' && isObj(val.timeouts) ? '/timeouts' : '';
+      work[key] = inner ? val.timeouts : val;
+      map.mount(`/${key}`, doc, inner);
+    } else {
+      if (doc) rep.error(`/${key}`, `"${v}" does not hold an object of ${key}`);
+      delete work[key];
+    }
+  }
+  for (const [key, slot] of [
+    ['dataInputSchema', 'input'],
+    ['dataOutputSchema', 'output'],
+  ] as const) {
+    const v = work[key];
+    if (v === undefined) continue;
+    let uri: unknown;
+    let fail = true;
+    let pointer = `/${key}`;
+    if (typeof v === 'string') uri = v;
+    else if (isObj(v)) {
+      uri = v.schema;
+      pointer = `/${key}/schema`;
+      if (typeof v.failOnValidationErrors === 'boolean') fail = v.failOnValidationErrors;
+      else if (v.failOnValidationErrors === 'false' || v.failOnValidationErrors === 'true') fail = v.failOnValidationErrors === 'true';
+    } else continue;
+    if (isObj(uri)) {
+      if (dialect === '0.8') rep.warn(pointer, `${key}.schema is an inline JSON schema (0.9); the 0.8 schema wants a URI`);
+      schemas[slot] = { schema: uri as Json, failOnValidationErrors: fail };
+      continue;
+    }
+    if (typeof uri !== 'string') continue; // the schema check reports it
+    const doc = await load(key, uri, pointer);
+    if (doc && isObj(doc.value)) schemas[slot] = { schema: doc.value as Json, failOnValidationErrors: fail };
+    else if (doc) rep.error(pointer, `"${uri}" is not a JSON schema object`);
+    if (key === 'dataOutputSchema' && dialect === '0.8') rep.warn(`/${key}`, "'dataOutputSchema' is not part of 0.8 (it is 0.9); accepted");
+  }
+}
+
+export { formatProblem as format };
+export type { WorkflowDef };
