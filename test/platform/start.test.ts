@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
+import { startDevServer } from '../../src/platform/dev-server';
 import { resolveTemporalCli } from '../../src/platform/temporal-binary';
 import { freePort } from '../helpers/ports';
 
@@ -24,6 +25,7 @@ let address: string;
 let uiPort: number;
 let dbFile: string;
 let temporal: string;
+const clientWorkflowId = `hello-client-${Date.now()}`;
 
 function waitForOutput(pattern: RegExp, ms: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -82,7 +84,7 @@ test('a workflow started by type name through the Temporal client returns the de
     const client = new Client({ connection });
     const result = await client.workflow.execute('helloworld', {
       taskQueue: 'swflow',
-      workflowId: `hello-client-${Date.now()}`,
+      workflowId: clientWorkflowId,
       args: [{}],
     });
     assert.deepEqual(result, { result: 'Hello World!' });
@@ -112,4 +114,17 @@ test('Ctrl-C stops everything cleanly and the runs survive in the SQLite file', 
   assert.ok(existsSync(dbFile));
   // Nothing listens any more.
   await assert.rejects(fetch(`http://localhost:${uiPort}/`));
+
+  // A dev server started again on the same file still has the runs.
+  const again = await startDevServer({ binary: temporal, port: Number(address.split(':')[1]), uiPort, dbFile });
+  const connection = await Connection.connect({ address: again.address });
+  try {
+    const client = new Client({ connection });
+    const described = await client.workflow.getHandle(clientWorkflowId).describe();
+    assert.equal(described.status.name, 'COMPLETED');
+    assert.equal(described.type, 'helloworld');
+  } finally {
+    await connection.close();
+    await again.stop();
+  }
 });
