@@ -16,6 +16,7 @@ import { validateSchema } from './schema';
 import { checkSemantics } from './semantic';
 import { SourceDoc, SourceMap } from './source';
 import { isV01, translateV01 } from './v01';
+import { kogitoArguments, translateJsonPathDocument } from './kogito';
 import { isObj, type Obj } from './walk';
 
 export type { Problem } from './problems';
@@ -112,6 +113,9 @@ export async function loadDefinition(doc: unknown, opts: LoadOptions = {}): Prom
   await resolveExternals(work, resolver, rep, map, schemas, dialect, unresolved);
 
   applyLeniency(work, { rep, map, is09: dialect === 'cwm-0.9' });
+  const jsonpath = work.expressionLang === 'jsonpath';
+  if (jsonpath) translateJsonPathDocument(work, rep);
+  await kogitoArguments(work, rep, jsonpath);
 
   for (const issue of validateSchema(schemaView(work))) rep.error(issue.pointer, issue.message, issue.hint, { key: issue.key });
   await checkSemantics(work, rep, { knownWorkflows: opts.knownWorkflows, unresolved });

@@ -199,6 +199,8 @@ export function schemaView(doc: Obj): Obj {
   for (const { state, pointer } of statesOf(v)) {
     void pointer;
     for (const { action } of actionsOf(state, '')) {
+      // Kogito: arguments may be an expression string or an array (checked in ./kogito.ts).
+      if (isObj(action.functionRef) && action.functionRef.arguments !== undefined && !isObj(action.functionRef.arguments)) delete action.functionRef.arguments;
       // 0.8 schema: sleep's oneOf wrongly rejects both before and after.
       if (isObj(action.sleep) && action.sleep.before !== undefined && action.sleep.after !== undefined) delete action.sleep.after;
       // 0.9: an eventRef may only produce (no result event).

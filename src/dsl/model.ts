@@ -165,7 +165,12 @@ export interface EndDef {
 
 export interface FunctionRefDef {
   refName: string;
-  arguments?: Record<string, Json>;
+  /**
+   * Usually an object of arguments; Kogito documents may also give an expression string
+   * (`"${ .inputArray }"`: its value is the arguments, of any JSON type) or an array. The
+   * interpreter evaluates it with `evaluateTemplate` whatever its shape.
+   */
+  arguments?: Json;
   selectionSet?: string;
   invoke: 'sync' | 'async';
 }

@@ -122,7 +122,7 @@ function action(a: Obj): ActionDef {
     out.functionRef =
       typeof fr === 'string'
         ? { refName: fr, invoke: 'sync' }
-        : clean({ refName: fr.refName, arguments: fr.arguments === undefined ? undefined : (json(fr.arguments) as Record<string, Json>), selectionSet: fr.selectionSet, invoke: fr.invoke ?? 'sync' });
+        : clean({ refName: fr.refName, arguments: fr.arguments === undefined ? undefined : json(fr.arguments), selectionSet: fr.selectionSet, invoke: fr.invoke ?? 'sync' });
   }
   if (isObj(a.eventRef)) {
     const e = a.eventRef;

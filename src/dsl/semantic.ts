@@ -5,6 +5,7 @@
  */
 import { durationProblem } from './duration';
 import { fnRefs, jqProblem, referencesSecrets, unwrap } from './expressions';
+import { hasUntranslatedJsonPath } from './kogito';
 import type { Reporter } from './problems';
 import {
   actionsOf,
@@ -149,11 +150,14 @@ export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOpti
 
     // Numbers.
     if (state.type === 'parallel') {
+      arr(state.branches).forEach((b, i) => {
+        if (isObj(b) && !Array.isArray(b.actions)) rep.error(`${sp}/branches/${i}`, `parallel branch '${b.name ?? i}' of state '${from}' has no actions`, 'a branch must list the actions it runs');
+      });
       const n = state.numCompleted;
       const branches = arr(state.branches).length;
       if (state.completionType === 'atLeast') {
         if (n === undefined) rep.error(sp, `parallel state '${from}' has completionType 'atLeast' but no numCompleted`);
-        else if (typeof n === 'string' && !/^\d+$/.test(n)) rep.error(`${sp}/numCompleted`, `numCompleted must be a whole number (got "${n}")`, 'an expression is not supported here');
+        else if (typeof n === 'string' && !/^\d+$/.test(n)) rep.error(`${sp}/numCompleted`, `numCompleted must be a whole number (got "${n}")${/^\s*(\$\{|\.)/.test(n) ? ': an expression evaluated at run time (Kogito) cannot be expressed, the model needs a fixed number' : ''}`, 'an expression is not supported here');
         else if (!Number.isInteger(Number(n)) || Number(n) < 1) rep.error(`${sp}/numCompleted`, `numCompleted must be a whole number >= 1 (got ${JSON.stringify(n)})`);
         else if (Number(n) > branches) rep.error(`${sp}/numCompleted`, `numCompleted ${n} is more than the ${branches} branch${branches === 1 ? '' : 'es'}`);
       } else if (n !== undefined) rep.warn(`${sp}/numCompleted`, "numCompleted is ignored unless completionType is 'atLeast'");
@@ -238,7 +242,7 @@ export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOpti
   // Expressions.
   const exprFunctions = [...functions.values()].filter((f) => f.type === 'expression').map((f) => String(f.name));
   const exprOps: Record<string, string> = Object.fromEntries(exprFunctions.map((n) => [n, String(functions.get(n)?.operation ?? '')]));
-  const isJq = doc.expressionLang === undefined || doc.expressionLang === 'jq';
+  const isJq = (doc.expressionLang === undefined || doc.expressionLang === 'jq') && !hasUntranslatedJsonPath(doc);
   for (const slot of expressionSlots(doc)) {
     const jq = unwrap(slot.text);
     const problem = isJq ? await jqProblem(slot.text) : undefined;

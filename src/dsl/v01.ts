@@ -27,6 +27,7 @@
  */
 import type { Reporter } from './problems';
 import type { SourceMap } from './source';
+import { simpleJsonPathToJq } from './jsonpath';
 import { arr, isObj, type Obj } from './walk';
 
 const TYPES = ['EVENT', 'OPERATION', 'SWITCH', 'DELAY', 'END', 'PARALLEL'];
@@ -36,16 +37,8 @@ export function isV01(doc: Obj): boolean {
   return arr(doc.states).some((s) => isObj(s) && (TYPES.includes(s.type) || 'next-state' in s || 'action-mode' in s));
 }
 
-/** JSONPath `$.a.b[0]` → jq `.a.b[0]`; undefined when not a simple path. */
-export function jsonPathToJq(p: string): string | undefined {
-  const s = p.trim();
-  if (s === '$') return '.';
-  if (!/^\$((\.[A-Za-z_][\w-]*)|(\[\d+\])|(\['[^']+'\]))+$/.test(s)) return undefined;
-  return s
-    .slice(1)
-    .replace(/\['([^']+)'\]/g, (_m, k) => `["${k}"]`)
-    .replace(/\.([A-Za-z_][\w]*-[\w-]*)/g, (_m, k) => `["${k}"]`);
-}
+/** JSONPath `$.a.b[0]` → jq `.a.b[0]`; undefined when not a simple (definite) path. */
+export const jsonPathToJq = simpleJsonPathToJq;
 
 const seconds = (v: unknown): string | undefined => {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : NaN;

@@ -178,8 +178,8 @@ test('$SECRETS only inside function arguments', async () => {
   await expectError(base([inject('A', { end: true, stateDataFilter: { output: '${ {t: $SECRETS.TOKEN} }' } })], fns), '$SECRETS used outside function arguments: "${ {t: $SECRETS.TOKEN} }"');
 });
 
-test('expressionLang must be jq', async () => {
-  await expectError(base([inject('A')], { expressionLang: 'jsonpath' }), "expression language 'jsonpath' is not supported");
+test('expressionLang must be jq (or Kogito jsonpath, translated: see jsonpath.test.ts)', async () => {
+  await expectError(base([inject('A')], { expressionLang: 'abc' }), "expression language 'abc' is not supported");
 });
 
 test('schema errors are short, located, and free of oneOf noise', async () => {
