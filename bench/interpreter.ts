@@ -1,0 +1,138 @@
+/**
+ * Interpreter vs a hand-written Temporal workflow, same server, same activity, one run:
+ *   (a) 10 sequential function calls: end-to-end latency (sequential runs, median/p90),
+ *       and workflows/s with 50 runs in flight;
+ *   (b) history events per run (and so per operation-state call).
+ * Ratios are interpreter / hand-written. Goals: ≤ 1.10× latency, ≥ 0.90× throughput, 1.00× events.
+ *
+ *   npx tsx bench/interpreter.ts [--runs 30] [--throughput 300]
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, Runtime, DefaultLogger } from '@temporalio/worker';
+import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
+import { startDevServer } from '../src/platform/dev-server';
+import { resolveTemporalCli } from '../src/platform/temporal-binary';
+import { createInterpreterWorker } from '../src/worker/interpreter-worker';
+import { freePort } from '../test/helpers/ports';
+
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const RUNS = arg('runs', 30);
+const THROUGHPUT_RUNS = arg('throughput', 300);
+const CONCURRENCY = 50;
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const cli = await resolveTemporalCli();
+  const server = await startDevServer({
+    binary: cli!.path,
+    port: await freePort(),
+    uiPort: await freePort(),
+    dbFile: join(mkdtempSync(join(tmpdir(), 'swflow-bench-')), 'db.sqlite'),
+  });
+  const connection = await NativeConnection.connect({ address: server.address });
+  const client = new Client({ connection: await Connection.connect({ address: server.address }) });
+
+  const interpreter = await createInterpreterWorker({
+    connection,
+    taskQueue: INTERPRETER_TASK_QUEUE,
+    definitions: [join(__dirname, 'definitions')],
+  });
+  const handwritten = await Worker.create({
+    connection,
+    taskQueue: 'bench-handwritten',
+    workflowsPath: require.resolve('./handwritten-workflow'),
+  });
+  // The "service": the same trivial activity for both.
+  const service = await Worker.create({
+    connection,
+    taskQueue: ADAPTER_TASK_QUEUE,
+    activities: { default: async () => ({ ok: true }) },
+    maxConcurrentActivityTaskExecutions: 200,
+  });
+
+  const kinds = {
+    interpreter: (id: string) => client.workflow.execute('tencalls', { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: id, args: [{}] }),
+    handwritten: (id: string) => client.workflow.execute('tenCallsHandwritten', { taskQueue: 'bench-handwritten', workflowId: id, args: [{}] }),
+  } as const;
+  type Kind = keyof typeof kinds;
+
+  const report: Record<string, unknown> = {};
+  await interpreter.runUntil(
+    handwritten.runUntil(
+      service.runUntil(async () => {
+        // Warm-up (bundles loaded, caches filled).
+        for (const kind of Object.keys(kinds) as Kind[]) for (let i = 0; i < 5; i++) await kinds[kind](`warm-${kind}-${i}`);
+
+        // (a) latency: interleaved sequential runs.
+        const latency: Record<Kind, number[]> = { interpreter: [], handwritten: [] };
+        for (let i = 0; i < RUNS; i++) {
+          for (const kind of Object.keys(kinds) as Kind[]) {
+            const t = performance.now();
+            await kinds[kind](`lat-${kind}-${i}`);
+            latency[kind].push(performance.now() - t);
+          }
+        }
+        // (a) throughput: N runs, CONCURRENCY in flight.
+        const throughput: Record<Kind, number> = { interpreter: 0, handwritten: 0 };
+        for (const kind of Object.keys(kinds) as Kind[]) {
+          let next = 0;
+          const t = performance.now();
+          await Promise.all(
+            Array.from({ length: CONCURRENCY }, async () => {
+              while (next < THROUGHPUT_RUNS) await kinds[kind](`tp-${kind}-${next++}`);
+            }),
+          );
+          throughput[kind] = THROUGHPUT_RUNS / ((performance.now() - t) / 1000);
+        }
+        // (b) history events of one run each, and per call: (events of 10 calls - of 1 call) / 9.
+        const events: Record<Kind, number> = { interpreter: 0, handwritten: 0 };
+        const perCall: Record<Kind, number> = { interpreter: 0, handwritten: 0 };
+        const oneCall = {
+          interpreter: (id: string) => client.workflow.execute('onecall', { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: id, args: [{}] }),
+          handwritten: (id: string) => client.workflow.execute('oneCallHandwritten', { taskQueue: 'bench-handwritten', workflowId: id, args: [{}] }),
+        };
+        const count = async (id: string) => (await client.workflow.getHandle(id).fetchHistory()).events?.length ?? 0;
+        for (const kind of Object.keys(kinds) as Kind[]) {
+          await oneCall[kind](`one-${kind}`);
+          events[kind] = await count(`lat-${kind}-0`);
+          perCall[kind] = (events[kind] - (await count(`one-${kind}`))) / 9;
+        }
+
+        for (const kind of Object.keys(kinds) as Kind[]) {
+          report[kind] = {
+            latencyMedianMs: +quantile(latency[kind], 0.5).toFixed(1),
+            latencyP90Ms: +quantile(latency[kind], 0.9).toFixed(1),
+            workflowsPerSecond: +throughput[kind].toFixed(1),
+            historyEvents: events[kind],
+            historyEventsPerCall: perCall[kind],
+          };
+        }
+        report.ratios = {
+          latencyMedian: +(quantile(latency.interpreter, 0.5) / quantile(latency.handwritten, 0.5)).toFixed(2),
+          throughput: +(throughput.interpreter / throughput.handwritten).toFixed(2),
+          historyEvents: +(events.interpreter / events.handwritten).toFixed(2),
+          historyEventsPerCall: +(perCall.interpreter / perCall.handwritten).toFixed(2),
+        };
+      }),
+    ),
+  );
+  console.log(JSON.stringify({ runs: RUNS, throughputRuns: THROUGHPUT_RUNS, concurrency: CONCURRENCY, ...report }, null, 2));
+  await connection.close();
+  await server.stop();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

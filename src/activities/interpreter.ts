@@ -1,0 +1,61 @@
+/**
+ * The interpreter worker's own activities (task queue `swflow`):
+ * - `swflow.resolveDefinition` (local activity): resolves the definition by workflow type and
+ *   pins it into history, with its hash and the server's registered search attributes;
+ * - `swflow.produceEvent`: hands a produced CloudEvent to the worker's event sinks.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import type { NativeConnection } from '@temporalio/worker';
+import type { CloudEventJson } from '../common/contracts';
+import { SEARCH_ATTRIBUTES } from '../common/contracts';
+import { RESOLVE_DEFINITION_ACTIVITY, type ResolveRequest, type ResolveResult } from '../workflow/resolve';
+import { DefinitionNotFound, DefinitionRegistry, definitionHash } from './definitions';
+
+export type EventSink = (event: CloudEventJson) => Promise<void>;
+
+export interface InterpreterActivitiesOptions {
+  registry: DefinitionRegistry;
+  eventSinks?: EventSink[];
+  connection?: NativeConnection;
+  namespace?: string;
+  log?: (msg: string) => void;
+}
+
+export function createInterpreterActivities(opts: InterpreterActivitiesOptions) {
+  let registered: Promise<string[]> | undefined;
+  const searchAttributes = (): Promise<string[]> => {
+    registered ??= (async () => {
+      if (!opts.connection) return [];
+      try {
+        const res = await opts.connection.operatorService.listSearchAttributes({ namespace: opts.namespace ?? 'default' });
+        const names = Object.keys(res.customAttributes ?? {});
+        return Object.keys(SEARCH_ATTRIBUTES).filter((n) => names.includes(n));
+      } catch {
+        return []; // e.g. the Java time-skipping server: do not upsert anything
+      }
+    })();
+    return registered;
+  };
+
+  return {
+    async [RESOLVE_DEFINITION_ACTIVITY](req: ResolveRequest): Promise<ResolveResult> {
+      const sa = await searchAttributes();
+      if (req.definition) {
+        return { hash: definitionHash(req.definition), source: 'start options', searchAttributes: sa };
+      }
+      try {
+        const { def, source } = await opts.registry.resolve(req.type);
+        return { definition: def, hash: definitionHash(def), source, searchAttributes: sa };
+      } catch (err) {
+        if (err instanceof DefinitionNotFound) throw ApplicationFailure.create({ message: err.message, type: 'DefinitionNotFound', nonRetryable: true });
+        throw err;
+      }
+    },
+
+    async 'swflow.produceEvent'(event: CloudEventJson): Promise<void> {
+      const sinks = opts.eventSinks ?? [];
+      if (!sinks.length) opts.log?.(`produced event ${event.type} (${event.id}) — no event sink configured`);
+      for (const sink of sinks) await sink(event);
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * The interpreter worker: runs the generic workflow (and its own activities) on the
+ * `swflow` task queue. Function calls run on adapter workers (their own queues).
+ *
+ *   const worker = await createInterpreterWorker({ connection, definitions: ['./workflows'] });
+ *   await worker.run();
+ *
+ * Bundling the workflow code takes seconds: build it once with bundleInterpreter() and pass
+ * it as `workflowBundle` to every worker you create (tests, the conformance runner).
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import type { WorkflowDef } from '../dsl/model';
+import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
+import { createInterpreterActivities } from '../activities/interpreter';
+import { DefinitionRegistry } from '../activities/definitions';
+
+export type WorkflowBundle = { code: string; sourceMap?: string };
+
+export interface InterpreterWorkerOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  /** Default `swflow` (INTERPRETER_TASK_QUEUE). */
+  taskQueue?: string;
+  /** Folders or files of definitions, and/or normalized definitions. Default: the project's examples/. */
+  definitions?: (string | WorkflowDef)[];
+  /** Where produced events go (the gateway, a test recorder, ...). */
+  eventSinks?: ((e: CloudEventJson) => Promise<void>)[];
+  /** Secret values for $SECRETS (used by activities served by this worker; never in history). */
+  secrets?: Record<string, string>;
+  /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers). */
+  workflowBundle?: WorkflowBundle;
+  /** Extra activities to register on the interpreter queue. */
+  activities?: Record<string, (...args: any[]) => Promise<unknown>>;
+  /** Passed through to Worker.create (e.g. identity, concurrency). */
+  workerOptions?: Partial<WorkerOptions>;
+  log?: (msg: string) => void;
+}
+
+/** The project root (where package.json is), found from this file. */
+function projectRoot(): string {
+  let dir = __dirname;
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    dir = resolve(dir, '..');
+  }
+  return process.cwd();
+}
+
+export const DEFAULT_DEFINITIONS_DIR = join(projectRoot(), 'examples');
+
+export const WORKFLOWS_PATH = require.resolve('../workflow');
+
+/** Bundles the generic workflow (with the jq engine preloaded once per worker thread). */
+export async function bundleInterpreter(): Promise<WorkflowBundle> {
+  return bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    preloadModules: [require.resolve('../expr/engine')],
+    logger: { log() {}, trace() {}, debug() {}, info() {}, warn(m: string) { console.warn(m); }, error(m: string) { console.error(m); } } as any,
+  });
+}
+
+export async function createInterpreterWorker(opts: InterpreterWorkerOptions): Promise<Worker> {
+  const registry = new DefinitionRegistry(opts.definitions ?? [DEFAULT_DEFINITIONS_DIR]);
+  const activities = {
+    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log }),
+    ...(opts.activities ?? {}),
+  };
+  return Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace ?? 'default',
+    taskQueue: opts.taskQueue ?? INTERPRETER_TASK_QUEUE,
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: [require.resolve('../expr/engine')] } }),
+    activities,
+    ...(opts.workerOptions ?? {}),
+  });
+}

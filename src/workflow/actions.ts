@@ -1,0 +1,99 @@
+/**
+ * Actions: condition, sleep before/after, actionDataFilter, and the three kinds
+ * (functionRef, subFlowRef, eventRef). Results are merged into the state data per spec.
+ */
+import { sleep } from '@temporalio/workflow';
+import type { ActionDef, Json, StateDef } from '../dsl/model';
+import { parseDuration } from '../dsl/duration';
+import { evalCondition, type ExprScope } from './expr';
+import { actionInput, eventPayload, filteredResults, mergeResults } from './data/filters';
+import { callFunction } from './functions';
+import { runSubflow } from './subflows';
+import { buildEvent, emitEvent } from './events/produce';
+import { ActionError, SwTimeoutError, classify, isCancellation, type ErrorSite } from './errors';
+import { actionLabel } from './ui';
+import type { Runtime } from './runtime';
+
+export interface ActionCtx {
+  rt: Runtime;
+  state: StateDef;
+  /** Extra expression variables ($<iterationParam> in foreach). */
+  vars?: Record<string, Json>;
+  actionTimeout?: string;
+  /** Prefix for labels (a parallel branch name). */
+  branch?: string;
+}
+
+export interface ActionOutcome {
+  skipped: boolean;
+  /** The raw result; undefined when there is none (async invocations, no results). */
+  result?: Json;
+}
+
+function siteOf(state: StateDef, action: ActionDef, label: string): ErrorSite {
+  const site: ErrorSite = { state: state.name, action: label };
+  if (action.functionRef) site.function = action.functionRef.refName;
+  if (action.subFlowRef) site.subflow = action.subFlowRef.workflowId;
+  if (action.eventRef) site.event = action.eventRef.produceEventRef;
+  return site;
+}
+
+export async function invokeAction(ctx: ActionCtx, action: ActionDef, index: number, data: Json): Promise<ActionOutcome> {
+  const { rt, state } = ctx;
+  const label = (ctx.branch ? `${ctx.branch} › ` : '') + actionLabel(action, index);
+  const scope: ExprScope = rt.scope(ctx.vars);
+  const site = siteOf(state, action, label);
+  try {
+    if (action.condition && !(await evalCondition(action.condition, data, scope, { state: state.name, what: `action "${label}" condition` }))) {
+      return { skipped: true };
+    }
+    if (action.sleep?.before) await sleep(parseDuration(action.sleep.before), { summary: rt.summary(state.name, label, `sleep ${action.sleep.before} before`) });
+    const input = await actionInput(action.actionDataFilter, data, scope, state.name);
+    let result: Json | undefined;
+    if (action.functionRef) result = await callFunction(rt, state, action, label, input, scope, ctx.actionTimeout);
+    else if (action.subFlowRef) result = await runSubflow(rt, state, action, label, input, ctx.actionTimeout);
+    else if (action.eventRef) {
+      const er = action.eventRef;
+      const summary = rt.summary(state.name, label, `produce ${er.produceEventRef}`);
+      const ce = await buildEvent(rt, er.produceEventRef, er.data, er.contextAttributes, input, scope, state.name);
+      await emitEvent(rt, ce, summary);
+      if (er.consumeEventRef && er.invoke !== 'async') {
+        const timeout = er.consumeEventTimeout ?? state.timeouts?.eventTimeout ?? rt.def.timeouts?.eventTimeout;
+        const got = await rt.mailbox.take([er.consumeEventRef], timeout ? parseDuration(timeout) : undefined, rt.summary(state.name, label, `wait for ${er.consumeEventRef}`));
+        if (!got) throw new SwTimeoutError(`no "${er.consumeEventRef}" event within ${timeout}`);
+        result = eventPayload(got.event, got.def.dataOnly);
+      }
+    }
+    if (action.sleep?.after) await sleep(parseDuration(action.sleep.after), { summary: rt.summary(state.name, label, `sleep ${action.sleep.after} after`) });
+    return { skipped: false, result };
+  } catch (err) {
+    if (isCancellation(err) || err instanceof ActionError) throw err;
+    throw new ActionError(classify(err), site);
+  }
+}
+
+/** Merges an action's outcome into the state data (actionDataFilter results/toStateData/useResults). */
+export async function applyAction(ctx: ActionCtx, action: ActionDef, data: Json, outcome: ActionOutcome): Promise<Json> {
+  if (outcome.skipped) return data;
+  const scope = ctx.rt.scope(ctx.vars);
+  const value = await filteredResults(action.actionDataFilter, outcome.result, scope, ctx.state.name);
+  return mergeResults(action.actionDataFilter, data, value, scope, ctx.state.name);
+}
+
+/** Runs actions sequentially or in parallel; returns the resulting state data. */
+export async function runActions(ctx: ActionCtx, actions: ActionDef[], mode: 'sequential' | 'parallel', data: Json, onData?: (d: Json) => void): Promise<Json> {
+  if (mode === 'parallel' && actions.length > 1) {
+    const outcomes = await Promise.all(actions.map((a, i) => invokeAction(ctx, a, i, data)));
+    for (let i = 0; i < actions.length; i++) {
+      data = await applyAction(ctx, actions[i], data, outcomes[i]);
+      onData?.(data);
+    }
+    return data;
+  }
+  for (let i = 0; i < actions.length; i++) {
+    const outcome = await invokeAction(ctx, actions[i], i, data);
+    data = await applyAction(ctx, actions[i], data, outcome);
+    onData?.(data);
+  }
+  return data;
+}

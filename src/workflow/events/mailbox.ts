@@ -1,0 +1,84 @@
+/**
+ * The in-workflow event mailbox: the EVENT_SIGNAL handler puts every CloudEvent here (so an
+ * event that arrives before its state is active is kept), and states take the events they
+ * wait for, matched by definition (type + source) and correlation.
+ */
+import { condition } from '@temporalio/workflow';
+import type { EventDef } from '../../dsl/model';
+import type { CloudEventJson } from '../../common/contracts';
+
+export interface TakenEvent {
+  name: string;
+  def: EventDef;
+  event: CloudEventJson;
+}
+
+export class Mailbox {
+  readonly events: CloudEventJson[] = [];
+  /** Correlation keys fixed by the first consumed event (context attribute → value). */
+  readonly correlation: Record<string, string> = {};
+  /** Event names currently awaited (for the state query and the UI). */
+  readonly awaited = new Set<string>();
+
+  constructor(public defs: EventDef[] = []) {}
+
+  push(event: CloudEventJson): void {
+    if (event && typeof event === 'object') this.events.push(event);
+  }
+
+  def(name: string): EventDef {
+    const d = this.defs.find((e) => e.name === name);
+    if (!d) throw new Error(`Unknown event "${name}"`);
+    return d;
+  }
+
+  matches(def: EventDef, e: CloudEventJson): boolean {
+    if (e.type !== def.type) return false;
+    if (def.source !== undefined && def.source !== '' && e.source !== def.source) return false;
+    for (const c of def.correlation ?? []) {
+      const actual = e[c.contextAttributeName];
+      if (actual === undefined || actual === null) return false;
+      const want = c.contextAttributeValue ?? this.correlation[c.contextAttributeName];
+      if (want !== undefined && String(actual) !== String(want)) return false;
+    }
+    return true;
+  }
+
+  private find(names: string[]): { index: number; name: string } | undefined {
+    for (let i = 0; i < this.events.length; i++) {
+      for (const name of names) if (this.matches(this.def(name), this.events[i])) return { index: i, name };
+    }
+    return undefined;
+  }
+
+  /**
+   * Takes the first kept/arriving event matching one of `names` (the oldest first).
+   * Resolves undefined when `timeoutMs` passes first.
+   */
+  async take(names: string[], timeoutMs?: number, summary?: string): Promise<TakenEvent | undefined> {
+    let found = this.find(names);
+    if (!found) {
+      for (const n of names) this.awaited.add(n);
+      try {
+        const ready = () => (found = this.find(names)) !== undefined;
+        if (timeoutMs !== undefined) {
+          const ok = await condition(ready, timeoutMs, summary ? { summary } : {});
+          if (!ok) return undefined;
+        } else {
+          await condition(ready);
+        }
+      } finally {
+        for (const n of names) this.awaited.delete(n);
+      }
+    }
+    const { index, name } = found!;
+    const [event] = this.events.splice(index, 1);
+    const def = this.def(name);
+    for (const c of def.correlation ?? []) {
+      if (c.contextAttributeValue === undefined && this.correlation[c.contextAttributeName] === undefined) {
+        this.correlation[c.contextAttributeName] = String(event[c.contextAttributeName]);
+      }
+    }
+    return { name, def, event };
+  }
+}

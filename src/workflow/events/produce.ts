@@ -1,0 +1,60 @@
+/**
+ * Producing events (transition/end produceEvents and eventRef actions): the CloudEvent is
+ * built deterministically in the workflow and handed to the `swflow.produceEvent` activity on
+ * the interpreter's queue, which passes it to the worker's event sinks.
+ */
+import { scheduleActivity, uuid4 } from '@temporalio/workflow';
+import type { Json } from '../../dsl/model';
+import type { CloudEventJson } from '../../common/contracts';
+import { evalExpr, evalValue, isExpression, type ExprScope } from '../expr';
+import type { Runtime } from '../runtime';
+
+export const PRODUCE_EVENT_ACTIVITY = 'swflow.produceEvent';
+
+export async function buildEvent(
+  rt: Runtime,
+  eventName: string,
+  dataSpec: Json | undefined,
+  contextAttributes: Record<string, string> | undefined,
+  data: Json,
+  scope: ExprScope,
+  state: string,
+): Promise<CloudEventJson> {
+  const def = rt.def.events.find((e) => e.name === eventName);
+  if (!def) throw new Error(`Unknown event "${eventName}"`);
+  const site = { state, what: `event "${eventName}" data` };
+  const ce: CloudEventJson = {
+    specversion: '1.0',
+    id: uuid4(),
+    source: def.source || `swflow/${rt.def.id}`,
+    type: def.type,
+    time: new Date().toISOString(),
+    datacontenttype: 'application/json',
+  };
+  const payload = dataSpec === undefined ? undefined : await evalValue(dataSpec, data, scope, site);
+  if (payload !== undefined) ce.data = payload;
+  for (const c of def.correlation ?? []) {
+    if (c.contextAttributeValue !== undefined) ce[c.contextAttributeName] = c.contextAttributeValue;
+    else if (rt.mailbox.correlation[c.contextAttributeName] !== undefined) ce[c.contextAttributeName] = rt.mailbox.correlation[c.contextAttributeName];
+  }
+  for (const [k, v] of Object.entries(contextAttributes ?? {})) {
+    ce[k.toLowerCase()] = typeof v === 'string' && isExpression(v) ? String(await evalExpr(v, data, scope, { state, what: `context attribute ${k}` })) : v;
+  }
+  return ce;
+}
+
+export async function emitEvent(rt: Runtime, ce: CloudEventJson, summary: string): Promise<void> {
+  await scheduleActivity(PRODUCE_EVENT_ACTIVITY, [ce], {
+    taskQueue: rt.info.taskQueue,
+    startToCloseTimeout: '1 minute',
+    retry: { maximumAttempts: 5 },
+    summary,
+  });
+}
+
+export async function produceEvents(rt: Runtime, list: { eventRef: string; data?: Json; contextAttributes?: Record<string, string> }[], data: Json, state: string): Promise<void> {
+  for (const p of list) {
+    const ce = await buildEvent(rt, p.eventRef, p.data, p.contextAttributes, data, rt.scope(), state);
+    await emitEvent(rt, ce, rt.summary(state, undefined, `produce ${p.eventRef}`));
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The interpreter's single door to the expression engine (src/expr): every expression the
+ * workflow evaluates goes through here, with the run's scope ($CONST, fn:, variables).
+ */
+import {
+  evaluateCondition,
+  evaluateExpression,
+  evaluateTemplate,
+  isExpression,
+  hasExpression,
+  referencesSecrets,
+  splitSecretArguments,
+  expressionSource,
+  ExpressionError,
+  type ExprScope,
+} from '../expr';
+import type { Json } from '../dsl/model';
+import type { PathSeg } from './data/merge';
+
+export { isExpression, referencesSecrets, splitSecretArguments, ExpressionError };
+export type { ExprScope };
+
+/** Where an expression is evaluated, for error messages. */
+export interface ExprSite {
+  state?: string;
+  what: string;
+}
+
+export class SwExpressionError extends Error {
+  constructor(
+    message: string,
+    readonly expression: string,
+    readonly site: ExprSite,
+  ) {
+    super(message);
+    this.name = 'SwExpressionError';
+  }
+}
+
+function wrap(err: unknown, expr: string, site: ExprSite): never {
+  if (err instanceof SwExpressionError) throw err;
+  const jq = (err as { jqMessage?: string }).jqMessage ?? (err as Error)?.message ?? String(err);
+  const where = site.state ? `state "${site.state}", ${site.what}` : site.what;
+  throw new SwExpressionError(`Expression ${JSON.stringify(expr)} (${where}) failed: ${jq}`, expr, site);
+}
+
+export async function evalExpr(expr: string, data: Json, scope: ExprScope, site: ExprSite): Promise<Json> {
+  try {
+    const v = await evaluateExpression(expr, data, scope);
+    return (v === undefined ? null : v) as Json;
+  } catch (err) {
+    wrap(err, expr, site);
+  }
+}
+
+export async function evalCondition(expr: string, data: Json, scope: ExprScope, site: ExprSite): Promise<boolean> {
+  try {
+    return Boolean(await evaluateCondition(expr, data, scope));
+  } catch (err) {
+    wrap(err, expr, site);
+  }
+}
+
+/** A value that may be an expression string, an object with embedded `${}`, or literal JSON. */
+export async function evalValue(value: Json | undefined, data: Json, scope: ExprScope, site: ExprSite): Promise<Json | undefined> {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return hasExpression(value) ? evalExpr(value, data, scope, site) : value;
+  if (value === null || typeof value !== 'object') return value;
+  try {
+    return (await evaluateTemplate(value, data, scope)) as Json;
+  } catch (err) {
+    wrap(err, JSON.stringify(value), site);
+  }
+}
+
+/** The jq text of an expression, without its `${ }`. */
+export function innerExpression(expr: string): string {
+  return expressionSource(expr).trim();
+}
+
+/** The path an expression such as `${ .a.b }` designates in `data` (for toStateData / outputCollection). */
+export async function pathOf(expr: string, data: Json, scope: ExprScope, site: ExprSite): Promise<PathSeg[]> {
+  const inner = innerExpression(expr);
+  const v = await evalExpr('${ path(' + inner + ') }', data, scope, site);
+  if (!Array.isArray(v) || !v.every((s) => typeof s === 'string' || typeof s === 'number')) {
+    throw new SwExpressionError(`Expression ${JSON.stringify(expr)} (${site.what}) does not designate a path in the data`, expr, site);
+  }
+  return v as PathSeg[];
+}

@@ -1,0 +1,77 @@
+/**
+ * The generic swflow workflow: ONE Temporal dynamic workflow (the module's default export)
+ * that interprets any Serverless Workflow definition.
+ *
+ * Started as `--type <definition id>` (or `<id>@<version>`) with the data input as its first
+ * argument, the definition is resolved by the worker and pinned into history at the first
+ * task (a local activity returns it), so a changed file never changes a running instance. Or
+ * started with `StartOptions.definition` as the second argument.
+ *
+ * Events arrive as the EVENT_SIGNAL (a CloudEvent in JSON form) into an in-workflow mailbox;
+ * the `state` query answers InstanceState.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ContinueAsNew,
+  defineQuery,
+  defineSignal,
+  isCancellation,
+  scheduleLocalActivity,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Json, WorkflowDef } from '../dsl/model';
+import { EVENT_SIGNAL, STATE_QUERY, type CloudEventJson, type InstanceState, type StartOptions } from '../common/contracts';
+import { Mailbox } from './events/mailbox';
+import { Runtime } from './runtime';
+import { Tracker } from './ui';
+import { runFailure } from './errors';
+import { RESOLVE_DEFINITION_ACTIVITY, type ResolveRequest, type ResolveResult } from './resolve';
+
+export const eventSignal = defineSignal<[CloudEventJson]>(EVENT_SIGNAL);
+export const stateQuery = defineQuery<InstanceState>(STATE_QUERY);
+
+async function resolve(type: string, options: StartOptions): Promise<ResolveResult> {
+  const req: ResolveRequest = { type, ...(options.definition ? { definition: options.definition } : {}) };
+  try {
+    return await scheduleLocalActivity<ResolveResult>(RESOLVE_DEFINITION_ACTIVITY, [req], {
+      startToCloseTimeout: '30 seconds',
+      retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['DefinitionNotFound', 'InvalidDefinition'] },
+      summary: options.definition ? `pin definition ${options.definition.id}` : `resolve definition ${type}`,
+    });
+  } catch (err) {
+    const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+    const message = cause instanceof Error ? cause.message : String(cause);
+    throw ApplicationFailure.create({ message, type: (cause as ApplicationFailure)?.type ?? 'DefinitionNotFound', nonRetryable: true });
+  }
+}
+
+export default async function swflow(input?: Json, options?: StartOptions): Promise<Json> {
+  const info = workflowInfo();
+  const opts: StartOptions = options && typeof options === 'object' ? options : {};
+  const mailbox = new Mailbox();
+  let rt: Runtime | undefined;
+  setHandler(eventSignal, (event: CloudEventJson) => mailbox.push(event));
+  setHandler(stateQuery, () =>
+    rt
+      ? rt.instanceState()
+      : { definitionId: opts.definition?.id ?? info.workflowType, currentStates: [], statesEntered: [], data: input ?? null, awaitedEvents: [], status: 'running' },
+  );
+
+  const resolved = await resolve(info.workflowType, opts);
+  const def: WorkflowDef = resolved.definition ?? opts.definition!;
+  const tracker = new Tracker(`${def.name ?? def.id}${def.version ? ` ${def.version}` : ''}`, new Set(resolved.searchAttributes));
+  tracker.upsert('SwDefinitionId', def.id);
+  if (def.version) tracker.upsert('SwDefinitionVersion', def.version);
+  tracker.upsert('SwDefinitionHash', resolved.hash);
+  rt = new Runtime(def, { ...opts, definition: opts.definition ?? undefined }, mailbox, tracker);
+  try {
+    return await rt.run(input === undefined || input === null ? {} : input);
+  } catch (err) {
+    if (err instanceof ContinueAsNew || isCancellation(err)) throw err;
+    tracker.status = 'failed';
+    tracker.render();
+    throw runFailure(err);
+  }
+}

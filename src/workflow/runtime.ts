@@ -1,0 +1,213 @@
+/**
+ * The interpreter: walks a definition's states from the start state, applying the spec's
+ * data flow (state data filters, merging), transitions and ends (produceEvents, compensate,
+ * continueAs, terminate, keepActive) and error handling (onErrors). One Runtime per run.
+ */
+import { condition, isCancellation, makeContinueAsNewFunc, workflowInfo, type WorkflowInfo } from '@temporalio/workflow';
+import type { EndDef, Json, StateDef, TransitionDef, WorkflowDef } from '../dsl/model';
+import type { InstanceState, StartOptions } from '../common/contracts';
+import { parseDuration } from '../dsl/duration';
+import { evalValue, type ExprScope } from './expr';
+import { filterStateInput, filterStateOutput } from './data/filters';
+import { ActionError, classify, findHandler } from './errors';
+import { CompensationLog } from './compensation';
+import { produceEvents } from './events/produce';
+import { Mailbox } from './events/mailbox';
+import { stateExecTimeout, withTimeout } from './timeouts';
+import { summary, Tracker } from './ui';
+import { findSubflow, subflowKey } from './subflows';
+import { runInject } from './states/inject';
+import { runOperation } from './states/operation';
+import { runSleep } from './states/sleep';
+import { runSwitch } from './states/switch';
+import { runEvent } from './states/event';
+import { runCallback } from './states/callback';
+import { runParallel } from './states/parallel';
+import { runForEach } from './states/foreach';
+
+/** Where a state goes next. */
+export interface Next {
+  transition?: TransitionDef;
+  end?: EndDef;
+}
+
+/** The state data while a state runs (executors replace `data`). */
+export interface Holder {
+  data: Json;
+}
+
+type Executor = (rt: Runtime, state: any, h: Holder) => Promise<Next | void>;
+
+const EXECUTORS: Record<StateDef['type'], Executor> = {
+  inject: runInject,
+  operation: runOperation,
+  sleep: runSleep,
+  switch: runSwitch,
+  event: runEvent,
+  callback: runCallback,
+  parallel: runParallel,
+  foreach: runForEach,
+};
+
+const NO_END: EndDef = { terminate: false, produceEvents: [], compensate: false };
+
+export class Runtime {
+  readonly info: WorkflowInfo = workflowInfo();
+  readonly compensation = new CompensationLog();
+  defaultActivityTimeoutMs = 10 * 60_000;
+  /** The data of the state(s) currently running (for the state query). */
+  private holders: Holder[] = [];
+  private lastData: Json = null;
+  private readonly functionsScope: Record<string, string>;
+  private readonly byName = new Map<string, StateDef>();
+
+  constructor(
+    readonly def: WorkflowDef,
+    readonly options: StartOptions,
+    readonly mailbox: Mailbox,
+    readonly tracker: Tracker,
+  ) {
+    mailbox.defs = def.events;
+    for (const s of def.states) this.byName.set(s.name, s);
+    this.functionsScope = Object.fromEntries(def.functions.filter((f) => f.type === 'expression').map((f) => [f.name, f.operation]));
+  }
+
+  scope(vars?: Record<string, Json>): ExprScope {
+    return {
+      constants: this.def.constants,
+      workflow: { id: this.info.workflowId, instanceId: this.info.runId, definitionId: this.def.id, ...(this.def.version ? { version: this.def.version } : {}) },
+      functions: this.functionsScope,
+      ...(vars ? { variables: vars } : {}),
+    };
+  }
+
+  summary(state: string, action: string | undefined, target: string): string {
+    return summary(state, action, target);
+  }
+
+  state(name: string): StateDef {
+    const s = this.byName.get(name);
+    if (!s) throw new Error(`The definition has no state "${name}"`);
+    return s;
+  }
+
+  instanceState(): InstanceState {
+    return {
+      definitionId: this.def.id,
+      ...(this.def.version ? { definitionVersion: this.def.version } : {}),
+      currentStates: [...this.tracker.current],
+      statesEntered: [...this.tracker.entered],
+      data: this.holders.length ? this.holders[this.holders.length - 1].data : this.lastData,
+      awaitedEvents: this.awaitedEvents(),
+      status: this.tracker.status,
+    };
+  }
+
+  /** Awaited events by CloudEvent type and by definition name (both, deduplicated). */
+  awaitedEvents(): string[] {
+    const out = new Set<string>();
+    for (const name of this.mailbox.awaited) {
+      const d = this.def.events.find((e) => e.name === name);
+      if (d) out.add(d.type);
+      out.add(name);
+    }
+    return [...out];
+  }
+
+  /** Runs the whole definition; returns the workflow data output (or continues as new). */
+  async run(input: Json): Promise<Json> {
+    const { data, end } = await this.runStates(this.def.start.stateName, input, false);
+    this.lastData = data;
+    if (end.continueAs) {
+      this.tracker.status = 'completed';
+      this.tracker.render();
+      await this.continueAs(end, data);
+    }
+    if (this.def.keepActive && !end.terminate) {
+      // No active path is left, but the instance stays until terminated or timed out.
+      await condition(() => false);
+    }
+    this.tracker.status = 'completed';
+    this.tracker.render();
+    return data;
+  }
+
+  private async continueAs(end: EndDef, data: Json): Promise<never> {
+    const ca = end.continueAs!;
+    const self = ca.workflowId === this.def.id && (!ca.version || ca.version === this.def.version);
+    const definition = self ? (this.options.definition ? this.def : undefined) : findSubflow(this.options, ca.workflowId, ca.version);
+    const input = ca.data !== undefined ? ((await evalValue(ca.data, data, this.scope(), { what: 'continueAs.data' })) ?? null) : data;
+    const timeout = ca.workflowExecTimeout?.duration;
+    const next = makeContinueAsNewFunc({
+      workflowType: self && !ca.version ? this.info.workflowType : subflowKey(ca.workflowId, ca.version),
+      taskQueue: this.info.taskQueue,
+      ...(timeout ? { workflowExecutionTimeout: parseDuration(timeout) } : {}),
+    });
+    const opts: StartOptions = { ...(definition ? { definition } : {}), ...(this.options.subflows ? { subflows: this.options.subflows } : {}) };
+    return next(input, opts);
+  }
+
+  /** Runs states from `start` until an end; used by the main flow and by compensation. */
+  async runStates(start: string, input: Json, compensating: boolean): Promise<{ data: Json; end: EndDef }> {
+    let state = this.state(start);
+    let data = input;
+    for (;;) {
+      const { data: out, next } = await this.execState(state, data, compensating);
+      data = out;
+      this.lastData = data;
+      if (next.transition) {
+        const t = next.transition;
+        if (t.compensate && !compensating) await this.compensate(data);
+        if (t.produceEvents?.length) await produceEvents(this, t.produceEvents, data, state.name);
+        state = this.state(t.nextState);
+        continue;
+      }
+      const end = next.end ?? NO_END;
+      if (end.compensate && !compensating) await this.compensate(data);
+      if (end.produceEvents?.length) await produceEvents(this, end.produceEvents, data, state.name);
+      return { data, end };
+    }
+  }
+
+  private async compensate(data: Json): Promise<void> {
+    if (!this.compensation.pending.length) return;
+    const before = this.tracker.status;
+    this.tracker.status = 'compensating';
+    try {
+      await this.compensation.compensate(this, data);
+    } finally {
+      this.tracker.status = before;
+    }
+  }
+
+  private async execState(state: StateDef, input: Json, compensating: boolean): Promise<{ data: Json; next: Next }> {
+    const step = this.tracker.enter(state.name, state.type, compensating);
+    const h: Holder = { data: input };
+    this.holders.push(h);
+    try {
+      h.data = await filterStateInput(state.stateDataFilter, input, this.scope(), state.name);
+      const exec = EXECUTORS[state.type];
+      if (!exec) throw new Error(`Unsupported state type "${(state as StateDef).type}"`);
+      const t = stateExecTimeout(this.def, state);
+      const next =
+        (await withTimeout(t, this.summary(state.name, undefined, `stateExecTimeout ${t}`), `state "${state.name}" did not finish within ${t} (stateExecTimeout)`, () => exec(this, state, h))) ??
+        { transition: state.transition, end: state.end };
+      const out = await filterStateOutput(state.stateDataFilter, h.data, this.scope(), state.name);
+      if (!compensating) this.compensation.record(state.name, state.compensatedBy);
+      this.tracker.leave(step, compensating ? 'compensated' : 'done');
+      return { data: out, next };
+    } catch (err) {
+      if (isCancellation(err)) {
+        this.tracker.leave(step, 'failed');
+        throw err;
+      }
+      const e = classify(err);
+      const handler = findHandler(this.def, state, e);
+      this.tracker.leave(step, handler ? 'done' : 'failed');
+      if (!handler) throw err instanceof ActionError ? err : new ActionError(e, { state: state.name });
+      return { data: h.data, next: { transition: handler.transition, end: handler.end } };
+    } finally {
+      this.holders.splice(this.holders.indexOf(h), 1);
+    }
+  }
+}

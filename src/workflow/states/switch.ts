@@ -1,0 +1,32 @@
+/**
+ * Switch state. Data conditions: the first true condition wins, else defaultCondition.
+ * Event conditions: the first matching event wins (its eventDataFilter merges it into the
+ * data); when eventTimeout passes first, defaultCondition.
+ */
+import type { SwitchState } from '../../dsl/model';
+import { parseDuration } from '../../dsl/duration';
+import { evalCondition } from '../expr';
+import { mergeEvent } from '../data/filters';
+import { eventTimeout } from '../timeouts';
+import type { Holder, Next, Runtime } from '../runtime';
+
+export async function runSwitch(rt: Runtime, state: SwitchState, h: Holder): Promise<Next> {
+  const fallback: Next = { transition: state.defaultCondition?.transition, end: state.defaultCondition?.end };
+  if (state.dataConditions?.length) {
+    for (const [i, c] of state.dataConditions.entries()) {
+      const what = `dataCondition ${c.name ? `"${c.name}"` : i + 1}`;
+      if (await evalCondition(c.condition, h.data, rt.scope(), { state: state.name, what })) return { transition: c.transition, end: c.end };
+    }
+    return fallback;
+  }
+  if (state.eventConditions?.length) {
+    const names = [...new Set(state.eventConditions.map((c) => c.eventRef))];
+    const timeout = eventTimeout(rt.def, state);
+    const got = await rt.mailbox.take(names, timeout ? parseDuration(timeout) : undefined, rt.summary(state.name, undefined, `wait for ${names.join(' | ')}`));
+    if (!got) return fallback;
+    const c = state.eventConditions.find((x) => x.eventRef === got.name)!;
+    h.data = await mergeEvent(c.eventDataFilter, h.data, got.event, got.def.dataOnly, rt.scope(), state.name);
+    return { transition: c.transition, end: c.end };
+  }
+  return fallback;
+}
