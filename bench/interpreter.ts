@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     port: await freePort(),
     uiPort: await freePort(),
     dbFile: join(mkdtempSync(join(tmpdir(), 'swflow-bench-')), 'db.sqlite'),
+    extraArgs: (process.env.BENCH_DEV_SERVER_ARGS ?? '').split(' ').filter(Boolean),
   });
   const connection = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection: await Connection.connect({ address: server.address }) });

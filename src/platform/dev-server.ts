@@ -19,6 +19,8 @@ export interface DevServerOptions {
   uiPort?: number;
   dbFile?: string;
   namespace?: string;
+  /** More `temporal server start-dev` flags (e.g. `--dynamic-config-value k=v`). */
+  extraArgs?: string[];
   /** Where the server's own log lines go (default: dropped; errors are reported on exit). */
   log?: (line: string) => void;
 }
@@ -76,6 +78,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     '--namespace', opts.namespace ?? 'default',
     '--log-level', 'warn',
     ...searchAttributeFlags(),
+    ...(opts.extraArgs ?? []),
   ];
   const child = spawn(opts.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const tail: string[] = [];
