@@ -8,7 +8,16 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import type { CloudEventJson } from '../common/contracts';
 import { SEARCH_ATTRIBUTES } from '../common/contracts';
-import { RESOLVE_DEFINITION_ACTIVITY, type ResolveRequest, type ResolveResult } from '../workflow/resolve';
+import {
+  RESOLVE_DEFINITION_ACTIVITY,
+  VALIDATE_DATA_ACTIVITY,
+  type ResolveRequest,
+  type ResolveResult,
+  type ValidateDataRequest,
+  type ValidateDataResult,
+} from '../workflow/resolve';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import { DefinitionNotFound, DefinitionRegistry, definitionHash } from './definitions';
 
 export type EventSink = (event: CloudEventJson) => Promise<void>;
@@ -50,6 +59,14 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
         if (err instanceof DefinitionNotFound) throw ApplicationFailure.create({ message: err.message, type: 'DefinitionNotFound', nonRetryable: true });
         throw err;
       }
+    },
+
+    async [VALIDATE_DATA_ACTIVITY](req: ValidateDataRequest): Promise<ValidateDataResult> {
+      const ajv = new Ajv({ allErrors: true, strict: false });
+      addFormats(ajv);
+      const validate = ajv.compile(req.schema as object);
+      if (validate(req.data)) return [];
+      return (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`);
     },
 
     async 'swflow.produceEvent'(event: CloudEventJson): Promise<void> {

@@ -2,7 +2,7 @@
  * Actions: condition, sleep before/after, actionDataFilter, and the three kinds
  * (functionRef, subFlowRef, eventRef). Results are merged into the state data per spec.
  */
-import { sleep } from '@temporalio/workflow';
+import { CancellationScope, sleep } from '@temporalio/workflow';
 import type { ActionDef, Json, StateDef } from '../dsl/model';
 import { parseDuration } from '../dsl/duration';
 import { evalCondition, type ExprScope } from './expr';
@@ -83,7 +83,15 @@ export async function applyAction(ctx: ActionCtx, action: ActionDef, data: Json,
 /** Runs actions sequentially or in parallel; returns the resulting state data. */
 export async function runActions(ctx: ActionCtx, actions: ActionDef[], mode: 'sequential' | 'parallel', data: Json, onData?: (d: Json) => void): Promise<Json> {
   if (mode === 'parallel' && actions.length > 1) {
-    const outcomes = await Promise.all(actions.map((a, i) => invokeAction(ctx, a, i, data)));
+    // One failing action cancels the others (then the state's error handling sees the failure).
+    const scope = new CancellationScope();
+    let outcomes: ActionOutcome[];
+    try {
+      outcomes = await scope.run(() => Promise.all(actions.map((a, i) => invokeAction(ctx, a, i, data))));
+    } catch (err) {
+      scope.cancel();
+      throw err;
+    }
     for (let i = 0; i < actions.length; i++) {
       data = await applyAction(ctx, actions[i], data, outcomes[i]);
       onData?.(data);

@@ -52,7 +52,7 @@ export async function callFunction(
     ...(Object.keys(secrets).length ? { secretArguments: secrets } : {}),
     workflow: { id: info.workflowId, instanceId: info.runId, definitionId: rt.def.id },
     state: state.name,
-    action: label,
+    action: action.name ?? action.id ?? label,
   };
   const summary = rt.summary(state.name, label, fn.name);
   const options: ActivityOptions = {
@@ -64,7 +64,8 @@ export async function callFunction(
   const type = activityTypeOf(fn);
   if (ref.invoke === 'async') {
     // Fire and forget: errors are ignored, the state does not wait.
-    scheduleActivity(type, [call], options).catch(() => undefined);
+    // The run still waits for them to settle before it closes (so the calls are really made).
+    rt.background(scheduleActivity(type, [call], options));
     return undefined;
   }
   return withRetries(rt.def, action, summary, () => scheduleActivity<Json>(type, [call], options));

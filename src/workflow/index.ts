@@ -17,6 +17,7 @@ import {
   defineQuery,
   defineSignal,
   isCancellation,
+  log,
   scheduleLocalActivity,
   setHandler,
   workflowInfo,
@@ -27,7 +28,8 @@ import { Mailbox } from './events/mailbox';
 import { Runtime } from './runtime';
 import { Tracker } from './ui';
 import { runFailure } from './errors';
-import { RESOLVE_DEFINITION_ACTIVITY, type ResolveRequest, type ResolveResult } from './resolve';
+import type { ForEachChunk } from './states/foreach';
+import { RESOLVE_DEFINITION_ACTIVITY, VALIDATE_DATA_ACTIVITY, type ResolveRequest, type ResolveResult } from './resolve';
 
 export const eventSignal = defineSignal<[CloudEventJson]>(EVENT_SIGNAL);
 export const stateQuery = defineQuery<InstanceState>(STATE_QUERY);
@@ -45,6 +47,23 @@ async function resolve(type: string, options: StartOptions): Promise<ResolveResu
     const message = cause instanceof Error ? cause.message : String(cause);
     throw ApplicationFailure.create({ message, type: (cause as ApplicationFailure)?.type ?? 'DefinitionNotFound', nonRetryable: true });
   }
+}
+
+/** dataInputSchema / dataOutputSchema: checked by a local activity (ajv); fails the run when failOnValidationErrors. */
+async function checkData(which: 'input' | 'output', schema: WorkflowDef['dataInputSchema'], data: Json): Promise<string | undefined> {
+  if (!schema || schema.schema === undefined || schema.schema === null) return undefined;
+  const problems = await scheduleLocalActivity<string[]>(VALIDATE_DATA_ACTIVITY, [{ schema: schema.schema, data }], {
+    startToCloseTimeout: '30 seconds',
+    retry: { maximumAttempts: 3 },
+    summary: `validate data ${which} against data${which === 'input' ? 'Input' : 'Output'}Schema`,
+  });
+  if (!problems.length) return undefined;
+  const message = `the workflow data ${which} does not match the definition's data${which === 'input' ? 'Input' : 'Output'}Schema: ${problems.slice(0, 10).join('; ')}`;
+  if (schema.failOnValidationErrors !== false) {
+    throw ApplicationFailure.create({ message, type: which === 'input' ? 'DataInputInvalid' : 'DataOutputInvalid', nonRetryable: true });
+  }
+  log.warn(message);
+  return message;
 }
 
 export default async function swflow(input?: Json, options?: StartOptions): Promise<Json> {
@@ -67,8 +86,20 @@ export default async function swflow(input?: Json, options?: StartOptions): Prom
   tracker.upsert('SwDefinitionHash', resolved.hash);
   rt = new Runtime(def, { ...opts, definition: opts.definition ?? undefined }, mailbox, tracker);
   try {
-    return await rt.run(input === undefined || input === null ? {} : input);
+    const data = input === undefined || input === null ? {} : input;
+    const chunk = (opts.carried as Partial<ForEachChunk> | undefined)?.foreachChunk;
+    if (chunk) {
+      const out = await rt.foreachChunk(chunk, data); // a slice of a large foreach (see states/foreach.ts)
+      tracker.flush();
+      return out;
+    }
+    await checkData('input', def.dataInputSchema, data);
+    const output = await rt.run(data);
+    await checkData('output', def.dataOutputSchema, output);
+    tracker.flush();
+    return output;
   } catch (err) {
+    tracker.flush();
     if (err instanceof ContinueAsNew || isCancellation(err)) throw err;
     tracker.status = 'failed';
     tracker.render();

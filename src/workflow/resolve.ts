@@ -23,3 +23,13 @@ export interface ResolveResult {
   /** The custom search attributes registered on the server (only those are upserted). */
   searchAttributes: string[];
 }
+
+export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
+
+export interface ValidateDataRequest {
+  schema: unknown;
+  data: unknown;
+}
+
+/** Readable problems (`/path: message`); empty when the data matches the schema. */
+export type ValidateDataResult = string[];

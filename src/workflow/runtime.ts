@@ -3,14 +3,24 @@
  * data flow (state data filters, merging), transitions and ends (produceEvents, compensate,
  * continueAs, terminate, keepActive) and error handling (onErrors). One Runtime per run.
  */
-import { condition, isCancellation, makeContinueAsNewFunc, workflowInfo, type WorkflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ContinueAsNew,
+  condition,
+  isCancellation,
+  makeContinueAsNewFunc,
+  sleep,
+  workflowInfo,
+  type WorkflowInfo,
+} from '@temporalio/workflow';
 import type { EndDef, Json, StateDef, TransitionDef, WorkflowDef } from '../dsl/model';
-import type { InstanceState, StartOptions } from '../common/contracts';
+import type { CloudEventJson, InstanceState, StartOptions } from '../common/contracts';
 import { parseDuration } from '../dsl/duration';
 import { evalValue, type ExprScope } from './expr';
 import { filterStateInput, filterStateOutput } from './data/filters';
 import { ActionError, classify, findHandler } from './errors';
-import { CompensationLog } from './compensation';
+import { CompensationLog, type Compensable } from './compensation';
 import { produceEvents } from './events/produce';
 import { Mailbox } from './events/mailbox';
 import { stateExecTimeout, withTimeout } from './timeouts';
@@ -23,7 +33,7 @@ import { runSwitch } from './states/switch';
 import { runEvent } from './states/event';
 import { runCallback } from './states/callback';
 import { runParallel } from './states/parallel';
-import { runForEach } from './states/foreach';
+import { runForEach, runForEachChunk, type ForEachChunk } from './states/foreach';
 
 /** Where a state goes next. */
 export interface Next {
@@ -48,6 +58,29 @@ const EXECUTORS: Record<StateDef['type'], Executor> = {
   parallel: runParallel,
   foreach: runForEach,
 };
+
+/** What an automatic continue-as-new carries into the next run (StartOptions.carried). */
+export interface Carried {
+  state: string;
+  correlation: Record<string, string>;
+  events: CloudEventJson[];
+  compensation: Compensable[];
+  entered: string[];
+  /** Epoch ms when workflowExecTimeout expires (it spans the whole chain of runs). */
+  expiresAt?: number;
+  generation: number;
+  [key: string]: Json | undefined | unknown;
+}
+
+/** History length after which the interpreter continues as new by itself (besides the server's suggestion). */
+export const DEFAULT_HISTORY_LIMIT = 20_000;
+
+class ExpiredError extends Error {
+  constructor() {
+    super('workflowExecTimeout');
+    this.name = 'ExpiredError';
+  }
+}
 
 const NO_END: EndDef = { terminate: false, produceEvents: [], compensate: false };
 
@@ -103,6 +136,17 @@ export class Runtime {
     };
   }
 
+  /** Runs one slice of a large foreach (this run is a chunk child of the run that owns the state). */
+  async foreachChunk(chunk: ForEachChunk['foreachChunk'], input: Json): Promise<Json> {
+    const step = this.tracker.enter(chunk.state, 'foreach');
+    const out = await runForEachChunk(this, chunk, input);
+    await this.settle();
+    this.tracker.leave(step, 'done');
+    this.tracker.status = 'completed';
+    this.tracker.render();
+    return out;
+  }
+
   /** Awaited events by CloudEvent type and by definition name (both, deduplicated). */
   awaitedEvents(): string[] {
     const out = new Set<string>();
@@ -114,19 +158,110 @@ export class Runtime {
     return [...out];
   }
 
-  /** Runs the whole definition; returns the workflow data output (or continues as new). */
+  private readonly pending: Promise<unknown>[] = [];
+
+  /** Tracks fire-and-forget work (async function invocations): errors ignored, awaited before the run closes. */
+  background(p: Promise<unknown>): void {
+    this.pending.push(p.catch(() => undefined));
+  }
+
+  /** Waits for fire-and-forget work still in flight. */
+  async settle(): Promise<void> {
+    while (this.pending.length) await Promise.all(this.pending.splice(0));
+  }
+
+  /** True once workflowExecTimeout has passed. */
+  expired = false;
+
+  /**
+   * Runs the whole definition; returns the workflow data output (or continues as new).
+   * workflowExecTimeout: when it passes, an `interrupt: true` run is cancelled at once, an
+   * `interrupt: false` one when its current state finishes; then `runBefore` runs and the
+   * run fails with a WorkflowExecTimeout failure (a keepActive instance whose flow has ended
+   * simply completes).
+   */
   async run(input: Json): Promise<Json> {
-    const { data, end } = await this.runStates(this.def.start.stateName, input, false);
+    const wt = this.def.timeouts?.workflowExecTimeout;
+    const carried = this.options.carried as Carried | undefined;
+    if (carried) {
+      this.mailbox.events.unshift(...(carried.events ?? []));
+      Object.assign(this.mailbox.correlation, carried.correlation ?? {});
+      for (const c of carried.compensation ?? []) this.compensation.record(c.state, c.compensatedBy);
+      this.tracker.entered.push(...(carried.entered ?? []));
+    }
+    if (!wt?.duration) return this.runMain(input);
+    const timeoutMs = carried?.expiresAt !== undefined ? Math.max(0, carried.expiresAt - Date.now()) : parseDuration(wt.duration);
+    this.expiresAt = Date.now() + timeoutMs;
+    const main = new CancellationScope();
+    const timer = new CancellationScope();
+    timer
+      .run(() => sleep(timeoutMs, { summary: `workflowExecTimeout ${wt.duration}` }))
+      .then(() => {
+        this.expired = true;
+        if (wt.interrupt) main.cancel();
+      })
+      .catch(() => undefined);
+    try {
+      const out = await main.run(() => this.runMain(input));
+      if (!this.expired) timer.cancel();
+      return out;
+    } catch (err) {
+      if (!this.expired || err instanceof ContinueAsNew) throw err;
+    }
+    let data = this.lastData;
+    if (wt.runBefore) data = (await CancellationScope.nonCancellable(() => this.runStates(wt.runBefore!, data, false))).data;
+    this.lastData = data;
+    throw ApplicationFailure.create({
+      type: 'WorkflowExecTimeout',
+      nonRetryable: true,
+      message: `the workflow did not complete within ${wt.duration} (workflowExecTimeout${wt.interrupt ? ', interrupt' : ''})`,
+      details: [{ code: 'WorkflowExecTimeout', message: 'workflowExecTimeout', data }],
+    });
+  }
+
+  private expiresAt?: number;
+
+  private historyLimit(): number {
+    const v = Number(this.def.metadata?.['swflow.historyLimit']);
+    return Number.isFinite(v) && v > 0 ? v : DEFAULT_HISTORY_LIMIT;
+  }
+
+  /** At a transition of the main flow: continue as new when the history grows too long. */
+  private async maybeContinueAsNew(nextState: string, data: Json): Promise<void> {
+    if (this.expired) return;
+    const info = workflowInfo();
+    if (!info.continueAsNewSuggested && info.historyLength < this.historyLimit()) return;
+    await this.settle();
+    const carried: Carried = {
+      state: nextState,
+      correlation: { ...this.mailbox.correlation },
+      events: [...this.mailbox.events],
+      compensation: [...this.compensation.pending],
+      entered: this.tracker.entered.slice(-100),
+      generation: (((this.options.carried as Carried | undefined)?.generation ?? 0) as number) + 1,
+      ...(this.expiresAt !== undefined ? { expiresAt: this.expiresAt } : {}),
+    };
+    this.tracker.flush();
+    const next = makeContinueAsNewFunc({ workflowType: info.workflowType, taskQueue: info.taskQueue });
+    const opts: StartOptions = { definition: this.def, ...(this.options.subflows ? { subflows: this.options.subflows } : {}), carried: carried as unknown as Json };
+    await next(data, opts);
+  }
+
+  private async runMain(input: Json): Promise<Json> {
+    const carried = this.options.carried as Carried | undefined;
+    const { data, end } = await this.runStates(carried?.state ?? this.def.start.stateName, input, false);
     this.lastData = data;
     if (end.continueAs) {
+      await this.settle();
       this.tracker.status = 'completed';
       this.tracker.render();
       await this.continueAs(end, data);
     }
     if (this.def.keepActive && !end.terminate) {
       // No active path is left, but the instance stays until terminated or timed out.
-      await condition(() => false);
+      await condition(() => this.expired);
     }
+    await this.settle();
     this.tracker.status = 'completed';
     this.tracker.render();
     return data;
@@ -144,6 +279,7 @@ export class Runtime {
       ...(timeout ? { workflowExecutionTimeout: parseDuration(timeout) } : {}),
     });
     const opts: StartOptions = { ...(definition ? { definition } : {}), ...(this.options.subflows ? { subflows: this.options.subflows } : {}) };
+    this.tracker.flush();
     return next(input, opts);
   }
 
@@ -155,10 +291,12 @@ export class Runtime {
       const { data: out, next } = await this.execState(state, data, compensating);
       data = out;
       this.lastData = data;
+      if (this.expired && !compensating) throw new ExpiredError();
       if (next.transition) {
         const t = next.transition;
         if (t.compensate && !compensating) await this.compensate(data);
         if (t.produceEvents?.length) await produceEvents(this, t.produceEvents, data, state.name);
+        if (!compensating) await this.maybeContinueAsNew(t.nextState, data);
         state = this.state(t.nextState);
         continue;
       }

@@ -23,9 +23,34 @@ export class Tracker {
     private readonly registered: Set<string>,
   ) {}
 
+  private upserted = new Map<string, string>();
+  private pendingState?: string;
+
   upsert(name: string, value: string): void {
-    if (!this.registered.has(name)) return;
+    if (!this.registered.has(name) || this.upserted.get(name) === value) return;
+    this.upserted.set(name, value);
     upsertSearchAttributes([{ key: { name, type: 'KEYWORD' } as any, value }] as any);
+  }
+
+  /**
+   * SwState is upserted once per workflow activation (after its microtasks), with the state the
+   * run is in then: a run that walks through several states in one task writes one history event.
+   */
+  private upsertStateLater(state: string): void {
+    const first = this.pendingState === undefined;
+    this.pendingState = state;
+    if (!first) return;
+    void Promise.resolve()
+      .then(() => undefined)
+      .then(() => this.flush());
+  }
+
+  /** Writes a pending SwState now (before the run completes, fails or continues as new). */
+  flush(): void {
+    const s = this.pendingState;
+    if (s === undefined) return;
+    this.pendingState = undefined;
+    this.upsert('SwState', s);
   }
 
   enter(state: string, type: string, compensating = false): Step {
@@ -33,7 +58,7 @@ export class Tracker {
     this.current.push(state);
     const step: Step = { state, type, status: compensating ? 'compensating' : 'running' };
     this.steps.push(step);
-    this.upsert('SwState', state);
+    this.upsertStateLater(state);
     this.render();
     return step;
   }

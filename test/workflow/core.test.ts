@@ -272,3 +272,44 @@ test('compensation runs in reverse order', async () => {
   assert.deepEqual(h.calls.map((c) => c.function), ['bookFlight', 'bookHotel', 'cancelHotel', 'cancelFlight']);
   await h.saveHistory(h.lastWorkflowId!, 'interpreter-compensation');
 });
+
+const child = def({
+  id: 'child',
+  version: '2.0',
+  start: 'Work',
+  functions: [{ name: 'work', operation: 'x#work' }],
+  states: [{ name: 'Work', type: 'operation', actions: [{ functionRef: { refName: 'work', arguments: { n: '${ .n }' } } }], end: true }],
+});
+
+// On the dev server: an abandoned child still running keeps the Java time-skipping server from skipping time.
+test('subflow (async, onParentComplete continue): parent does not wait', async () => {
+  h.reset();
+  h.mocks.work = () => ({ done: true });
+  const d = def({
+    id: 'parent2',
+    start: 'Call',
+    states: [{ name: 'Call', type: 'operation', actions: [{ subFlowRef: { workflowId: 'child', invoke: 'async', onParentComplete: 'continue' } }], end: true }],
+  });
+  assert.deepEqual(await h.run(d, { n: 1 }, { subflows: { child } }), { n: 1 });
+  // the abandoned child runs on (and must finish: a running child holds the time-skipping lock)
+  const history = await h.env.client.workflow.getHandle(h.lastWorkflowId!).fetchHistory();
+  const started = history.events!.find((e: any) => e.childWorkflowExecutionStartedEventAttributes);
+  const childId = started!.childWorkflowExecutionStartedEventAttributes!.workflowExecution!.workflowId!;
+  assert.deepEqual(await h.env.client.workflow.getHandle(childId).result(), { n: 1, done: true });
+});
+
+
+test('arguments referencing $SECRETS travel unevaluated in secretArguments', async () => {
+  h.reset();
+  h.mocks.api = () => ({ ok: true });
+  const d = def({
+    id: 'secretive',
+    start: 'S',
+    secrets: ['apiKey'],
+    functions: [{ name: 'api', operation: 'x#api' }],
+    states: [{ name: 'S', type: 'operation', actions: [{ functionRef: { refName: 'api', arguments: { user: '${ .user }', token: '${ $SECRETS.apiKey }' } } }], end: true }],
+  });
+  assert.deepEqual(await h.run(d, { user: 'u1' }), { user: 'u1', ok: true });
+  assert.deepEqual(h.calls[0].call.secretArguments, { '/token': '${ $SECRETS.apiKey }' });
+  assert.equal((h.calls[0].arguments as any).user, 'u1');
+});

@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkflowFailedError } from '@temporalio/client';
 import { startTimeSkippingEnv } from '../helpers/temporal';
-import { def, harness, serviceError, type Harness } from './helpers';
+import { ce, def, harness, serviceError, type Harness } from './helpers';
 
 let h: Harness;
 before(async () => {
@@ -144,17 +144,6 @@ test('subflow (sync): child workflow result merged; version selects the definiti
   await h.saveHistory(h.lastWorkflowId!, 'interpreter-subflow-sync');
 });
 
-test('subflow (async, onParentComplete continue): parent does not wait', async () => {
-  h.reset();
-  h.mocks.work = () => ({ done: true });
-  const d = def({
-    id: 'parent2',
-    start: 'Call',
-    states: [{ name: 'Call', type: 'operation', actions: [{ subFlowRef: { workflowId: 'child', invoke: 'async', onParentComplete: 'continue' } }], end: true }],
-  });
-  assert.deepEqual(await h.run(d, { n: 1 }, { subflows: { child } }), { n: 1 });
-});
-
 test('subflow failure is an error of the parent action', async () => {
   h.reset();
   h.mocks.work = () => {
@@ -246,4 +235,136 @@ test('foreach over a non-array fails with a clear message', async () => {
     states: [{ name: 'E', type: 'foreach', inputCollection: '${ .nope }', actions: [], end: true }],
   });
   await assert.rejects(h.run(d), (e: any) => /inputCollection/.test(e.cause?.message) && /"E"/.test(e.cause?.message));
+});
+
+test('workflowExecTimeout (interrupt) cancels the flow, runs runBefore, fails the run', async () => {
+  h.reset();
+  h.mocks.report = () => ({ reported: true });
+  const d = def({
+    id: 'wftimeout',
+    start: 'Long',
+    timeouts: { workflowExecTimeout: { duration: 'PT10M', interrupt: true, runBefore: 'Report' } },
+    functions: [{ name: 'report', operation: 'x#report' }],
+    states: [
+      { name: 'Long', type: 'sleep', duration: 'PT1H', end: true },
+      { name: 'Report', type: 'operation', actions: [{ functionRef: 'report' }], end: true },
+    ],
+  });
+  await assert.rejects(h.run(d), (e: any) => /workflowExecTimeout/.test(e.cause?.message ?? ''));
+  assert.deepEqual(h.calls.map((c) => c.function), ['report']);
+});
+
+test('keepActive: the instance stays after its flow ends until workflowExecTimeout, then completes', async () => {
+  h.reset();
+  const d = def({
+    id: 'keepactive',
+    keepActive: true,
+    start: 'A',
+    timeouts: { workflowExecTimeout: { duration: 'P1D', interrupt: false } },
+    states: [{ name: 'A', type: 'inject', data: { a: 1 }, end: true }],
+  });
+  const handle = await h.start(d);
+  await new Promise((r) => setTimeout(r, 500));
+  const desc = await handle.describe();
+  assert.equal(desc.status.name, 'RUNNING');
+  assert.deepEqual(await handle.result(), { a: 1 });
+});
+
+test('dataInputSchema with failOnValidationErrors fails the run before any state', async () => {
+  h.reset();
+  const d = def({
+    id: 'schema',
+    start: 'A',
+    dataInputSchema: { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } }, failOnValidationErrors: true },
+    states: [{ name: 'A', type: 'inject', data: { ok: true }, end: true }],
+  });
+  await assert.rejects(h.run(d, { nom: 1 }), (e: any) => /dataInputSchema/.test(e.cause?.message ?? '') && /name/.test(e.cause?.message ?? ''));
+  assert.deepEqual(await h.run(d, { name: 'x' }), { name: 'x', ok: true });
+});
+
+test('invoke async: fire and forget, errors ignored', async () => {
+  h.reset();
+  h.mocks.notify = () => {
+    throw serviceError('500', 'ignored');
+  };
+  const d = def({
+    id: 'asyncfn',
+    start: 'A',
+    functions: [{ name: 'notify', operation: 'x#notify' }],
+    states: [{ name: 'A', type: 'operation', actions: [{ functionRef: { refName: 'notify', invoke: 'async' } }], transition: 'B' }, { name: 'B', type: 'inject', data: { b: true }, end: true }],
+  });
+  assert.deepEqual(await h.run(d, { x: 1 }), { x: 1, b: true });
+  assert.equal(h.calls.length, 1, 'the run does not close before its async calls were made');
+});
+
+test('automatic continue-as-new at a transition when the history grows; state, events and correlation carry over', async () => {
+  h.reset();
+  const d = def({
+    id: 'longloop',
+    metadata: { 'swflow.historyLimit': '15' },
+    start: 'Check',
+    events: [{ name: 'Tick', type: 'tick', correlation: [{ contextAttributeName: 'key' }] }],
+    states: [
+      { name: 'Check', type: 'switch', dataConditions: [{ condition: '${ .i >= 4 }', end: true }], defaultCondition: { transition: 'Wait' } },
+      { name: 'Wait', type: 'event', onEvents: [{ eventRefs: ['Tick'], eventDataFilter: { useData: false } }], transition: 'Inc' },
+      { name: 'Inc', type: 'sleep', duration: 'PT1M', stateDataFilter: { output: '${ .i += 1 }' }, transition: 'Check' },
+    ],
+  });
+  const ticks = [1, 2, 3, 4].map(() => ce('tick', null, { key: 'K1' }));
+  const handle = await h.start(d, { i: 0 });
+  const firstRunId = handle.firstExecutionRunId;
+  for (const t of ticks) await handle.signal('swflow.event', t);
+  // an event with another correlation key is never consumed; the run still ends
+  await handle.signal('swflow.event', ce('tick', null, { key: 'OTHER' }));
+  assert.deepEqual(await handle.result(), { i: 4 });
+  const last = await handle.describe();
+  assert.notEqual(last.runId, firstRunId, 'continued as new at least once');
+  const state: any = await handle.query('state');
+  assert.ok(state.statesEntered.length > 0);
+});
+
+test('search attributes on the time-skipping server: only upserted when the server has them registered', async () => {
+  h.reset();
+  const d = def({ id: 'sa-check', version: '3', start: 'A', states: [{ name: 'A', type: 'inject', data: { a: 1 }, end: true }] });
+  assert.deepEqual(await h.run(d), { a: 1 });
+  const handle = h.env.client.workflow.getHandle(h.lastWorkflowId!);
+  const history = await handle.fetchHistory();
+  const marker = history.events!.find((e: any) => e.markerRecordedEventAttributes);
+  const pinned: any = h.env.client.options.loadedDataConverter.payloadConverter.fromPayload((marker!.markerRecordedEventAttributes!.details as any).result.payloads[0]);
+  const desc = await handle.describe();
+  if (pinned.searchAttributes.includes('SwDefinitionId')) assert.deepEqual(desc.searchAttributes.SwDefinitionId, ['sa-check']);
+  else assert.equal(desc.searchAttributes.SwDefinitionId, undefined);
+  console.log(`time-skipping server registered search attributes: ${JSON.stringify(pinned.searchAttributes)}`);
+});
+
+test('a large foreach is fanned out to chunk child workflows; results stay in input order', async () => {
+  for (const mode of ['parallel', 'sequential']) {
+    h.reset();
+    h.mocks.double = (a) => a.n * 2;
+    const d = def({
+      id: `bigfe-${mode}`,
+      metadata: { 'swflow.foreachChunk': '3' },
+      start: 'All',
+      functions: [{ name: 'double', operation: 'x#double' }],
+      states: [
+        {
+          name: 'All',
+          type: 'foreach',
+          mode,
+          inputCollection: '${ .numbers }',
+          iterationParam: 'n',
+          outputCollection: '${ .doubled }',
+          actions: [{ functionRef: { refName: 'double', arguments: { n: '${ $n }' } } }],
+          stateDataFilter: { output: '${ { doubled } }' },
+          end: true,
+        },
+      ],
+    });
+    const numbers = [5, 1, 4, 2, 8, 7, 3, 6];
+    assert.deepEqual(await h.run(d, { numbers }), { doubled: numbers.map((n) => n * 2) });
+    assert.equal(h.calls.length, 8);
+    if (mode === 'sequential') assert.deepEqual(h.calls.map((c) => (c.arguments as any).n), numbers);
+    const history = await h.env.client.workflow.getHandle(h.lastWorkflowId!).fetchHistory();
+    assert.equal(history.events!.filter((e: any) => e.childWorkflowExecutionCompletedEventAttributes).length, 3);
+  }
 });

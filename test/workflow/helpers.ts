@@ -4,7 +4,7 @@
  * the interpreter worker plus a mock function worker (a dynamic activity) on a REAL server.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -113,7 +113,7 @@ export interface Harness {
   start(d: WorkflowDef, input?: Json, opts?: Omit<StartOptions, 'definition'> & { workflowId?: string }): Promise<Any>;
   reset(): void;
   close(): Promise<void>;
-  /** Saves a finished run's history as a replay fixture (test/fixtures/histories/<name>.json). */
+  /** Returns a finished run's history; saves it as a replay fixture (test/fixtures/histories/<name>.json) when missing or when SWFLOW_RECORD_HISTORIES=1. */
   saveHistory(workflowId: string, name: string): Promise<Any>;
 }
 
@@ -162,10 +162,11 @@ export async function harness(env: TestWorkflowEnvironment, extraQueues: string[
     mocks,
     async start(d, input = {}, opts = {}) {
       const { workflowId, ...rest } = opts as Any;
-      h.lastWorkflowId = workflowId ?? `t-${d.id}-${randomUUID().slice(0, 8)}`;
+      const id: string = workflowId ?? `t-${d.id}-${randomUUID().slice(0, 8)}`;
+      h.lastWorkflowId = id;
       return client.workflow.start(d.id, {
         taskQueue: INTERPRETER_TASK_QUEUE,
-        workflowId: h.lastWorkflowId,
+        workflowId: id,
         args: [input, { definition: d, ...rest }],
       });
     },
@@ -182,9 +183,14 @@ export async function harness(env: TestWorkflowEnvironment, extraQueues: string[
     },
     async saveHistory(workflowId, name) {
       const history = await client.workflow.getHandle(workflowId).fetchHistory();
-      mkdirSync(FIXTURES_DIR, { recursive: true });
-      // the same fixture format as the conformance runner's (src/testing/history.ts)
-      writeFileSync(join(FIXTURES_DIR, `${name}.json`), historyToFixture(history as any));
+      // Written when missing, or re-recorded with SWFLOW_RECORD_HISTORIES=1 (as the conformance
+      // runner does), so ordinary test runs do not churn the committed fixtures.
+      const file = join(FIXTURES_DIR, `${name}.json`);
+      if (process.env.SWFLOW_RECORD_HISTORIES === '1' || !existsSync(file)) {
+        mkdirSync(FIXTURES_DIR, { recursive: true });
+        // the same fixture format as the conformance runner's (src/testing/history.ts)
+        writeFileSync(file, historyToFixture(history as any));
+      }
       return history;
     },
     async close() {

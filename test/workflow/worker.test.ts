@@ -42,7 +42,7 @@ test('helloworld from examples/, started with the temporal CLI by --type', async
   assert.deepEqual(await h.env.client.workflow.getHandle(workflowId).result(), { result: 'Hello World!' });
   // the definition is pinned into history by the resolving local activity (a marker)
   const history = await saveHistory(workflowId, 'interpreter-helloworld-by-type');
-  const marker = history.events!.find((e) => e.markerRecordedEventAttributes);
+  const marker = history.events!.find((e: any) => e.markerRecordedEventAttributes);
   assert.ok(marker, 'local activity marker recorded');
   const pc = h.env.client.options.loadedDataConverter.payloadConverter;
   const pinned: any = pc.fromPayload((marker!.markerRecordedEventAttributes!.details as any).result.payloads[0]);
@@ -65,8 +65,8 @@ test('greeting from examples/ with startWorkflow (staticSummary names the defini
   const desc = await handle.describe();
   assert.match((await desc.staticSummary()) ?? '', /greeting/);
   const history = await saveHistory(handle.workflowId, 'interpreter-greeting-by-id');
-  const scheduled = history.events!.filter((e) => e.activityTaskScheduledEventAttributes);
-  const summaries = await Promise.all(scheduled.map((e) => h.env.client.options.loadedDataConverter.payloadConverter.fromPayload(e.userMetadata!.summary!)));
+  const scheduled = history.events!.filter((e: any) => e.activityTaskScheduledEventAttributes);
+  const summaries = await Promise.all(scheduled.map((e: any) => h.env.client.options.loadedDataConverter.payloadConverter.fromPayload(e.userMetadata!.summary!)));
   assert.deepEqual(summaries, ['Greet › action 1 → greetingFunction']);
 });
 
@@ -93,12 +93,19 @@ test('timer summaries and current details (Markdown table of the path)', async (
   await handle.signal('swflow.event', ce('go'));
   await handle.result();
   const history = await saveHistory(handle.workflowId, 'interpreter-sleep-then-event');
-  const timer = history.events!.find((e) => e.timerStartedEventAttributes);
+  const timer = history.events!.find((e: any) => e.timerStartedEventAttributes);
   assert.equal(h.env.client.options.loadedDataConverter.payloadConverter.fromPayload(timer!.userMetadata!.summary!), 'Nap → sleep PT0.2S');
   assert.match(String(text), /\| 2 \| Wait \| event \| running \|/);
   const state: any = await handle.query('state');
   assert.deepEqual(state.statesEntered, ['Nap', 'Wait']);
   assert.equal(state.status, 'completed');
+});
+
+test('started as <id>@<version>: that version of the definition runs', async () => {
+  const handle = await h.env.client.workflow.start('helloworld@1.0', { taskQueue: 'swflow', workflowId: `v-${randomUUID().slice(0, 8)}`, args: [{ v: 1 }] });
+  assert.deepEqual(await handle.result(), { v: 1, result: 'Hello World!' });
+  const missing = await h.env.client.workflow.start('helloworld@9.9', { taskQueue: 'swflow', workflowId: `v-${randomUUID().slice(0, 8)}`, args: [{}] });
+  await assert.rejects(missing.result(), (e: any) => /version "9.9"/.test(e.cause?.message ?? '') && /helloworld@1.0/.test(e.cause?.message ?? ''));
 });
 
 test('an unknown definition id fails the run naming the id and where the worker looked', async () => {

@@ -33,7 +33,8 @@ export async function filteredResults(f: ActionDataFilterDef | undefined, result
   if (f && f.useResults === false) return undefined;
   if (result === undefined || result === null) return undefined;
   if (!f?.results) return result;
-  return evalExpr(f.results, result, scope, { state, what: 'actionDataFilter.results' });
+  const v = await evalExpr(f.results, result, scope, { state, what: 'actionDataFilter.results' });
+  return v === null ? undefined : v; // a results filter that selects nothing merges nothing
 }
 
 /** Merges an (already `results`-filtered) action result into the state data, at `toStateData` when given. */

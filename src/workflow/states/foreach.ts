@@ -5,8 +5,15 @@
  * `$<iterationParam>`. An iteration's result is the merge of its actions' (filtered) results,
  * or — when its actions write with toStateData / return nothing — its data without the
  * iteration parameter. Results go to outputCollection in input order.
+ *
+ * Temporal's limits (events per run, pending activities) are kept invisible: at most
+ * MAX_IN_FLIGHT iterations run at once in one run, and a collection larger than the chunk size
+ * (FOREACH_CHUNK, or metadata `swflow.foreachChunk`) is fanned out to child workflows of the
+ * same generic workflow, each running one slice of the iterations (StartOptions.carried).
  */
+import { executeChild, uuid4 } from '@temporalio/workflow';
 import type { ForEachState, Json } from '../../dsl/model';
+import type { StartOptions } from '../../common/contracts';
 import { evalExpr, pathOf } from '../expr';
 import { getAtPath, isObject, merge, setAtPath } from '../data/merge';
 import { filteredResults, mergeResults } from '../data/filters';
@@ -15,8 +22,24 @@ import { ActionError } from '../errors';
 import { actionExecTimeout } from '../timeouts';
 import type { Holder, Runtime } from '../runtime';
 
-export async function runForEach(rt: Runtime, state: ForEachState, h: Holder): Promise<void> {
-  const input = h.data;
+/** Iterations per run; larger collections are split across child workflows. */
+export const FOREACH_CHUNK = 500;
+/** Iterations in flight at once in one run (below Temporal's 2,000 pending activities). */
+export const MAX_IN_FLIGHT = 200;
+/** Chunk child workflows in flight at once (parallel mode). */
+export const MAX_CHUNKS_IN_FLIGHT = 8;
+
+/** What a foreach chunk child receives in StartOptions.carried. */
+export interface ForEachChunk {
+  foreachChunk: { state: string; offset: number; count: number };
+}
+
+function chunkSize(rt: Runtime): number {
+  const v = Number(rt.def.metadata?.['swflow.foreachChunk']);
+  return Number.isFinite(v) && v > 0 ? Math.floor(v) : FOREACH_CHUNK;
+}
+
+async function collection(rt: Runtime, state: ForEachState, input: Json): Promise<Json[]> {
   const coll = await evalExpr(state.inputCollection, input, rt.scope(), { state: state.name, what: 'inputCollection' });
   if (!Array.isArray(coll)) {
     throw new ActionError(
@@ -24,12 +47,30 @@ export async function runForEach(rt: Runtime, state: ForEachState, h: Holder): P
       { state: state.name },
     );
   }
+  return coll;
+}
+
+/** Runs `n` tasks with at most `width` at a time; results in index order. */
+async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(n);
+  let next = 0;
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      out[i] = await task(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, width), n) }, worker));
+  return out;
+}
+
+/** Runs the iterations of items[0..] (global indices offset..) in this run. */
+export async function iterate(rt: Runtime, state: ForEachState, input: Json, items: Json[], offset: number): Promise<Json[]> {
   const param = state.iterationParam || 'item';
   const actionTimeout = actionExecTimeout(rt.def, state);
-
-  const iterate = async (item: Json, i: number): Promise<Json> => {
+  const one = async (item: Json, index: number): Promise<Json> => {
     const vars = { [param]: item };
-    const ctx = { rt, state, vars, actionTimeout, branch: `[${i}]` };
+    const ctx = { rt, state, vars, actionTimeout, branch: `[${index}]` };
     let data: Json = isObject(input) ? { ...input, [param]: item } : { [param]: item };
     let contribution: Json | undefined;
     let wroteToPath = false;
@@ -48,18 +89,43 @@ export async function runForEach(rt: Runtime, state: ForEachState, h: Holder): P
     }
     return data;
   };
+  const width = state.mode === 'sequential' ? 1 : Math.min(state.batchSize ?? MAX_IN_FLIGHT, MAX_IN_FLIGHT);
+  return pool(items.length, width, (i) => one(items[i], offset + i));
+}
 
-  const results: Json[] = new Array(coll.length).fill(null);
-  const width = state.mode === 'sequential' ? 1 : Math.max(1, state.batchSize ?? coll.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < coll.length) {
-      const i = next++;
-      results[i] = await iterate(coll[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(width, coll.length) }, worker));
+/** The iterations of a chunk child workflow (see ForEachChunk). */
+export async function runForEachChunk(rt: Runtime, chunk: ForEachChunk['foreachChunk'], input: Json): Promise<Json[]> {
+  const state = rt.state(chunk.state) as ForEachState;
+  const coll = await collection(rt, state, input);
+  return iterate(rt, state, input, coll.slice(chunk.offset, chunk.offset + chunk.count), chunk.offset);
+}
 
+async function fanOut(rt: Runtime, state: ForEachState, input: Json, total: number, size: number): Promise<Json[]> {
+  const chunks = Math.ceil(total / size);
+  const width = state.mode === 'sequential' ? 1 : Math.max(1, Math.min(MAX_CHUNKS_IN_FLIGHT, Math.ceil((state.batchSize ?? Infinity) / size)));
+  const parts = await pool(chunks, width, (c) => {
+    const offset = c * size;
+    const count = Math.min(size, total - offset);
+    const opts: StartOptions = {
+      definition: rt.def,
+      ...(rt.options.subflows ? { subflows: rt.options.subflows } : {}),
+      carried: { foreachChunk: { state: state.name, offset, count } },
+    };
+    return executeChild<(...a: any[]) => Promise<Json[]>>(rt.info.workflowType, {
+      args: [input, opts],
+      workflowId: `${rt.def.id}-foreach-${uuid4()}`,
+      taskQueue: rt.info.taskQueue,
+      staticSummary: rt.summary(state.name, undefined, `iterations ${offset}–${offset + count - 1} of ${total}`),
+    });
+  });
+  return parts.flat();
+}
+
+export async function runForEach(rt: Runtime, state: ForEachState, h: Holder): Promise<void> {
+  const input = h.data;
+  const coll = await collection(rt, state, input);
+  const size = chunkSize(rt);
+  const results = coll.length > size ? await fanOut(rt, state, input, coll.length, size) : await iterate(rt, state, input, coll, 0);
   if (state.outputCollection) {
     const path = await pathOf(state.outputCollection, h.data, rt.scope(), { state: state.name, what: 'outputCollection' });
     const existing = getAtPath(h.data, path);
