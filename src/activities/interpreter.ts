@@ -9,6 +9,7 @@ import type { NativeConnection } from '@temporalio/worker';
 import type { CloudEventJson } from '../common/contracts';
 import { SEARCH_ATTRIBUTES } from '../common/contracts';
 import {
+  INTERPRETER_FEATURES,
   RESOLVE_DEFINITION_ACTIVITY,
   VALIDATE_DATA_ACTIVITY,
   type ResolveRequest,
@@ -50,11 +51,11 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
     async [RESOLVE_DEFINITION_ACTIVITY](req: ResolveRequest): Promise<ResolveResult> {
       const sa = await searchAttributes();
       if (req.definition) {
-        return { hash: definitionHash(req.definition), source: 'start options', searchAttributes: sa };
+        return { hash: definitionHash(req.definition), source: 'start options', searchAttributes: sa, features: INTERPRETER_FEATURES };
       }
       try {
         const { def, source } = await opts.registry.resolve(req.type);
-        return { definition: def, hash: definitionHash(def), source, searchAttributes: sa };
+        return { definition: def, hash: definitionHash(def), source, searchAttributes: sa, features: INTERPRETER_FEATURES };
       } catch (err) {
         if (err instanceof DefinitionNotFound) throw ApplicationFailure.create({ message: err.message, type: 'DefinitionNotFound', nonRetryable: true });
         throw err;

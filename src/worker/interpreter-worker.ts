@@ -51,12 +51,15 @@ function projectRoot(): string {
 export const DEFAULT_DEFINITIONS_DIR = join(projectRoot(), 'examples');
 
 export const WORKFLOWS_PATH = require.resolve('../workflow');
+/** The interpreter's workflow interceptors (search attributes written just before the run blocks). */
+export const WORKFLOW_INTERCEPTORS_PATH = require.resolve('../workflow/interceptors');
 
 /** Bundles the generic workflow (with the jq engine preloaded once per worker thread). */
 export async function bundleInterpreter(): Promise<WorkflowBundle> {
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     preloadModules: [require.resolve('../expr/engine')],
+    workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH],
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn(m: string) { console.warn(m); }, error(m: string) { console.error(m); } } as any,
   });
 }
@@ -71,7 +74,11 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? INTERPRETER_TASK_QUEUE,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: [require.resolve('../expr/engine')] } }),
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {
+          workflowsPath: WORKFLOWS_PATH,
+          interceptors: { workflowModules: [WORKFLOW_INTERCEPTORS_PATH] },
+          bundlerOptions: { preloadModules: [require.resolve('../expr/engine')] },
+        }),
     activities,
     ...(opts.workerOptions ?? {}),
   });

@@ -58,9 +58,11 @@ export async function invokeAction(ctx: ActionCtx, action: ActionDef, index: num
       const ce = await buildEvent(rt, er.produceEventRef, er.data, er.contextAttributes, input, scope, state.name);
       await emitEvent(rt, ce, summary);
       if (er.consumeEventRef && er.invoke !== 'async') {
-        const timeout = er.consumeEventTimeout ?? state.timeouts?.eventTimeout ?? rt.def.timeouts?.eventTimeout;
+        // Spec: consumeEventTimeout, "if not defined it should be set to the actionExecutionTimeout"
+        // (the branch's, state's or workflow's); then the state's/workflow's eventTimeout.
+        const timeout = er.consumeEventTimeout ?? ctx.actionTimeout ?? state.timeouts?.eventTimeout ?? rt.def.timeouts?.eventTimeout;
         const got = await rt.mailbox.take([er.consumeEventRef], timeout ? parseDuration(timeout) : undefined, rt.summary(state.name, label, `wait for ${er.consumeEventRef}`));
-        if (!got) throw new SwTimeoutError(`no "${er.consumeEventRef}" event within ${timeout}`);
+        if (!got) throw new SwTimeoutError(`no "${er.consumeEventRef}" event within ${timeout} (${er.consumeEventTimeout ? 'consumeEventTimeout' : ctx.actionTimeout ? 'actionExecTimeout' : 'eventTimeout'})`);
         result = eventPayload(got.event, got.def.dataOnly);
       }
     }

@@ -17,6 +17,11 @@ import type { ErrorDef, ErrorHandlerDef, StateDef, WorkflowDef } from '../dsl/mo
 import type { ServiceErrorDetails } from '../common/contracts';
 import { SwExpressionError } from './expr';
 
+/** The code of every timeout (state, action, branch, event, consume-event, activity): handled by an error definition with `code: timeout`. */
+export const TIMEOUT_CODE = 'timeout';
+/** The code of an expression that fails to evaluate (jq error, wrong type): handled by `code: expression`. */
+export const EXPRESSION_CODE = 'expression';
+
 export type SwErrorKind = 'service' | 'timeout' | 'expression' | 'subflow' | 'runtime';
 
 export interface SwError {
@@ -73,8 +78,8 @@ function innermost(err: unknown): unknown {
 
 export function classify(err: unknown): SwError {
   if (err instanceof ActionError) return err.error;
-  if (err instanceof SwTimeoutError) return { kind: 'timeout', code: 'timeout', type: 'timeout', message: err.message };
-  if (err instanceof SwExpressionError) return { kind: 'expression', code: 'expression', type: 'expression', message: err.message };
+  if (err instanceof SwTimeoutError) return { kind: 'timeout', code: TIMEOUT_CODE, type: TIMEOUT_CODE, message: err.message };
+  if (err instanceof SwExpressionError) return { kind: 'expression', code: EXPRESSION_CODE, type: EXPRESSION_CODE, message: err.message };
   const inner = innermost(err);
   const viaChild = err instanceof ChildWorkflowFailure;
   if (inner instanceof ApplicationFailure) {
@@ -83,16 +88,26 @@ export function classify(err: unknown): SwError {
     const message = d?.message ?? inner.message;
     return { kind: viaChild ? 'subflow' : 'service', code, type: inner.type ?? undefined, message };
   }
-  if (inner instanceof TimeoutFailure) return { kind: 'timeout', code: 'timeout', type: 'timeout', message: `timed out (${inner.timeoutType})` };
+  if (inner instanceof TimeoutFailure) return { kind: 'timeout', code: TIMEOUT_CODE, type: TIMEOUT_CODE, message: `timed out (${timeoutTypeName(inner.timeoutType)})` };
   if (inner instanceof TemporalFailure) return { kind: viaChild ? 'subflow' : 'runtime', message: inner.message || String(inner) };
   return { kind: 'runtime', message: (err as Error)?.message ?? String(err) };
 }
 
+function timeoutTypeName(t: unknown): string {
+  const names: Record<number, string> = { 1: 'startToClose', 2: 'scheduleToStart', 3: 'scheduleToClose', 4: 'heartbeat' };
+  return typeof t === 'number' ? names[t] ?? String(t) : String(t);
+}
+
+/**
+ * An error definition matches an error by `code` (the service's code or HTTP status, or the
+ * interpreter's `timeout` / `expression`); a definition without a code matches by `name` (equal
+ * to the code or the failure type); and by `description` equal to the error's message (as CWM does).
+ */
 export function errorMatches(e: SwError, d: ErrorDef): boolean {
-  if (d.code !== undefined && d.code !== null && e.code !== undefined && String(d.code) === e.code) return true;
-  if (d.code === undefined && (d.name === e.code || d.name === e.type)) return true;
-  if (d.name === e.message) return true;
-  if (d.description !== undefined && d.description === e.message) return true;
+  const hasCode = d.code !== undefined && d.code !== null && d.code !== '';
+  if (hasCode && e.code !== undefined && String(d.code) === e.code) return true;
+  if (!hasCode && (d.name === e.code || d.name === e.type)) return true;
+  if (d.description !== undefined && d.description !== null && d.description !== '' && d.description === e.message) return true;
   return false;
 }
 

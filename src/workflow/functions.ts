@@ -11,6 +11,7 @@ import { parseDuration } from '../dsl/duration';
 import { evalExpr, evalValue, splitSecretArguments, type ExprScope } from './expr';
 import { merge } from './data/merge';
 import { withRetries } from './retry';
+import { FEATURE_NATIVE_RETRY_POLICY } from './resolve';
 import type { Runtime } from './runtime';
 
 export function activityTypeOf(fn: FunctionDef): string {
@@ -68,5 +69,6 @@ export async function callFunction(
     rt.background(scheduleActivity(type, [call], options));
     return undefined;
   }
-  return withRetries(rt.def, action, summary, () => scheduleActivity<Json>(type, [call], options));
+  // `retry` is the activity's Temporal RetryPolicy when it expresses the strategy exactly (see retry.ts).
+  return withRetries(rt.def, action, summary, (_n, retry) => scheduleActivity<Json>(type, [call], retry ? { ...options, retry } : options), rt.features.has(FEATURE_NATIVE_RETRY_POLICY));
 }

@@ -80,11 +80,11 @@ export default async function swflow(input?: Json, options?: StartOptions): Prom
 
   const resolved = await resolve(info.workflowType, opts);
   const def: WorkflowDef = resolved.definition ?? opts.definition!;
-  const tracker = new Tracker(`${def.name ?? def.id}${def.version ? ` ${def.version}` : ''}`, new Set(resolved.searchAttributes));
+  const tracker = new Tracker(`${def.name ?? def.id}${def.version ? ` ${def.version}` : ''}`, new Set(resolved.searchAttributes), resolved.features ?? []);
   tracker.upsert('SwDefinitionId', def.id);
   if (def.version) tracker.upsert('SwDefinitionVersion', def.version);
   tracker.upsert('SwDefinitionHash', resolved.hash);
-  rt = new Runtime(def, { ...opts, definition: opts.definition ?? undefined }, mailbox, tracker);
+  rt = new Runtime(def, { ...opts, definition: opts.definition ?? undefined }, mailbox, tracker, new Set(resolved.features ?? []));
   try {
     const data = input === undefined || input === null ? {} : input;
     const chunk = (opts.carried as Partial<ForEachChunk> | undefined)?.foreachChunk;

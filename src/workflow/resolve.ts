@@ -22,7 +22,23 @@ export interface ResolveResult {
   source: string;
   /** The custom search attributes registered on the server (only those are upserted). */
   searchAttributes: string[];
+  /**
+   * Interpreter behaviours that change the commands a run issues, switched on for runs that start
+   * on a worker knowing them. Recorded in history with this result (the local activity's marker),
+   * so a replay takes the same path: histories recorded before a feature existed lack it and replay
+   * with the old behaviour. (Used instead of patched(): no extra marker / TemporalChangeVersion
+   * upsert per run, and no patch marker right after this local activity's marker, which Core
+   * rejected on some query-triggered replays.)
+   */
+  features?: string[];
 }
+
+/** Search attributes written once per workflow task, just before the run blocks (ui.ts). */
+export const FEATURE_UPSERTS_BEFORE_BLOCKING = 'upserts-before-blocking';
+/** Expressible retry strategies as the activity's Temporal RetryPolicy (retry.ts). */
+export const FEATURE_NATIVE_RETRY_POLICY = 'native-retry-policy';
+/** What this worker's interpreter knows (returned by the resolve local activity). */
+export const INTERPRETER_FEATURES = [FEATURE_UPSERTS_BEFORE_BLOCKING, FEATURE_NATIVE_RETRY_POLICY];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
 

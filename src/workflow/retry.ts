@@ -1,23 +1,40 @@
 /**
- * Action retries (0.8 "Workflow Error Handling"): done by the interpreter with durable timers
- * between attempts (each attempt is one activity execution), so that:
+ * Action retries (0.8 "Workflow Error Handling", "Retry Definition"):
  * - autoRetries false (default): only errors listed in the action's `retryableErrors` are
- *   retried, with the strategy named by `retryRef`;
+ *   retried, with the strategy named by `retryRef` (no retryRef: no retries);
  * - autoRetries true: every error is retried except the action's `nonRetryableErrors`, with
- *   `retryRef` or the default strategy below.
+ *   `retryRef` or {@link DEFAULT_RETRY}.
+ *
+ * How: with the activity's own Temporal RetryPolicy where it expresses the strategy exactly
+ * (the Web UI then shows the attempt count), otherwise by the interpreter with durable timers
+ * between attempts (each attempt is one activity execution; the timer summary names the retry).
+ * A Temporal policy is exact when: autoRetries is true (Temporal can only list NON-retryable
+ * types, not an allow-list), the strategy has no `increment` and no `jitter`, multiplier ≥ 1,
+ * the delays are bounded like Temporal's (maxDelay given, or multiplier 1), and every listed
+ * non-retryable error is matched by its failure type alone (an error definition with a code —
+ * or with only a name, matched as the type — and no description, and not the interpreter's
+ * `timeout`). Subflows always use timers (a child workflow's retry policy reruns the whole child).
+ *
+ * `maxAttempts` counts all attempts (the first one included), as Temporal's maximumAttempts;
+ * absent = unlimited (CWM's `maxAttempts: 0` is normalized to absent by src/dsl).
  */
-import { sleep } from '@temporalio/workflow';
+import { sleep, type RetryPolicy } from '@temporalio/workflow';
 import type { ActionDef, RetryDef, WorkflowDef } from '../dsl/model';
 import { parseDuration } from '../dsl/duration';
-import { classify, isCancellation, matchingErrorNames, type SwError } from './errors';
+import { classify, isCancellation, matchingErrorNames, TIMEOUT_CODE, type SwError } from './errors';
 
-/** The strategy used when autoRetries is true and the action names none. */
-export const DEFAULT_RETRY: RetryDef = { name: '(default)', delay: 'PT1S', multiplier: 2, maxDelay: 'PT1M', maxAttempts: 10 };
+/**
+ * The strategy used when autoRetries is true and the action names none: unlimited attempts,
+ * first retry after 1 s, each delay ×2, capped at 1 minute.
+ */
+export const DEFAULT_RETRY: RetryDef = { name: '(default)', delay: 'PT1S', multiplier: 2, maxDelay: 'PT1M' };
+
+/** Delay of the first retry when a strategy gives no `delay`. */
+export const DEFAULT_RETRY_DELAY_MS = 1000;
 
 export function retryStrategy(def: WorkflowDef, action: ActionDef): RetryDef | undefined {
   const named = action.retryRef ? def.retries.find((r) => r.name === action.retryRef) : undefined;
   if (def.autoRetries) return named ?? DEFAULT_RETRY;
-  if (!named) return undefined;
   return named;
 }
 
@@ -29,23 +46,84 @@ export function isRetryable(def: WorkflowDef, action: ActionDef, e: SwError): bo
   return listed(action.retryableErrors);
 }
 
-/** Delay before retry number `retry` (1 = the first retry). */
-export function retryDelayMs(r: RetryDef, retry: number): number {
-  const base = r.delay ? parseDuration(r.delay) : 1000;
-  const mult = r.multiplier ?? 1;
-  const inc = r.increment ? parseDuration(r.increment) : 0;
-  let d = base * Math.pow(mult, retry - 1) + inc * (retry - 1);
-  if (r.maxDelay) d = Math.min(d, parseDuration(r.maxDelay));
-  if (r.jitter !== undefined) {
+/**
+ * The delay before retry number `retry` (1 = the first retry), given the previous delay, in the
+ * spec's order: `increment` is added, then `multiplier` applied (to the previous delay — so
+ * delay 10 s, increment 2 s gives 10, 12, 14 …; multiplier 2 gives 10, 20, 40 …), then `jitter`
+ * (a fraction of that delay, or an ISO duration) added or subtracted at random, then `maxDelay`
+ * caps it. `random` is Math.random in the workflow (deterministic in the sandbox).
+ */
+export function nextRetryDelayMs(r: RetryDef, retry: number, previousMs: number | undefined, random: () => number = Math.random): number {
+  let d: number;
+  if (retry <= 1 || previousMs === undefined) d = r.delay ? parseDuration(r.delay) : DEFAULT_RETRY_DELAY_MS;
+  else d = (previousMs + (r.increment ? parseDuration(r.increment) : 0)) * (r.multiplier ?? 1);
+  if (r.jitter !== undefined && r.jitter !== null) {
     const span = typeof r.jitter === 'number' ? d * r.jitter : parseDuration(r.jitter);
-    d += Math.random() * span; // Math.random is deterministic in the workflow sandbox
+    d += (random() * 2 - 1) * span;
   }
+  if (r.maxDelay) d = Math.min(d, parseDuration(r.maxDelay));
   return Math.max(0, Math.round(d));
 }
 
-/** Runs `attempt` until it succeeds, the error is not retryable, or attempts run out. */
-export async function withRetries<T>(def: WorkflowDef, action: ActionDef, summary: string, attempt: (n: number) => Promise<T>): Promise<T> {
+/** The first `retries` delays of a strategy (ms). */
+export function retrySchedule(r: RetryDef, retries: number, random: () => number = Math.random): number[] {
+  const out: number[] = [];
+  let prev: number | undefined;
+  for (let n = 1; n <= retries; n++) out.push((prev = nextRetryDelayMs(r, n, prev, random)));
+  return out;
+}
+
+/**
+ * The Temporal RetryPolicy that performs exactly this action's retries, or undefined when
+ * one cannot (then the interpreter retries with timers).
+ */
+export function temporalRetryPolicy(def: WorkflowDef, action: ActionDef): RetryPolicy | undefined {
+  const r = retryStrategy(def, action);
+  if (!r || !def.autoRetries) return undefined;
+  if (r.increment || (r.jitter !== undefined && r.jitter !== null)) return undefined;
+  const mult = r.multiplier ?? 1;
+  if (!(mult >= 1)) return undefined;
+  if (!r.maxDelay && mult !== 1) return undefined; // Temporal would cap at 100× the first delay
+  const types = new Set<string>();
+  for (const name of action.nonRetryableErrors ?? []) {
+    if (name === '*') return { maximumAttempts: 1 };
+    const d = def.errors.find((e) => e.name === name);
+    if (!d || d.description !== undefined) return undefined;
+    const type = d.code !== undefined && d.code !== null ? String(d.code) : d.name;
+    if (type === TIMEOUT_CODE || type === 'expression') return undefined;
+    types.add(type);
+  }
+  const delay = r.delay ? parseDuration(r.delay) : DEFAULT_RETRY_DELAY_MS;
+  if (delay <= 0) return undefined;
+  const maxDelay = r.maxDelay ? parseDuration(r.maxDelay) : delay;
+  return {
+    initialInterval: delay,
+    backoffCoefficient: mult,
+    maximumInterval: Math.max(delay, maxDelay),
+    maximumAttempts: r.maxAttempts ?? 0, // 0 = unlimited
+    ...(types.size ? { nonRetryableErrorTypes: [...types] } : {}),
+  };
+}
+
+/**
+ * Runs `attempt` until it succeeds, the error is not retryable, or attempts run out.
+ * With `native` (activities, on runs with the `native-retry-policy` feature — see resolve.ts; older
+ * histories keep the timer path), an expressible strategy is handed to Temporal: `attempt` is
+ * called once with the RetryPolicy to use for the activity.
+ */
+export async function withRetries<T>(
+  def: WorkflowDef,
+  action: ActionDef,
+  summary: string,
+  attempt: (n: number, retry?: RetryPolicy) => Promise<T>,
+  native = false,
+): Promise<T> {
   const strategy = retryStrategy(def, action);
+  if (native && strategy) {
+    const policy = temporalRetryPolicy(def, action);
+    if (policy) return attempt(1, policy);
+  }
+  let previous: number | undefined;
   for (let n = 1; ; n++) {
     try {
       return await attempt(n);
@@ -54,7 +132,8 @@ export async function withRetries<T>(def: WorkflowDef, action: ActionDef, summar
       const e = classify(err);
       if (!isRetryable(def, action, e)) throw err;
       if (strategy.maxAttempts !== undefined && n >= strategy.maxAttempts) throw err;
-      await sleep(retryDelayMs(strategy, n), { summary: `${summary} (retry ${n} after: ${e.message})`.slice(0, 200) });
+      previous = nextRetryDelayMs(strategy, n, previous);
+      await sleep(previous, { summary: `${summary} (retry ${n} after: ${e.message})`.slice(0, 200) });
     }
   }
 }

@@ -24,7 +24,7 @@ import { CompensationLog, type Compensable } from './compensation';
 import { produceEvents } from './events/produce';
 import { Mailbox } from './events/mailbox';
 import { stateExecTimeout, withTimeout } from './timeouts';
-import { summary, Tracker } from './ui';
+import { beforeBlocking, summary, Tracker } from './ui';
 import { findSubflow, subflowKey } from './subflows';
 import { runInject } from './states/inject';
 import { runOperation } from './states/operation';
@@ -99,6 +99,8 @@ export class Runtime {
     readonly options: StartOptions,
     readonly mailbox: Mailbox,
     readonly tracker: Tracker,
+    /** Interpreter features of this run (ResolveResult.features, recorded in history). */
+    readonly features: ReadonlySet<string> = new Set(),
   ) {
     mailbox.defs = def.events;
     for (const s of def.states) this.byName.set(s.name, s);
@@ -172,6 +174,7 @@ export class Runtime {
 
   /** True once workflowExecTimeout has passed. */
   expired = false;
+  private runningBefore = false;
 
   /**
    * Runs the whole definition; returns the workflow data output (or continues as new).
@@ -209,6 +212,7 @@ export class Runtime {
       if (!this.expired || err instanceof ContinueAsNew) throw err;
     }
     let data = this.lastData;
+    this.runningBefore = true; // runBefore's own states are not stopped by the expiry
     if (wt.runBefore) data = (await CancellationScope.nonCancellable(() => this.runStates(wt.runBefore!, data, false))).data;
     this.lastData = data;
     throw ApplicationFailure.create({
@@ -259,6 +263,7 @@ export class Runtime {
     }
     if (this.def.keepActive && !end.terminate) {
       // No active path is left, but the instance stays until terminated or timed out.
+      beforeBlocking();
       await condition(() => this.expired);
     }
     await this.settle();
@@ -291,7 +296,7 @@ export class Runtime {
       const { data: out, next } = await this.execState(state, data, compensating);
       data = out;
       this.lastData = data;
-      if (this.expired && !compensating) throw new ExpiredError();
+      if (this.expired && !compensating && !this.runningBefore) throw new ExpiredError();
       if (next.transition) {
         const t = next.transition;
         if (t.compensate && !compensating) await this.compensate(data);
@@ -301,6 +306,15 @@ export class Runtime {
         continue;
       }
       const end = next.end ?? NO_END;
+      // Spec 0.8, "Workflow Compensation": "in case when the end definition has its produceEvents
+      // property set, compensation must be performed before producing the specified events and ending
+      // workflow execution. In the case the end definition has a continueAs property defined,
+      // compensation must be performed before workflow execution continues as a new workflow
+      // invocation. In the case where the end definition has both produceEvents, and continueAs
+      // compensation is performed first, then the event should be produced, and then the workflow
+      // should continue its execution as a new workflow invocation." So: compensate, produce, then
+      // (runMain) continueAs. Work of the state still active (parallel branches, foreach iterations)
+      // was cancelled when the state failed, before its onErrors transition/end gets here.
       if (end.compensate && !compensating) await this.compensate(data);
       if (end.produceEvents?.length) await produceEvents(this, end.produceEvents, data, state.name);
       return { data, end };

@@ -32,8 +32,18 @@ export async function withTimeout<T>(duration: string | undefined, summary: stri
   }
 }
 
+/**
+ * The state's stateExecTimeout (the state's own, else the top-level one). `single` bounds one
+ * execution of the state "not including retries" and `total` the execution including retries; the
+ * 0.8 model has no state-level retries (retries are per action and happen inside the state's one
+ * execution), so both bound the same execution and the shorter one applies.
+ */
 export function stateExecTimeout(def: WorkflowDef, state: StateDef): string | undefined {
-  return state.timeouts?.stateExecTimeout?.total ?? def.timeouts?.stateExecTimeout?.total;
+  const t = state.timeouts?.stateExecTimeout ?? def.timeouts?.stateExecTimeout;
+  if (!t) return undefined;
+  const candidates = [t.single, t.total].filter((x): x is string => typeof x === 'string' && x !== '');
+  if (!candidates.length) return undefined;
+  return candidates.reduce((a, b) => (parseDuration(b) < parseDuration(a) ? b : a));
 }
 
 export function actionExecTimeout(def: WorkflowDef, state: StateDef, branch?: { timeouts?: { actionExecTimeout?: string } }): string | undefined {

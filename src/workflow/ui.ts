@@ -3,6 +3,7 @@
  * current state(s) and the path so far), the SwState search attribute, and summaries.
  */
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { FEATURE_UPSERTS_BEFORE_BLOCKING } from './resolve';
 import type { ActionDef } from '../dsl/model';
 
 export interface Step {
@@ -11,31 +12,63 @@ export interface Step {
   status: 'running' | 'done' | 'failed' | 'compensating' | 'compensated';
 }
 
+/** The run's tracker (module state is per workflow run in the sandbox). */
+let active: Tracker | undefined;
+
+/**
+ * Called just before the workflow schedules a command that makes it wait (activity, timer, child,
+ * continue-as-new — see interceptors.ts) and before it waits on a bare condition (events): writes
+ * the search attributes changed since the last write, as ONE UpsertWorkflowSearchAttributes.
+ */
+export function beforeBlocking(): void {
+  if (active?.coalesced) active.flush();
+}
+
 export class Tracker {
   readonly current: string[] = [];
   readonly entered: string[] = [];
   readonly steps: Step[] = [];
   status: 'running' | 'completed' | 'failed' | 'compensating' = 'running';
+  /**
+   * Search attributes are written at most once per workflow task, just before the run blocks
+   * (or completes, fails, continues as new), with the values they have then: a run that walks
+   * through several states (a switch, then an operation state) in one task writes one event, and
+   * none when nothing changed (a loop that comes back to the same state). Histories recorded before
+   * this behaviour (no `upserts-before-blocking` feature in the pinned resolve result, see resolve.ts)
+   * keep the old one (SwState written after each state's entry microtasks, each attribute its own event).
+   */
+  readonly coalesced: boolean;
 
   constructor(
     private readonly title: string,
     /** The search attributes the server has registered (upserting others fails the task). */
     private readonly registered: Set<string>,
-  ) {}
+    /** The run's interpreter features (ResolveResult.features, recorded in history). */
+    features: readonly string[] = [],
+  ) {
+    this.coalesced = features.includes(FEATURE_UPSERTS_BEFORE_BLOCKING);
+    active = this;
+  }
 
+  /** Last written values. */
   private upserted = new Map<string, string>();
+  /** Values to write at the next flush (coalesced mode). */
+  private readonly dirty = new Map<string, string>();
   private pendingState?: string;
 
   upsert(name: string, value: string): void {
-    if (!this.registered.has(name) || this.upserted.get(name) === value) return;
+    if (!this.registered.has(name)) return;
+    if (this.coalesced) {
+      if (this.upserted.get(name) === value) this.dirty.delete(name);
+      else this.dirty.set(name, value);
+      return;
+    }
+    if (this.upserted.get(name) === value) return;
     this.upserted.set(name, value);
     upsertSearchAttributes([{ key: { name, type: 'KEYWORD' } as any, value }] as any);
   }
 
-  /**
-   * SwState is upserted once per workflow activation (after its microtasks), with the state the
-   * run is in then: a run that walks through several states in one task writes one history event.
-   */
+  /** Legacy mode (histories without the feature): SwState once per activation, after the entering state's microtasks. */
   private upsertStateLater(state: string): void {
     const first = this.pendingState === undefined;
     this.pendingState = state;
@@ -45,8 +78,16 @@ export class Tracker {
       .then(() => this.flush());
   }
 
-  /** Writes a pending SwState now (before the run completes, fails or continues as new). */
+  /** Writes pending search attributes now (before blocking, completing, failing, continuing as new). */
   flush(): void {
+    if (this.coalesced) {
+      if (!this.dirty.size) return;
+      const entries = [...this.dirty];
+      this.dirty.clear();
+      for (const [k, v] of entries) this.upserted.set(k, v);
+      upsertSearchAttributes(entries.map(([name, value]) => ({ key: { name, type: 'KEYWORD' } as any, value })) as any);
+      return;
+    }
     const s = this.pendingState;
     if (s === undefined) return;
     this.pendingState = undefined;
@@ -58,7 +99,8 @@ export class Tracker {
     this.current.push(state);
     const step: Step = { state, type, status: compensating ? 'compensating' : 'running' };
     this.steps.push(step);
-    this.upsertStateLater(state);
+    if (this.coalesced) this.upsert('SwState', state);
+    else this.upsertStateLater(state);
     this.render();
     return step;
   }

@@ -1,6 +1,5 @@
 /**
- * Test helpers for the interpreter: a compact way to write definitions (a tiny normalizer
- * for the shortcuts used in these tests — the real one is src/dsl), and a harness that runs
+ * Test helpers for the interpreter: definitions normalized by the real loader (src/dsl), and a harness that runs
  * the interpreter worker plus a mock function worker (a dynamic activity) on a REAL server.
  */
 import { randomUUID } from 'node:crypto';
@@ -13,6 +12,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Json, WorkflowDef } from '../../src/dsl/model';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE, type CloudEventJson, type FunctionCall, type StartOptions } from '../../src/common/contracts';
 import { historyToFixture } from '../../src/testing/history';
+import { formatProblem, loadDefinition } from '../../src/dsl';
 import { installQuietRuntime } from '../../src/testing/env';
 import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from '../../src/worker/interpreter-worker';
 
@@ -20,84 +20,26 @@ installQuietRuntime(); // before any test creates a server or worker
 
 type Any = any;
 
-function transition(t: Any) {
-  if (t === undefined) return undefined;
-  if (typeof t === 'string') return { nextState: t, produceEvents: [], compensate: false };
-  return { produceEvents: [], compensate: false, ...t };
+/**
+ * A definition for a test, normalized by the real loader (src/dsl `loadDefinition`), from a
+ * compact document: `specVersion` defaults to 0.8 and consumed events without a `source` get
+ * `source: "test"` (what {@link ce} sends). Returns a promise: `h.run`/`h.start` (and their
+ * `subflows`) take it as it is, so tests read `const d = def({...}); await h.run(d)`.
+ */
+export async function def(doc: Any): Promise<WorkflowDef> {
+  const events = doc.events?.map((e: Any) => ((e.kind ?? 'consumed') === 'consumed' && e.source === undefined ? { ...e, source: 'test' } : e));
+  const { definition, problems } = await loadDefinition({ specVersion: '0.8', ...doc, ...(events ? { events } : {}) }, { source: `test definition ${doc.id}` });
+  if (!definition) throw new Error(`test definition "${doc.id}" is invalid: ${problems.map(formatProblem).join('; ')}`);
+  return definition;
 }
-function end(e: Any) {
-  if (e === undefined || e === false) return undefined;
-  if (e === true) return { terminate: false, produceEvents: [], compensate: false };
-  return { terminate: false, produceEvents: [], compensate: false, ...e };
-}
-function action(a: Any) {
-  const out: Any = { ...a, actionDataFilter: { useResults: true, ...(a.actionDataFilter ?? {}) } };
-  if (typeof a.functionRef === 'string') out.functionRef = { refName: a.functionRef, invoke: 'sync' };
-  else if (a.functionRef) out.functionRef = { invoke: 'sync', ...a.functionRef };
-  if (typeof a.subFlowRef === 'string') out.subFlowRef = { workflowId: a.subFlowRef, invoke: 'sync', onParentComplete: 'terminate' };
-  else if (a.subFlowRef) out.subFlowRef = { invoke: 'sync', onParentComplete: 'terminate', ...a.subFlowRef };
-  if (a.eventRef) out.eventRef = { invoke: 'sync', ...a.eventRef };
-  return out;
-}
-const edf = (f: Any) => ({ useData: true, ...(f ?? {}) });
 
-/** A normalized definition from a compact 0.8-style document (shortcuts used in tests only). */
-export function def(doc: Any): WorkflowDef {
-  const states = doc.states.map((s: Any) => {
-    const o: Any = { onErrors: [], usedForCompensation: false, metadata: {}, ...s };
-    o.transition = transition(s.transition);
-    o.end = end(s.end);
-    if (!o.transition) delete o.transition;
-    if (!o.end) delete o.end;
-    o.onErrors = (s.onErrors ?? []).map((h: Any) => ({
-      errorRefs: h.errorRefs ?? [h.errorRef],
-      ...(h.transition ? { transition: transition(h.transition) } : {}),
-      ...(h.end ? { end: end(h.end) } : {}),
-    }));
-    if (s.actions) o.actions = s.actions.map(action);
-    if (s.type === 'operation') o.actionMode ??= 'sequential';
-    if (s.type === 'foreach') {
-      o.mode ??= 'parallel';
-      o.iterationParam ??= 'item';
-    }
-    if (s.type === 'event') {
-      o.exclusive ??= true;
-      o.onEvents = s.onEvents.map((on: Any) => ({ actionMode: 'sequential', ...on, actions: (on.actions ?? []).map(action), eventDataFilter: edf(on.eventDataFilter) }));
-    }
-    if (s.type === 'callback') {
-      o.action = action(s.action);
-      o.eventDataFilter = edf(s.eventDataFilter);
-    }
-    if (s.type === 'parallel') {
-      o.completionType ??= 'allOf';
-      o.branches = s.branches.map((b: Any) => ({ ...b, actions: b.actions.map(action) }));
-    }
-    if (s.type === 'switch') {
-      o.dataConditions = (s.dataConditions ?? []).map((c: Any) => ({ metadata: {}, ...c, transition: transition(c.transition), end: end(c.end) }));
-      o.eventConditions = (s.eventConditions ?? []).map((c: Any) => ({ metadata: {}, ...c, eventDataFilter: edf(c.eventDataFilter), transition: transition(c.transition), end: end(c.end) }));
-      o.defaultCondition = { transition: transition(s.defaultCondition?.transition), end: end(s.defaultCondition?.end) };
-    }
-    return o;
-  });
-  return {
-    specVersion: '0.8',
-    dialect: '0.8',
-    annotations: [],
-    metadata: {},
-    expressionLang: 'jq',
-    constants: {},
-    secrets: [],
-    errors: [],
-    keepActive: false,
-    autoRetries: false,
-    retries: [],
-    auth: [],
-    ...doc,
-    start: typeof doc.start === 'string' ? { stateName: doc.start } : doc.start,
-    functions: (doc.functions ?? []).map((f: Any) => ({ type: 'rest', metadata: {}, ...f })),
-    events: (doc.events ?? []).map((e: Any) => ({ kind: 'consumed', correlation: [], dataOnly: true, metadata: {}, ...e })),
-    states,
-  } as WorkflowDef;
+/** A definition, or the promise def() returns. */
+export type Defn = WorkflowDef | Promise<WorkflowDef>;
+type RunOpts = Omit<StartOptions, 'definition' | 'subflows'> & { subflows?: Record<string, Defn>; workflowId?: string };
+
+async function resolveSubflows(subflows: Record<string, Defn> | undefined): Promise<Record<string, WorkflowDef> | undefined> {
+  if (!subflows) return undefined;
+  return Object.fromEntries(await Promise.all(Object.entries(subflows).map(async ([k, v]) => [k, await v] as const)));
 }
 
 export type MockFn = (args: Any, call: FunctionCall) => Json | Promise<Json>;
@@ -109,8 +51,8 @@ export interface Harness {
   mocks: Record<string, MockFn>;
   /** The workflow id of the last run()/start(). */
   lastWorkflowId?: string;
-  run(d: WorkflowDef, input?: Json, opts?: Omit<StartOptions, 'definition'> & { workflowId?: string; events?: CloudEventJson[] }): Promise<Json>;
-  start(d: WorkflowDef, input?: Json, opts?: Omit<StartOptions, 'definition'> & { workflowId?: string }): Promise<Any>;
+  run(d: Defn, input?: Json, opts?: RunOpts & { events?: CloudEventJson[] }): Promise<Json>;
+  start(d: Defn, input?: Json, opts?: RunOpts): Promise<Any>;
   reset(): void;
   close(): Promise<void>;
   /** Returns a finished run's history; saves it as a replay fixture (test/fixtures/histories/<name>.json) when missing or when SWFLOW_RECORD_HISTORIES=1. */
@@ -160,8 +102,11 @@ export async function harness(env: TestWorkflowEnvironment, extraQueues: string[
     calls,
     produced,
     mocks,
-    async start(d, input = {}, opts = {}) {
-      const { workflowId, ...rest } = opts as Any;
+    async start(defn, input = {}, opts = {}) {
+      const d = await defn;
+      const { workflowId, subflows, ...rest } = opts as Any;
+      const resolvedSubflows = await resolveSubflows(subflows);
+      if (resolvedSubflows) rest.subflows = resolvedSubflows;
       const id: string = workflowId ?? `t-${d.id}-${randomUUID().slice(0, 8)}`;
       h.lastWorkflowId = id;
       return client.workflow.start(d.id, {

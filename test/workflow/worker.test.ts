@@ -125,3 +125,36 @@ test('a definition loaded by src/dsl runs with StartOptions.definition (recorded
   assert.deepEqual(await handle.result(), { x: 1, result: 'Hello World!' });
   await saveHistory(handle.workflowId, 'interpreter-helloworld-with-definition');
 });
+
+test('search attributes are written at most once per workflow task, just before the run blocks: a loop writes none per iteration', async () => {
+  h.reset();
+  h.mocks.inc = (a) => ({ count: a.count + 1 });
+  const d = def({
+    id: 'sa-loop',
+    start: 'Increment',
+    functions: [{ name: 'inc', operation: 'x#inc' }],
+    states: [
+      { name: 'Increment', type: 'operation', actions: [{ functionRef: { refName: 'inc', arguments: { count: '${ .count }' } } }], transition: 'Check' },
+      { name: 'Check', type: 'switch', dataConditions: [{ condition: '${ .count < 5 }', transition: 'Increment' }], defaultCondition: { end: true } },
+    ],
+  });
+  const handle = await h.start(d, { count: 0 });
+  assert.deepEqual(await handle.result(), { count: 5 });
+  const events = (await handle.fetchHistory()).events as any[];
+  const ours = (e: any) => !!e.upsertWorkflowSearchAttributesEventAttributes;
+  const upserts = events.filter(ours);
+  // one before the first activity (definition attributes + SwState=Increment), one at completion (SwState=Check)
+  assert.equal(upserts.length, 2, `upserts: ${upserts.length}`);
+  let perTask = 0;
+  for (const e of events) {
+    if (e.workflowTaskCompletedEventAttributes) perTask = 0;
+    if (ours(e)) assert.ok(++perTask <= 1, 'at most one upsert per workflow task');
+  }
+  // activity events: exactly the 5 calls; the rest is workflow tasks and the two upserts
+  assert.equal(events.filter((e) => e.activityTaskScheduledEventAttributes).length, 5);
+  const desc = await handle.describe();
+  assert.deepEqual(desc.searchAttributes.SwState, ['Check']);
+  assert.deepEqual(desc.searchAttributes.SwDefinitionId, ['sa-loop']);
+  assert.ok(!events.some((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch'), 'no patch marker (versioned by the resolve result)');
+  await saveHistory(handle.workflowId, 'interpreter-upserts-before-blocking');
+});

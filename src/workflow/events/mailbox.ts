@@ -6,6 +6,7 @@
 import { condition } from '@temporalio/workflow';
 import type { EventDef } from '../../dsl/model';
 import type { CloudEventJson } from '../../common/contracts';
+import { beforeBlocking } from '../ui';
 
 export interface TakenEvent {
   name: string;
@@ -65,6 +66,7 @@ export class Mailbox {
           const ok = await condition(ready, timeoutMs, summary ? { summary } : {});
           if (!ok) return undefined;
         } else {
+          beforeBlocking(); // a bare condition schedules no command: write the search attributes now
           await condition(ready);
         }
       } finally {

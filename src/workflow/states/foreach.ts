@@ -11,7 +11,7 @@
  * (FOREACH_CHUNK, or metadata `swflow.foreachChunk`) is fanned out to child workflows of the
  * same generic workflow, each running one slice of the iterations (StartOptions.carried).
  */
-import { executeChild, uuid4 } from '@temporalio/workflow';
+import { CancellationScope, executeChild, uuid4 } from '@temporalio/workflow';
 import type { ForEachState, Json } from '../../dsl/model';
 import type { StartOptions } from '../../common/contracts';
 import { evalExpr, pathOf } from '../expr';
@@ -50,17 +50,29 @@ async function collection(rt: Runtime, state: ForEachState, input: Json): Promis
   return coll;
 }
 
-/** Runs `n` tasks with at most `width` at a time; results in index order. */
+/**
+ * Runs `n` tasks with at most `width` at a time; results in index order. The first failure
+ * fails the whole pool: no further task starts and the running ones are cancelled (their later
+ * failures are ignored), so the state's error handling sees exactly one error.
+ */
 async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = new Array(n);
   let next = 0;
+  let failed = false;
+  const scope = new CancellationScope();
   const worker = async () => {
-    while (next < n) {
+    while (next < n && !failed) {
       const i = next++;
       out[i] = await task(i);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(Math.max(1, width), n) }, worker));
+  try {
+    await scope.run(() => Promise.all(Array.from({ length: Math.min(Math.max(1, width), n) }, worker)));
+  } catch (err) {
+    failed = true;
+    scope.cancel();
+    throw err;
+  }
   return out;
 }
 

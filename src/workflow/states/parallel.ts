@@ -10,6 +10,7 @@ import { merge } from '../data/merge';
 import { runActions } from '../actions';
 import { actionExecTimeout, branchExecTimeout, withTimeout } from '../timeouts';
 import type { Holder, Runtime } from '../runtime';
+import { beforeBlocking } from '../ui';
 
 export async function runParallel(rt: Runtime, state: ParallelState, h: Holder): Promise<void> {
   const input = h.data;
@@ -43,6 +44,7 @@ export async function runParallel(rt: Runtime, state: ParallelState, h: Holder):
       );
   });
 
+  beforeBlocking();
   await condition(() => completed >= need || failure !== undefined || finished.every(Boolean));
   stopping = true;
   scopes.forEach((s, i) => {
