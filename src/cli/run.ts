@@ -23,6 +23,7 @@ import {
 } from '../common/contracts';
 import type { Json } from '../dsl/model';
 import { connectionOptions, targetFromEnv, type ServerTarget } from '../client/connection';
+import { stopWorkers } from '../worker/stop';
 
 interface RunCliOptions {
   input?: string;
@@ -183,14 +184,7 @@ export async function runCommand(file: string, opts: RunCliOptions, out: (line: 
     out(`Failed: ${err instanceof WorkflowFailedError ? failureMessages(err) : (err as Error).message}`);
     return 1;
   } finally {
-    for (const w of workers) {
-      try {
-        w.shutdown();
-      } catch {
-        // not running
-      }
-    }
-    await Promise.allSettled(runs);
+    await stopWorkers(workers, runs);
     if (!env) {
       await nativeConnection?.close().catch(() => {});
       await connection?.close().catch(() => {});

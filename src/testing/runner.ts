@@ -32,6 +32,7 @@ import { childWorkflowIds, historyText, historyToFixture, openTimers, workflowTa
 import { MockService, functionTaskQueues, mockProblems } from './mocks';
 import { startTestServer } from './env';
 import { resolveSecretArguments } from '../expr/secrets';
+import { stopWorkers } from '../worker/stop';
 
 export interface CaseResult {
   name: string;
@@ -308,14 +309,7 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
     workerDied.catch(() => {});
     drive = await Promise.race([driveCase(tc, ctx, definition, defs.subflows, workflowId), workerDied]);
   } finally {
-    for (const w of workers) {
-      try {
-        w.shutdown();
-      } catch {
-        // not running
-      }
-    }
-    await Promise.allSettled(runs);
+    await stopWorkers(workers, runs);
   }
 
   const outcome: RunOutcome = {
