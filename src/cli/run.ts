@@ -100,18 +100,9 @@ export async function runCommand(file: string, opts: RunCliOptions, out: (line: 
   }
   let env: TestWorkflowEnvironment | undefined;
   if (!target) {
-    const { TestWorkflowEnvironment } = await import('@temporalio/testing');
-    const { resolveTemporalCli } = await import('../platform/temporal-binary');
-    const { searchAttributeKeys } = await import('../platform/search-attributes');
-    const cli = await resolveTemporalCli((m) => console.error(m));
+    const { createLocalEnv } = await import('../platform/dev-server');
     console.error('Starting a throw-away Temporal dev server (set TEMPORAL_ADDRESS or --address to use yours)...');
-    env = await TestWorkflowEnvironment.createLocal({
-      server: {
-        executable: cli ? { type: 'existing-path', path: cli.path } : { type: 'cached-download' },
-        searchAttributes: searchAttributeKeys,
-        log: { format: 'pretty', level: 'error' },
-      },
-    });
+    env = await createLocalEnv((m) => console.error(m));
     target = { address: env.address, namespace: 'default' };
   }
 

@@ -12,6 +12,42 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dataDir } from './paths';
 import { searchAttributeFlags } from './search-attributes';
 
+/**
+ * Dynamic config every swflow dev server runs with. The dev server has one history shard, and
+ * each shard loads its transfer queue (the tasks that hand workflow and activity tasks to
+ * matching) at most `transferProcessorMaxPollRPS` times a second, 20 by default: that made
+ * every dispatch wait ~40 ms (`task_latency_load` in the server's metrics), ~100 ms per
+ * sequential activity call. Loads are still triggered by new tasks, so the higher cap costs
+ * nothing when idle. A cluster has many shards and keeps its own settings.
+ */
+export const devServerDynamicConfig: Record<string, number> = {
+  'history.transferProcessorMaxPollRPS': 1000,
+  'history.timerProcessorMaxPollRPS': 1000,
+};
+
+export function devServerTuningFlags(): string[] {
+  return Object.entries(devServerDynamicConfig).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${v}`]);
+}
+
+/**
+ * A throw-away dev server (in-memory SQLite) through the SDK's test environment, with swflow's
+ * search attributes and tuning: for tests, `swflow run` and `swflow test` without Java.
+ */
+export async function createLocalEnv(log?: (m: string) => void): Promise<import('@temporalio/testing').TestWorkflowEnvironment> {
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+  const { resolveTemporalCli } = await import('./temporal-binary');
+  const { searchAttributeKeys } = await import('./search-attributes');
+  const cli = await resolveTemporalCli(log);
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: cli ? { type: 'existing-path', path: cli.path } : { type: 'cached-download' },
+      searchAttributes: searchAttributeKeys,
+      extraArgs: devServerTuningFlags(),
+      log: { format: 'pretty', level: 'error' },
+    },
+  });
+}
+
 export interface DevServerOptions {
   binary: string;
   ip?: string;
@@ -78,6 +114,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     '--namespace', opts.namespace ?? 'default',
     '--log-level', 'warn',
     ...searchAttributeFlags(),
+    ...devServerTuningFlags(),
     ...(opts.extraArgs ?? []),
   ];
   const child = spawn(opts.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });

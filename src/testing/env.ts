@@ -1,9 +1,8 @@
 /** The Temporal server of `swflow test`: the time-skipping test server, else the dev server. */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
-import { resolveTemporalCli } from '../platform/temporal-binary';
+import { createLocalEnv } from '../platform/dev-server';
 import { resolveTimeSkippingServer } from '../platform/test-server';
-import { searchAttributeKeys } from '../platform/search-attributes';
 
 let runtimeInstalled = false;
 
@@ -47,13 +46,6 @@ export async function startTestServer(log: (msg: string) => void = () => {}): Pr
   } catch (err) {
     why = `the time-skipping test server did not start: ${(err as Error).message}`;
   }
-  const cli = await resolveTemporalCli(log);
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: cli ? { type: 'existing-path', path: cli.path } : { type: 'cached-download' },
-      searchAttributes: searchAttributeKeys,
-      log: { format: 'pretty', level: 'error' },
-    },
-  });
+  const env = await createLocalEnv(log);
   return { env, timeSkipping: false, note: `${why}; using the dev server instead: timers and delays take real time` };
 }

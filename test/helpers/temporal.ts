@@ -3,19 +3,11 @@
  * tests, Temporal's Java time-skipping server where timers matter.
  */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { resolveTemporalCli } from '../../src/platform/temporal-binary';
+import { createLocalEnv } from '../../src/platform/dev-server';
 import { resolveTimeSkippingServer } from '../../src/platform/test-server';
-import { searchAttributeKeys } from '../../src/platform/search-attributes';
 
 export async function startDevEnv(): Promise<TestWorkflowEnvironment> {
-  const cli = await resolveTemporalCli((m) => console.error(m));
-  return TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: cli ? { type: 'existing-path', path: cli.path } : { type: 'cached-download' },
-      searchAttributes: searchAttributeKeys,
-      log: { format: 'pretty', level: 'error' },
-    },
-  });
+  return createLocalEnv((m) => console.error(m));
 }
 
 export async function startTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
