@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { devServerDynamicConfig } from '../../src/platform/dev-server';
 
 const ROOT = join(__dirname, '..', '..');
 const compose = parse(readFileSync(join(ROOT, 'temporal-dev.yml'), 'utf8'));
@@ -50,4 +51,13 @@ test('swflow is built from the Dockerfile and mounts the examples it serves', ()
   assert.ok(existsSync(join(ROOT, 'Dockerfile')));
   assert.ok(services.swflow.volumes.some((v: string) => v.startsWith('./examples:')));
   assert.ok(existsSync(join(ROOT, 'examples')));
+});
+
+test('the Temporal server gets the same dynamic config as the embedded dev server', () => {
+  const mount = services.temporal.volumes.find((v: string) => v.includes('dynamicconfig'));
+  const [hostPath, containerPath] = mount.split(':');
+  assert.equal(services.temporal.environment.DYNAMIC_CONFIG_FILE_PATH, containerPath);
+  const file = parse(readFileSync(join(ROOT, hostPath), 'utf8'));
+  const values = Object.fromEntries(Object.entries(file).map(([key, v]: [string, any]) => [key, v[0].value]));
+  assert.deepEqual(values, devServerDynamicConfig);
 });
