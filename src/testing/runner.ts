@@ -272,7 +272,6 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
           produced.push(e);
         },
       ],
-      secrets: tc.secrets,
       workflowBundle: ctx.bundle,
     }),
   );

@@ -27,8 +27,6 @@ export interface InterpreterWorkerOptions {
   definitions?: (string | WorkflowDef)[];
   /** Where produced events go (the gateway, a test recorder, ...). */
   eventSinks?: ((e: CloudEventJson) => Promise<void>)[];
-  /** Secret values for $SECRETS (used by activities served by this worker; never in history). */
-  secrets?: Record<string, string>;
   /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers). */
   workflowBundle?: WorkflowBundle;
   /** Extra activities to register on the interpreter queue. */

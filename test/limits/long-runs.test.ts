@@ -18,6 +18,7 @@ import { loadDefinition } from '../../src/dsl';
 import type { WorkflowDef } from '../../src/dsl/model';
 import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
+import { doubleEach } from '../workflow/scenarios';
 
 // The issue's targets, run in full by `npm test`: 20,000 loop iterations span several automatic
 // continue-as-new runs (the dev server suggests one every ~4,100 events). Smaller counts through
@@ -109,30 +110,14 @@ test(`a loop of ${LOOP_ITERATIONS} iterations (switch back-edge + function call)
   }));
   console.log(`[limits] loop: ${JSON.stringify({ ...result, output: undefined })}`);
   assert.deepEqual(result.output, { count: LOOP_ITERATIONS, label: 'kept' });
-  // Each iteration writes ≥ 6 events; one run could not hold them all.
-  assert.ok(result.runs > 1, `continued as new (runs: ${result.runs})`);
+  // Each iteration writes ≥ 6 events; from ~700 iterations on one run would pass the ~4,100
+  // events at which the server suggests continuing as new.
+  if (LOOP_ITERATIONS >= 1_000) assert.ok(result.runs > 1, `continued as new (runs: ${result.runs})`);
   assert.ok(result.largestHistory < 51_200, `no run near the event limit (largest: ${result.largestHistory})`);
 });
 
 test(`a foreach over ${FOREACH_ITEMS} items completes with all results in order`, { timeout: 40 * 60_000 }, async () => {
-  const definition = await normalized({
-    id: 'bigforeach',
-    specVersion: '0.8',
-    start: 'DoubleAll',
-    functions: [{ name: 'double', operation: 'http://math.example/api.json#double' }],
-    states: [
-      {
-        name: 'DoubleAll',
-        type: 'foreach',
-        inputCollection: '${ .numbers }',
-        iterationParam: 'n',
-        outputCollection: '${ .doubled }',
-        actions: [{ functionRef: { refName: 'double', arguments: { n: '${ $n }' } } }],
-        stateDataFilter: { output: '${ { doubled } }' },
-        end: true,
-      },
-    ],
-  });
+  const definition = await normalized(doubleEach({ id: 'bigforeach' }));
   const numbers = Array.from({ length: FOREACH_ITEMS }, (_, i) => i);
   const result = await runMeasured(definition, { numbers }, (call) => 2 * (call.arguments as { n: number }).n);
   console.log(`[limits] foreach: ${JSON.stringify({ ...result, output: undefined })}`);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { WorkflowFailedError } from '@temporalio/client';
 import { startDevEnv } from '../helpers/temporal';
 import { def, harness, serviceError, type Harness } from './helpers';
+import { retryUntilSuccess, workChild } from './scenarios';
 
 let h: Harness;
 before(async () => {
@@ -204,54 +205,8 @@ test('onErrors transition on a defined error (by code)', async () => {
   await h.saveHistory(h.lastWorkflowId!, 'interpreter-onerrors-transition');
 });
 
-test('unhandled error fails the run naming state, action, function and the message', async () => {
-  h.reset();
-  h.mocks.flaky = () => {
-    throw serviceError('500', 'boom from the service');
-  };
-  const d = def({
-    id: 'failing',
-    start: 'Call',
-    functions: [{ name: 'flaky', operation: 'x#flaky' }],
-    states: [{ name: 'Call', type: 'operation', actions: [{ name: 'Do', functionRef: 'flaky' }], end: true }],
-  });
-  await assert.rejects(h.run(d), (err: any) => {
-    assert.ok(err instanceof WorkflowFailedError);
-    const msg = err.cause?.message ?? '';
-    assert.match(msg, /boom from the service/);
-    assert.match(msg, /"Call"/);
-    assert.match(msg, /"Do"/);
-    assert.match(msg, /"flaky"/);
-    return true;
-  });
-  assert.equal(h.calls.length, 1, 'not retried by default');
-});
-
 test('retryRef + retryableErrors retries until success', async () => {
-  h.reset();
-  let n = 0;
-  h.mocks.charge = () => {
-    if (++n < 3) throw serviceError('503', 'Service Unavailable');
-    return { id: 'r-1' };
-  };
-  const d = def({
-    id: 'retrying',
-    start: 'Charge',
-    errors: [{ name: 'Service unavailable', code: '503' }],
-    retries: [{ name: 'Three', delay: 'PT0.1S', maxAttempts: 3 }],
-    functions: [{ name: 'charge', operation: 'x#charge' }],
-    states: [
-      {
-        name: 'Charge',
-        type: 'operation',
-        actions: [{ functionRef: { refName: 'charge', arguments: { amount: '${ .amount }' } }, retryRef: 'Three', retryableErrors: ['Service unavailable'], actionDataFilter: { results: '${ { receipt: .id } }' } }],
-        end: true,
-      },
-    ],
-  });
-  assert.deepEqual(await h.run(d, { amount: 42 }), { amount: 42, receipt: 'r-1' });
-  assert.equal(h.calls.length, 3);
-  await h.saveHistory(h.lastWorkflowId!, 'interpreter-retry-then-succeed');
+  await retryUntilSuccess(h, 'PT0.1S', 'interpreter-retry-then-succeed');
 });
 
 test('compensation runs in reverse order', async () => {
@@ -273,13 +228,7 @@ test('compensation runs in reverse order', async () => {
   await h.saveHistory(h.lastWorkflowId!, 'interpreter-compensation');
 });
 
-const child = def({
-  id: 'child',
-  version: '2.0',
-  start: 'Work',
-  functions: [{ name: 'work', operation: 'x#work' }],
-  states: [{ name: 'Work', type: 'operation', actions: [{ functionRef: { refName: 'work', arguments: { n: '${ .n }' } } }], end: true }],
-});
+const child = def(workChild);
 
 // On the dev server: an abandoned child still running keeps the Java time-skipping server from skipping time.
 test('subflow (async, onParentComplete continue): parent does not wait', async () => {

@@ -157,6 +157,7 @@ test('unhandled error fails the run naming state, action, function and the servi
     assert.match(e.cause?.message ?? '', /state "Pay", action "charge", function "pay" failed: insufficient funds \(code 402\)/);
     return true;
   });
+  assert.equal(h.calls.length, 1, 'not retried by default');
 });
 
 test('parallel: a branch error goes to the state; the other branch is cancelled and its later error ignored', async () => {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { WorkflowFailedError } from '@temporalio/client';
 import { startTimeSkippingEnv } from '../helpers/temporal';
 import { ce, def, harness, serviceError, type Harness } from './helpers';
+import { doubleEach, retryUntilSuccess, workChild } from './scenarios';
 
 let h: Harness;
 before(async () => {
@@ -30,30 +31,7 @@ test('sleep state of an hour keeps the data (time skipped)', async () => {
 });
 
 test('retries with a PT10S delay, three attempts', async () => {
-  h.reset();
-  let n = 0;
-  h.mocks.charge = () => {
-    if (++n < 3) throw serviceError('503', 'Service Unavailable');
-    return { id: 'r-1' };
-  };
-  const d = def({
-    id: 'retrying',
-    start: 'Charge',
-    errors: [{ name: 'Service unavailable', code: '503' }],
-    retries: [{ name: 'ThreeTimes', delay: 'PT10S', maxAttempts: 3 }],
-    functions: [{ name: 'charge', operation: 'x#charge' }],
-    states: [
-      {
-        name: 'Charge',
-        type: 'operation',
-        actions: [{ functionRef: { refName: 'charge', arguments: { amount: '${ .amount }' } }, retryRef: 'ThreeTimes', retryableErrors: ['Service unavailable'], actionDataFilter: { results: '${ { receipt: .id } }' } }],
-        end: true,
-      },
-    ],
-  });
-  assert.deepEqual(await h.run(d, { amount: 42 }), { amount: 42, receipt: 'r-1' });
-  assert.equal(h.calls.length, 3);
-  await h.saveHistory(h.lastWorkflowId!, 'interpreter-retry-pt10s-timeskipping');
+  await retryUntilSuccess(h, 'PT10S', 'interpreter-retry-pt10s-timeskipping');
 });
 
 test('retries exhausted → the run fails with the service message', async () => {
@@ -124,13 +102,7 @@ test('operation with parallel actions merges in definition order', async () => {
   assert.deepEqual(await h.run(d, {}), { list: ['a', 'b'], a: 1, b: 1 });
 });
 
-const child = def({
-  id: 'child',
-  version: '2.0',
-  start: 'Work',
-  functions: [{ name: 'work', operation: 'x#work' }],
-  states: [{ name: 'Work', type: 'operation', actions: [{ functionRef: { refName: 'work', arguments: { n: '${ .n }' } } }], end: true }],
-});
+const child = def(workChild);
 
 test('subflow (sync): child workflow result merged; version selects the definition', async () => {
   h.reset();
@@ -338,28 +310,10 @@ test('search attributes on the time-skipping server: only upserted when the serv
 });
 
 test('a large foreach is fanned out to chunk child workflows; results stay in input order', async () => {
-  for (const mode of ['parallel', 'sequential']) {
+  for (const mode of ['parallel', 'sequential'] as const) {
     h.reset();
     h.mocks.double = (a) => a.n * 2;
-    const d = def({
-      id: `bigfe-${mode}`,
-      metadata: { 'swflow.foreachChunk': '3' },
-      start: 'All',
-      functions: [{ name: 'double', operation: 'x#double' }],
-      states: [
-        {
-          name: 'All',
-          type: 'foreach',
-          mode,
-          inputCollection: '${ .numbers }',
-          iterationParam: 'n',
-          outputCollection: '${ .doubled }',
-          actions: [{ functionRef: { refName: 'double', arguments: { n: '${ $n }' } } }],
-          stateDataFilter: { output: '${ { doubled } }' },
-          end: true,
-        },
-      ],
-    });
+    const d = def(doubleEach({ id: `bigfe-${mode}`, mode, metadata: { 'swflow.foreachChunk': '3' } }));
     const numbers = [5, 1, 4, 2, 8, 7, 3, 6];
     assert.deepEqual(await h.run(d, { numbers }), { doubled: numbers.map((n) => n * 2) });
     assert.equal(h.calls.length, 8);
