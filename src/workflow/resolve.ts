@@ -37,8 +37,10 @@ export interface ResolveResult {
 export const FEATURE_UPSERTS_BEFORE_BLOCKING = 'upserts-before-blocking';
 /** Expressible retry strategies as the activity's Temporal RetryPolicy (retry.ts). */
 export const FEATURE_NATIVE_RETRY_POLICY = 'native-retry-policy';
+/** keepActive instances whose flow ended run their event start state again per new matching event (runtime.ts). */
+export const FEATURE_KEEP_ACTIVE_EVENTS = 'keep-active-events';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
-export const INTERPRETER_FEATURES = [FEATURE_UPSERTS_BEFORE_BLOCKING, FEATURE_NATIVE_RETRY_POLICY];
+export const INTERPRETER_FEATURES = [FEATURE_UPSERTS_BEFORE_BLOCKING, FEATURE_NATIVE_RETRY_POLICY, FEATURE_KEEP_ACTIVE_EVENTS];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
 

@@ -26,6 +26,7 @@ import { Mailbox } from './events/mailbox';
 import { stateExecTimeout, withTimeout } from './timeouts';
 import { beforeBlocking, summary, Tracker } from './ui';
 import { findSubflow, subflowKey } from './subflows';
+import { FEATURE_KEEP_ACTIVE_EVENTS } from './resolve';
 import { runInject } from './states/inject';
 import { runOperation } from './states/operation';
 import { runSleep } from './states/sleep';
@@ -180,8 +181,8 @@ export class Runtime {
    * Runs the whole definition; returns the workflow data output (or continues as new).
    * workflowExecTimeout: when it passes, an `interrupt: true` run is cancelled at once, an
    * `interrupt: false` one when its current state finishes; then `runBefore` runs and the
-   * run fails with a WorkflowExecTimeout failure (a keepActive instance whose flow has ended
-   * simply completes).
+   * run fails with a WorkflowExecTimeout failure. A keepActive instance ends this way by design:
+   * it runs `runBefore` too, then completes with its data.
    */
   async run(input: Json): Promise<Json> {
     const wt = this.def.timeouts?.workflowExecTimeout;
@@ -204,10 +205,11 @@ export class Runtime {
         if (wt.interrupt) main.cancel();
       })
       .catch(() => undefined);
+    const keepActiveEnds = this.def.keepActive && this.features.has(FEATURE_KEEP_ACTIVE_EVENTS);
     try {
       const out = await main.run(() => this.runMain(input));
       if (!this.expired) timer.cancel();
-      return out;
+      if (!this.expired || !keepActiveEnds) return out;
     } catch (err) {
       if (!this.expired || err instanceof ContinueAsNew) throw err;
     }
@@ -215,6 +217,13 @@ export class Runtime {
     this.runningBefore = true; // runBefore's own states are not stopped by the expiry
     if (wt.runBefore) data = (await CancellationScope.nonCancellable(() => this.runStates(wt.runBefore!, data, false))).data;
     this.lastData = data;
+    if (keepActiveEnds) {
+      // For a keepActive instance the timeout is the designed end, not a failure.
+      await this.settle();
+      this.tracker.status = 'completed';
+      this.tracker.render();
+      return data;
+    }
     throw ApplicationFailure.create({
       type: 'WorkflowExecTimeout',
       nonRetryable: true,
@@ -253,23 +262,43 @@ export class Runtime {
 
   private async runMain(input: Json): Promise<Json> {
     const carried = this.options.carried as Carried | undefined;
-    const { data, end } = await this.runStates(carried?.state ?? this.def.start.stateName, input, false);
+    let { data, end } = await this.runStates(carried?.state ?? this.def.start.stateName, input, false);
     this.lastData = data;
-    if (end.continueAs) {
-      await this.settle();
-      this.tracker.status = 'completed';
-      this.tracker.render();
-      await this.continueAs(end, data);
-    }
-    if (this.def.keepActive && !end.terminate) {
-      // No active path is left, but the instance stays until terminated or timed out.
+    if (end.continueAs) await this.completeAndContinueAs(end, data);
+    while (this.def.keepActive && !end.terminate) {
+      // No active path is left, but the instance stays until terminated or timed out, "to collect
+      // (event) data" (spec 0.8, keepActive): an event start state runs again, on the current
+      // data, for each new event it accepts. Waiting here is not a state, so workflowExecTimeout
+      // ends it whatever `interrupt` says.
+      const listen = this.keepActiveEvents();
+      for (const n of listen) this.mailbox.awaited.add(n);
       beforeBlocking();
-      await condition(() => this.expired);
+      await condition(() => this.expired || (listen.length > 0 && this.mailbox.has(listen)));
+      for (const n of listen) this.mailbox.awaited.delete(n);
+      if (this.expired) break;
+      await this.maybeContinueAsNew(this.def.start.stateName, data);
+      ({ data, end } = await this.runStates(this.def.start.stateName, data, false));
+      this.lastData = data;
+      if (end.continueAs) await this.completeAndContinueAs(end, data);
     }
     await this.settle();
     this.tracker.status = 'completed';
     this.tracker.render();
     return data;
+  }
+
+  /** The events a keepActive instance whose flow ended still accepts: its event start state's. */
+  private keepActiveEvents(): string[] {
+    if (!this.features.has(FEATURE_KEEP_ACTIVE_EVENTS)) return [];
+    const start = this.state(this.def.start.stateName);
+    return start.type === 'event' ? [...new Set(start.onEvents.flatMap((o) => o.eventRefs))] : [];
+  }
+
+  private async completeAndContinueAs(end: EndDef, data: Json): Promise<never> {
+    await this.settle();
+    this.tracker.status = 'completed';
+    this.tracker.render();
+    return this.continueAs(end, data);
   }
 
   private async continueAs(end: EndDef, data: Json): Promise<never> {

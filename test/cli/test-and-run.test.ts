@@ -8,8 +8,9 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..', '..');
 
+/** Through bin/swflow.js, exactly what `npx swflow` runs. */
 function swflow(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), ...args], {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'swflow.js'), ...args], {
     cwd: ROOT,
     encoding: 'utf8',
     env: { ...process.env, ...env },

@@ -241,3 +241,55 @@ test('eventRef action: produce, then consume the result event; produceEvents on 
   assert.deepEqual(h.produced[2].data, { won: true });
   await h.saveHistory(h.lastWorkflowId!, 'interpreter-eventref-produce-consume');
 });
+
+test('keepActive: an event start state runs again for each new event it accepts; workflowExecTimeout runs runBefore and completes', async () => {
+  h.reset();
+  h.mocks.log = (a) => ({ logged: a.value });
+  h.mocks.report = (a) => ({ report: a.values });
+  // The spec's accumulate-room-readings example, with a collecting stateDataFilter.
+  const d = def({
+    id: 'roomreadings-live',
+    keepActive: true,
+    start: 'ConsumeReading',
+    timeouts: { workflowExecTimeout: { duration: 'PT6S', runBefore: 'GenerateReport' } },
+    events: [{ name: 'Reading', type: 'reading', correlation: [{ contextAttributeName: 'roomid' }] }],
+    functions: [
+      { name: 'log', operation: 'x#log' },
+      { name: 'report', operation: 'x#report' },
+    ],
+    states: [
+      {
+        name: 'ConsumeReading',
+        type: 'event',
+        onEvents: [
+          {
+            eventRefs: ['Reading'],
+            eventDataFilter: { toStateData: '${ .last }' },
+            actions: [{ functionRef: { refName: 'log', arguments: { value: '${ .last }' } }, actionDataFilter: { useResults: false } }],
+          },
+        ],
+        stateDataFilter: { output: '${ .readings += [.last] }' },
+        end: true,
+      },
+      { name: 'GenerateReport', type: 'operation', actions: [{ functionRef: { refName: 'report', arguments: { values: '${ .readings }' } } }], end: { terminate: true } },
+    ],
+  });
+  const handle = await h.start(d, {});
+  await handle.signal('swflow.event', ce('reading', 20, { roomid: 'r1' }));
+  await waitFor(() => h.calls.length === 1);
+  // The flow has ended; the instance is idle and still takes readings of its room.
+  await waitFor(async () => ((await handle.query('state')) as any).awaitedEvents.includes('reading'));
+  await handle.signal('swflow.event', ce('reading', 99, { roomid: 'other-room' }));
+  await handle.signal('swflow.event', ce('reading', 22, { roomid: 'r1' }));
+  await waitFor(() => h.calls.length === 2);
+  await handle.signal('swflow.event', ce('reading', 23, { roomid: 'r1' }));
+  const out = await handle.result();
+  assert.deepEqual(h.calls.map((c) => [c.function, c.arguments]), [
+    ['log', { value: 20 }],
+    ['log', { value: 22 }],
+    ['log', { value: 23 }],
+    ['report', { values: [20, 22, 23] }],
+  ]);
+  assert.deepEqual(out, { last: 23, readings: [20, 22, 23], report: [20, 22, 23] });
+  await h.saveHistory(h.lastWorkflowId!, 'interpreter-keepactive-events');
+});

@@ -45,6 +45,11 @@ export class Mailbox {
     return true;
   }
 
+  /** True when a kept event matches one of `names`. */
+  has(names: string[]): boolean {
+    return this.find(names) !== undefined;
+  }
+
   private find(names: string[]): { index: number; name: string } | undefined {
     for (let i = 0; i < this.events.length; i++) {
       for (const name of names) if (this.matches(this.def(name), this.events[i])) return { index: i, name };
