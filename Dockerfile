@@ -1,4 +1,4 @@
-# swflow's worker (and, as it lands, the event gateway) for temporal-dev.yml.
+# swflow's workers (interpreter + REST adapter; the event gateway as it lands) for temporal-dev.yml.
 FROM node:20.19-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
@@ -124,8 +125,9 @@ export async function runCommand(file: string, opts: RunCliOptions, out: (line: 
           definitions: [definition],
         }),
       );
-      const adapter = await createAdapterWorkerIfAvailable(nativeConnection, target.namespace);
-      if (adapter) workers.push(adapter);
+      // The built-in adapters (REST), finding OpenAPI documents next to the definition.
+      const { createAdapterWorker } = await import('../worker/adapter-worker');
+      workers.push(await createAdapterWorker({ connection: nativeConnection, namespace: target.namespace, baseDirs: [dirname(resolve(file))] }));
       for (const w of workers) runs.push(w.run());
     }
 
@@ -182,16 +184,4 @@ export async function runCommand(file: string, opts: RunCliOptions, out: (line: 
     }
     await env?.teardown().catch(() => {});
   }
-}
-
-/** The built-in adapter worker (REST, ...), when the project provides one. */
-async function createAdapterWorkerIfAvailable(connection: NativeConnection, namespace: string): Promise<Worker | undefined> {
-  let mod: Record<string, unknown>;
-  try {
-    mod = await import('../worker/adapter-worker' as string);
-  } catch {
-    return undefined;
-  }
-  const create = mod.createAdapterWorker as ((o: { connection: NativeConnection; namespace: string }) => Promise<Worker>) | undefined;
-  return create ? create({ connection, namespace }) : undefined;
 }

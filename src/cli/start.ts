@@ -1,19 +1,38 @@
 /**
  * `swflow start` (= `npm start`): the main job. Starts the embedded Temporal dev server
  * (unless TEMPORAL_ADDRESS names a server), the interpreter worker with the definitions of
- * `examples/` (or `--definitions`), and prints where everything is. Ctrl-C stops it all.
+ * `examples/` (or `--definitions`), the built-in adapter worker (REST) and, while it serves the
+ * examples, their example service; prints where everything is. Ctrl-C stops it all.
  */
-import { join } from 'node:path';
+import type { Server } from 'node:http';
+import { statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
+import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, targetFromEnv, type ServerTarget } from '../client/connection';
 import { startDevServer, type DevServer } from '../platform/dev-server';
 import { PROJECT_ROOT } from '../platform/paths';
 import { ensureSearchAttributes } from '../platform/search-attributes';
 import { resolveTemporalCli } from '../platform/temporal-binary';
 import { createInterpreterWorker } from '../worker/interpreter-worker';
+import { createAdapterWorker } from '../worker/adapter-worker';
+import { startGreetingService, GREETING_SERVICE_PORT } from '../../examples/services/greeting-service';
+
+const EXAMPLES_DIR = join(PROJECT_ROOT, 'examples');
+
+/** Folders relative OpenAPI references are resolved against: the definition folders. */
+function definitionDirs(paths: string[]): string[] {
+  return paths.map((p) => {
+    const abs = resolve(p);
+    try {
+      return statSync(abs).isDirectory() ? abs : dirname(abs);
+    } catch {
+      return abs;
+    }
+  });
+}
 
 interface StartOptions {
   definitions: string[];
@@ -68,10 +87,23 @@ async function start(opts: StartOptions): Promise<void> {
       taskQueue: INTERPRETER_TASK_QUEUE,
       definitions: opts.definitions,
     });
+    const adapters = await createAdapterWorker({ connection, namespace: target.namespace, baseDirs: definitionDirs(opts.definitions) });
 
-    printBanner({ target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile });
-    // The SDK's runtime shuts the worker down on SIGINT/SIGTERM; run() resolves after that.
-    await worker.run();
+    let exampleService: Server | undefined;
+    if (definitionDirs(opts.definitions).includes(EXAMPLES_DIR)) {
+      exampleService = await startGreetingService().catch((err) => {
+        log(`The example greeting service could not listen on port ${GREETING_SERVICE_PORT} (${(err as Error).message}); examples/greeting.sw.json will fail to reach it.`);
+        return undefined;
+      });
+    }
+
+    printBanner({ target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService) });
+    // The SDK's runtime shuts the workers down on SIGINT/SIGTERM; run() resolves after that.
+    try {
+      await Promise.all([worker.run(), adapters.run()]);
+    } finally {
+      await new Promise((r) => (exampleService ? exampleService.close(r) : r(undefined)));
+    }
     await connection.close();
   } finally {
     if (devServer) {
@@ -82,19 +114,23 @@ async function start(opts: StartOptions): Promise<void> {
   }
 }
 
-function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: string[]; dbFile?: string }): void {
+function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: string[]; dbFile?: string; exampleService: boolean }): void {
+  const address = info.target.address === '127.0.0.1:7233' ? '' : ` --address ${info.target.address}`;
   const lines = [
     '',
     '  swflow is running',
     `  Temporal server   ${info.target.address}  (namespace ${info.target.namespace})`,
     info.uiUrl ? `  Temporal Web UI   ${info.uiUrl}` : undefined,
     info.dbFile ? `  Server database   ${info.dbFile}` : undefined,
-    `  Task queue        ${INTERPRETER_TASK_QUEUE}`,
+    `  Task queues       ${INTERPRETER_TASK_QUEUE} (interpreter), ${ADAPTER_TASK_QUEUE} (REST adapter)`,
     `  Definitions       ${info.definitions.join(', ')}`,
+    info.exampleService ? `  Example service   http://127.0.0.1:${GREETING_SERVICE_PORT} (examples/myapis/greetingapis.json)` : undefined,
     '',
     '  Start a workflow (another terminal):',
-    `    temporal workflow execute --type helloworld --task-queue ${INTERPRETER_TASK_QUEUE} --input '{}'` +
-      (info.target.address === '127.0.0.1:7233' ? '' : ` --address ${info.target.address}`),
+    `    temporal workflow execute --type helloworld --task-queue ${INTERPRETER_TASK_QUEUE} --input '{}'${address}`,
+    info.exampleService
+      ? `    temporal workflow execute --type greeting --task-queue ${INTERPRETER_TASK_QUEUE} --input '{"person":{"name":"John"}}'${address}`
+      : undefined,
     '',
     '  Ctrl-C stops everything.',
     '',

@@ -93,6 +93,24 @@ test('a workflow started by type name through the Temporal client returns the de
   }
 });
 
+test('the greeting example calls its REST service through the OpenAPI document and the REST adapter', async () => {
+  assert.match(output, /Example service\s+http:\/\/127\.0\.0\.1:8091/);
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection });
+    const result = await client.workflow.execute('greeting', {
+      taskQueue: 'swflow',
+      workflowId: `greeting-${Date.now()}`,
+      args: [{ person: { name: 'John' } }],
+    });
+    // The service answers { greeting }; the action's `results: ${ .greeting }` selects the string,
+    // and merging a string overwrites (spec 0.8, "Data Merging"): it becomes the output.
+    assert.equal(result, 'Welcome to Serverless Workflow, John!');
+  } finally {
+    await connection.close();
+  }
+});
+
 test('a workflow started by type name through the temporal CLI returns the definition output', async () => {
   const workflowId = `hello-cli-${Date.now()}`;
   await run(temporal, [

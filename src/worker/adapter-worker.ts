@@ -1,0 +1,30 @@
+/**
+ * The built-in adapter worker: serves the function types swflow implements itself (REST over
+ * OpenAPI so far) on `swflow-adapters`, the queue of every function without `metadata.worker`.
+ * Your own adapters run in their own workers on their own queues (see adapters/README.md).
+ */
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { ADAPTER_TASK_QUEUE } from '../common/contracts';
+import { createRestActivities } from '../../adapters/rest';
+
+export interface AdapterWorkerOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  /** Default `swflow-adapters` (ADAPTER_TASK_QUEUE). */
+  taskQueue?: string;
+  /** Where relative OpenAPI document references are found: the definition folders. */
+  baseDirs?: string[];
+  /** Values of `$SECRETS` (default: the environment). */
+  secrets?: Record<string, string>;
+  workerOptions?: Partial<WorkerOptions>;
+}
+
+export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace ?? 'default',
+    taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
+    activities: createRestActivities({ baseDirs: opts.baseDirs, secrets: opts.secrets }),
+    ...(opts.workerOptions ?? {}),
+  });
+}
