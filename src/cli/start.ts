@@ -1,14 +1,15 @@
 /**
  * `swflow start` (= `npm start`): the main job. Starts the embedded Temporal dev server
  * (unless TEMPORAL_ADDRESS names a server), the interpreter worker with the definitions of
- * `examples/` (or `--definitions`), the built-in adapter worker (REST) and, while it serves the
- * examples, their example service; prints where everything is. Ctrl-C stops it all.
+ * `examples/` (or `--definitions`), the built-in adapter worker (REST), the event gateway
+ * (CloudEvents over HTTP) and, while it serves the examples, their example service; prints
+ * where everything is. Ctrl-C stops it all.
  */
 import type { Server } from 'node:http';
 import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, targetFromEnv, type ServerTarget } from '../client/connection';
@@ -18,6 +19,8 @@ import { ensureSearchAttributes } from '../platform/search-attributes';
 import { resolveTemporalCli } from '../platform/temporal-binary';
 import { createInterpreterWorker } from '../worker/interpreter-worker';
 import { createAdapterWorker } from '../worker/adapter-worker';
+import { DefinitionRegistry } from '../activities/definitions';
+import { GATEWAY_PORT, startGateway, type Gateway } from '../gateway/server';
 import { startGreetingService, GREETING_SERVICE_PORT } from '../../examples/services/greeting-service';
 
 const EXAMPLES_DIR = join(PROJECT_ROOT, 'examples');
@@ -39,6 +42,7 @@ interface StartOptions {
   port: string;
   uiPort: string;
   db?: string;
+  gatewayPort: string;
 }
 
 export function register(program: Command): void {
@@ -49,6 +53,7 @@ export function register(program: Command): void {
     .option('--port <port>', 'dev server gRPC port', '7233')
     .option('--ui-port <port>', 'dev server Web UI port', '8233')
     .option('--db <file>', 'dev server SQLite file (default .data/temporal.sqlite)')
+    .option('--gateway-port <port>', 'event gateway port (CloudEvents over HTTP)', String(GATEWAY_PORT))
     .action((opts: StartOptions) => start(opts));
 }
 
@@ -75,10 +80,9 @@ async function start(opts: StartOptions): Promise<void> {
   }
 
   try {
-    const client = await Connection.connect(connectionOptions(target));
-    const warning = devServer ? undefined : await ensureSearchAttributes(client, target.namespace);
+    const clientConnection = await Connection.connect(connectionOptions(target));
+    const warning = devServer ? undefined : await ensureSearchAttributes(clientConnection, target.namespace);
     if (warning) log(warning);
-    await client.close();
 
     const connection = await NativeConnection.connect(connectionOptions(target));
     const worker = await createInterpreterWorker({
@@ -97,14 +101,25 @@ async function start(opts: StartOptions): Promise<void> {
       });
     }
 
-    printBanner({ target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService) });
+    const registry = new DefinitionRegistry(opts.definitions);
+    const gateway: Gateway = await startGateway({
+      client: new Client({ connection: clientConnection, namespace: target.namespace }),
+      definitions: async () => (await registry.all()).entries.map((e) => e.def),
+      host: process.env.SWFLOW_GATEWAY_HOST ?? '127.0.0.1',
+      port: Number(opts.gatewayPort),
+      log: (m) => log(`gateway: ${m}`),
+    });
+
+    printBanner({ target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url });
     // The SDK's runtime shuts the workers down on SIGINT/SIGTERM; run() resolves after that.
     try {
       await Promise.all([worker.run(), adapters.run()]);
     } finally {
+      await gateway.close();
       await new Promise((r) => (exampleService ? exampleService.close(r) : r(undefined)));
     }
     await connection.close();
+    await clientConnection.close();
   } finally {
     if (devServer) {
       log('Stopping the Temporal dev server...');
@@ -114,7 +129,7 @@ async function start(opts: StartOptions): Promise<void> {
   }
 }
 
-function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: string[]; dbFile?: string; exampleService: boolean }): void {
+function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: string[]; dbFile?: string; exampleService: boolean; gatewayUrl: string }): void {
   const address = info.target.address === '127.0.0.1:7233' ? '' : ` --address ${info.target.address}`;
   const lines = [
     '',
@@ -124,6 +139,7 @@ function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: 
     info.dbFile ? `  Server database   ${info.dbFile}` : undefined,
     `  Task queues       ${INTERPRETER_TASK_QUEUE} (interpreter), ${ADAPTER_TASK_QUEUE} (REST adapter)`,
     `  Definitions       ${info.definitions.join(', ')}`,
+    `  Event gateway     ${info.gatewayUrl}  (POST CloudEvents; binary, structured or batch)`,
     info.exampleService ? `  Example service   http://127.0.0.1:${GREETING_SERVICE_PORT} (examples/myapis/greetingapis.json)` : undefined,
     '',
     '  Start a workflow (another terminal):',

@@ -23,6 +23,7 @@ let child: ChildProcess;
 let output = '';
 let address: string;
 let uiPort: number;
+let gatewayPort: number;
 let dbFile: string;
 let temporal: string;
 const clientWorkflowId = `hello-client-${Date.now()}`;
@@ -49,13 +50,14 @@ before(async () => {
   temporal = (await resolveTemporalCli())!.path;
   const port = await freePort();
   uiPort = await freePort();
+  gatewayPort = await freePort();
   address = `127.0.0.1:${port}`;
   dbFile = join(mkdtempSync(join(tmpdir(), 'swflow-start-')), 'temporal.sqlite');
   const env = { ...process.env };
   delete env.TEMPORAL_ADDRESS;
   child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'start', '--port', String(port), '--ui-port', String(uiPort), '--db', dbFile],
+    ['--import', 'tsx', 'src/cli/main.ts', 'start', '--port', String(port), '--ui-port', String(uiPort), '--db', dbFile, '--gateway-port', String(gatewayPort)],
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stdout!.on('data', (d) => (output += d));
@@ -106,6 +108,25 @@ test('the greeting example calls its REST service through the OpenAPI document a
     // The service answers { greeting }; the action's `results: ${ .greeting }` selects the string,
     // and merging a string overwrites (spec 0.8, "Data Merging"): it becomes the output.
     assert.equal(result, 'Welcome to Serverless Workflow, John!');
+  } finally {
+    await connection.close();
+  }
+});
+
+test('a CloudEvent posted to the event gateway starts the example its start state consumes', async () => {
+  assert.match(output, new RegExp(`Event gateway\\s+http://127\\.0\\.0\\.1:${gatewayPort}`));
+  const res = await fetch(`http://127.0.0.1:${gatewayPort}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/cloudevents+json' },
+    body: JSON.stringify({ specversion: '1.0', id: `req-${Date.now()}`, type: 'greeting.requested', source: 'swflow.examples', data: { name: 'Ada' } }),
+  });
+  assert.equal(res.status, 202, await res.clone().text());
+  const { delivered } = (await res.json()) as { delivered: { workflowId: string; started: boolean }[] };
+  assert.equal(delivered[0].started, true);
+  const connection = await Connection.connect({ address });
+  try {
+    const result = await new Client({ connection }).workflow.getHandle(delivered[0].workflowId).result();
+    assert.deepEqual(result, { person: { name: 'Ada' }, reply: { greeting: 'Welcome to Serverless Workflow, Ada!' } });
   } finally {
     await connection.close();
   }

@@ -1,0 +1,80 @@
+/**
+ * Which workflow instances a CloudEvent is for (spec 0.8, "Workflow Events" and "Correlation
+ * Definition"). Pure: definitions and an event in, deliveries out.
+ *
+ * - A definition consumes the event when one of its consumed event definitions has the event's
+ *   `type` (and `source`, when it names one) and the event carries every correlation context
+ *   attribute (with the fixed value, where one is given).
+ * - The instance is named by its correlation: `<definition id>/<attribute>=<value>/...`, so every
+ *   event with the same correlation values reaches the same instance, whichever gateway
+ *   replica receives it, with no lookup table.
+ * - An event its start state consumes may start that instance ("start events create instances")
+ *   or, while it runs, is delivered to it. Other events only reach a running instance.
+ * - A start event of a definition without correlation starts its own instance, named after the
+ *   event (`<definition id>/<source>/<id>`): delivering the same event again does not start a
+ *   second one.
+ */
+import type { EventDef, StateDef, WorkflowDef } from '../dsl/model';
+import type { CloudEventJson } from '../common/contracts';
+import { compareVersions } from '../activities/definitions';
+
+export interface Delivery {
+  /** The workflow type: the definition id (the interpreter takes the latest version). */
+  workflowType: string;
+  workflowId: string;
+  /** true: start the instance when it is not running (Temporal's signal-with-start). */
+  start: boolean;
+  /** Keyed by correlation (a closed instance of the same key may be followed by a new one) or by the event. */
+  keyedBy: 'correlation' | 'event';
+  /** The event definitions that matched, for messages. */
+  events: string[];
+}
+
+function matches(def: EventDef, e: CloudEventJson): boolean {
+  if ((def.kind ?? 'consumed') !== 'consumed' || e.type !== def.type) return false;
+  if (def.source !== undefined && def.source !== '' && e.source !== def.source) return false;
+  for (const c of def.correlation ?? []) {
+    const actual = e[c.contextAttributeName];
+    if (actual === undefined || actual === null) return false;
+    if (c.contextAttributeValue !== undefined && String(actual) !== String(c.contextAttributeValue)) return false;
+  }
+  return true;
+}
+
+function startEvents(def: WorkflowDef): Set<string> {
+  const start: StateDef | undefined = def.states.find((s) => s.name === def.start.stateName);
+  if (!start) return new Set();
+  if (start.type === 'event') return new Set(start.onEvents.flatMap((o) => o.eventRefs));
+  return new Set();
+}
+
+/** The id segment for correlation values; `/` and `=` are escaped so keys cannot collide. */
+const part = (s: string) => s.replace(/%/g, '%25').replace(/\//g, '%2F').replace(/=/g, '%3D');
+
+export function route(definitions: WorkflowDef[], e: CloudEventJson): Delivery[] {
+  // One definition per id: the latest version decides (it is what a new instance would run).
+  const latest = new Map<string, WorkflowDef>();
+  for (const d of definitions) {
+    const seen = latest.get(d.id);
+    if (!seen || compareVersions(d.version, seen.version) > 0) latest.set(d.id, d);
+  }
+  const out: Delivery[] = [];
+  for (const def of latest.values()) {
+    const matched = def.events.filter((ev) => matches(ev, e));
+    if (!matched.length) continue;
+    const starts = startEvents(def);
+    const start = matched.some((m) => starts.has(m.name));
+    // Correlation keys without a fixed value identify the instance.
+    const keys = [...new Set(matched.flatMap((m) => m.correlation.filter((c) => c.contextAttributeValue === undefined).map((c) => c.contextAttributeName)))].sort();
+    if (keys.length) {
+      const id = [def.id, ...keys.map((k) => `${part(k)}=${part(String(e[k]))}`)].join('/');
+      out.push({ workflowType: def.id, workflowId: id, start, keyedBy: 'correlation', events: matched.map((m) => m.name) });
+    } else if (start) {
+      out.push({ workflowType: def.id, workflowId: `${def.id}/${part(e.source)}/${part(e.id)}`, start: true, keyedBy: 'event', events: matched.map((m) => m.name) });
+    }
+    // An uncorrelated event that no start state consumes names no instance: the gateway cannot
+    // route it (deliver it with the swflowworkflowid extension instead).
+  }
+  return out;
+}
+
