@@ -21,6 +21,7 @@ import { createInterpreterWorker } from '../worker/interpreter-worker';
 import { createAdapterWorker } from '../worker/adapter-worker';
 import { DefinitionRegistry } from '../activities/definitions';
 import { GATEWAY_PORT, startGateway, type Gateway } from '../gateway/server';
+import { httpSink } from '../gateway/sink';
 import { startGreetingService, GREETING_SERVICE_PORT } from '../../examples/services/greeting-service';
 
 const EXAMPLES_DIR = join(PROJECT_ROOT, 'examples');
@@ -43,6 +44,7 @@ interface StartOptions {
   uiPort: string;
   db?: string;
   gatewayPort: string;
+  eventSink?: string[];
 }
 
 export function register(program: Command): void {
@@ -54,6 +56,7 @@ export function register(program: Command): void {
     .option('--ui-port <port>', 'dev server Web UI port', '8233')
     .option('--db <file>', 'dev server SQLite file (default .data/temporal.sqlite)')
     .option('--gateway-port <port>', 'event gateway port (CloudEvents over HTTP)', String(GATEWAY_PORT))
+    .option('--event-sink <urls...>', 'where produced CloudEvents are POSTed (default: $SWFLOW_EVENT_SINKS, comma-separated)')
     .action((opts: StartOptions) => start(opts));
 }
 
@@ -85,11 +88,14 @@ async function start(opts: StartOptions): Promise<void> {
     if (warning) log(warning);
 
     const connection = await NativeConnection.connect(connectionOptions(target));
+    const sinkUrls = opts.eventSink ?? (process.env.SWFLOW_EVENT_SINKS ?? '').split(',').map((u) => u.trim()).filter(Boolean);
     const worker = await createInterpreterWorker({
       connection,
       namespace: target.namespace,
       taskQueue: INTERPRETER_TASK_QUEUE,
       definitions: opts.definitions,
+      eventSinks: sinkUrls.map((url) => httpSink(url)),
+      log: (m) => log(m),
     });
     const adapters = await createAdapterWorker({ connection, namespace: target.namespace, baseDirs: definitionDirs(opts.definitions) });
 
@@ -110,7 +116,7 @@ async function start(opts: StartOptions): Promise<void> {
       log: (m) => log(`gateway: ${m}`),
     });
 
-    printBanner({ target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url });
+    printBanner({ target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url, sinks: sinkUrls });
     // The SDK's runtime shuts the workers down on SIGINT/SIGTERM; run() resolves after that.
     try {
       await Promise.all([worker.run(), adapters.run()]);
@@ -129,7 +135,7 @@ async function start(opts: StartOptions): Promise<void> {
   }
 }
 
-function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: string[]; dbFile?: string; exampleService: boolean; gatewayUrl: string }): void {
+function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: string[]; dbFile?: string; exampleService: boolean; gatewayUrl: string; sinks: string[] }): void {
   const address = info.target.address === '127.0.0.1:7233' ? '' : ` --address ${info.target.address}`;
   const lines = [
     '',
@@ -140,6 +146,7 @@ function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: 
     `  Task queues       ${INTERPRETER_TASK_QUEUE} (interpreter), ${ADAPTER_TASK_QUEUE} (REST adapter)`,
     `  Definitions       ${info.definitions.join(', ')}`,
     `  Event gateway     ${info.gatewayUrl}  (POST CloudEvents; binary, structured or batch)`,
+    `  Produced events   ${info.sinks.length ? info.sinks.join(', ') : 'logged only (set --event-sink <url> or SWFLOW_EVENT_SINKS)'}`,
     info.exampleService ? `  Example service   http://127.0.0.1:${GREETING_SERVICE_PORT} (examples/myapis/greetingapis.json)` : undefined,
     '',
     '  Start a workflow (another terminal):',

@@ -4,6 +4,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -11,6 +13,7 @@ import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { loadDefinition } from '../../src/dsl';
 import type { WorkflowDef } from '../../src/dsl/model';
 import { startGateway, type Gateway } from '../../src/gateway/server';
+import { httpSink } from '../../src/gateway/sink';
 import { route } from '../../src/gateway/routing';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
@@ -27,14 +30,28 @@ let worker: Worker;
 let running: Promise<void>;
 let gateway: Gateway;
 let client: Client;
+let receiver: Server;
+let receiverUrl: string;
+let receiverStatus = 200;
+const received: { contentType?: string; event: any }[] = [];
 
 before(async () => {
   defs = [
     await def({
       id: 'greeter',
       start: 'Greet',
-      events: [{ name: 'GreetRequest', type: 'greet.request', source: 'web' }],
-      states: [{ name: 'Greet', type: 'event', onEvents: [{ eventRefs: ['GreetRequest'], eventDataFilter: { toStateData: '${ .request }' } }], end: true }],
+      events: [
+        { name: 'GreetRequest', type: 'greet.request', source: 'web' },
+        { name: 'Greeted', type: 'greet.done', kind: 'produced' },
+      ],
+      states: [
+        {
+          name: 'Greet',
+          type: 'event',
+          onEvents: [{ eventRefs: ['GreetRequest'], eventDataFilter: { toStateData: '${ .request }' } }],
+          end: { produceEvents: [{ eventRef: 'Greeted', data: '${ .request }' }] },
+        },
+      ],
     }),
     await def({
       id: 'orders',
@@ -57,7 +74,23 @@ before(async () => {
   ];
   env = await startDevEnv();
   client = env.client as Client;
-  worker = await createInterpreterWorker({ connection: env.nativeConnection as NativeConnection, taskQueue: INTERPRETER_TASK_QUEUE, definitions: defs, workflowBundle: await bundleInterpreter() });
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received.push({ contentType: req.headers['content-type'], event: JSON.parse(body) });
+      res.writeHead(receiverStatus).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
+  worker = await createInterpreterWorker({
+    connection: env.nativeConnection as NativeConnection,
+    taskQueue: INTERPRETER_TASK_QUEUE,
+    definitions: defs,
+    workflowBundle: await bundleInterpreter(),
+    eventSinks: [httpSink(receiverUrl)],
+  });
   running = worker.run();
   gateway = await startGateway({ client, definitions: async () => defs, port: 0 });
 });
@@ -67,6 +100,7 @@ after(async () => {
   worker?.shutdown();
   await running;
   await env?.teardown();
+  await new Promise((r) => receiver?.close(r));
 });
 
 const structured = (event: Record<string, unknown>) =>
@@ -88,6 +122,12 @@ test('a structured CloudEvent starts the instance its start state consumes; the 
   assert.equal(body.delivered[0].workflowId, 'greeter/web/g-1');
   assert.equal(body.delivered[0].started, true);
   assert.deepEqual(await client.workflow.getHandle('greeter/web/g-1').result(), { request: { name: 'Ada' } });
+
+  // Its produced event went out to the HTTP sink, in structured mode.
+  const out = received.find((r) => r.event.type === 'greet.done');
+  assert.ok(out, 'the produced event reached the sink');
+  assert.match(out.contentType ?? '', /^application\/cloudevents\+json/);
+  assert.deepEqual(out.event.data, { name: 'Ada' });
 
   const again = await structured({ id: 'g-1', type: 'greet.request', source: 'web', data: { name: 'Ada' } });
   assert.equal(again.status, 202);
@@ -146,4 +186,14 @@ test('bad input is refused with the reason: malformed event 400, unknown type 40
   assert.match(((await unknown.json()) as any).error, /no workflow definition consumes events of type "nobody.cares" from source "web"/);
   assert.equal((await fetch(gateway.url)).status, 405);
   assert.equal((await fetch(`${gateway.url}/health`)).status, 200);
+});
+
+test('an event sink that refuses or is unreachable fails the producing activity (so Temporal retries it)', async () => {
+  receiverStatus = 503;
+  try {
+    await assert.rejects(httpSink(receiverUrl)({ specversion: '1.0', id: 'p-1', type: 't', source: 's' }), /refused event t \(p-1\): HTTP 503/);
+  } finally {
+    receiverStatus = 200;
+  }
+  await assert.rejects(httpSink('http://127.0.0.1:9/')({ specversion: '1.0', id: 'p-2', type: 't', source: 's' }), /event sink http:\/\/127\.0\.0\.1:9\/ is unreachable/);
 });
