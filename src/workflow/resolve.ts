@@ -39,8 +39,10 @@ export const FEATURE_UPSERTS_BEFORE_BLOCKING = 'upserts-before-blocking';
 export const FEATURE_NATIVE_RETRY_POLICY = 'native-retry-policy';
 /** keepActive instances whose flow ended run their event start state again per new matching event (runtime.ts). */
 export const FEATURE_KEEP_ACTIVE_EVENTS = 'keep-active-events';
+/** A redelivered event (same source and id as one consumed) is not consumed again (events/mailbox.ts). */
+export const FEATURE_EVENT_DEDUPE = 'event-dedupe';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
-export const INTERPRETER_FEATURES = [FEATURE_UPSERTS_BEFORE_BLOCKING, FEATURE_NATIVE_RETRY_POLICY, FEATURE_KEEP_ACTIVE_EVENTS];
+export const INTERPRETER_FEATURES = [FEATURE_UPSERTS_BEFORE_BLOCKING, FEATURE_NATIVE_RETRY_POLICY, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_EVENT_DEDUPE];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
 

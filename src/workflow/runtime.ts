@@ -26,7 +26,7 @@ import { Mailbox } from './events/mailbox';
 import { stateExecTimeout, withTimeout } from './timeouts';
 import { beforeBlocking, summary, Tracker } from './ui';
 import { findSubflow, subflowKey } from './subflows';
-import { FEATURE_KEEP_ACTIVE_EVENTS } from './resolve';
+import { FEATURE_EVENT_DEDUPE, FEATURE_KEEP_ACTIVE_EVENTS } from './resolve';
 import { runInject } from './states/inject';
 import { runOperation } from './states/operation';
 import { runSleep } from './states/sleep';
@@ -104,6 +104,7 @@ export class Runtime {
     readonly features: ReadonlySet<string> = new Set(),
   ) {
     mailbox.defs = def.events;
+    mailbox.dedupe = features.has(FEATURE_EVENT_DEDUPE);
     for (const s of def.states) this.byName.set(s.name, s);
     this.functionsScope = Object.fromEntries(def.functions.filter((f) => f.type === 'expression').map((f) => [f.name, f.operation]));
   }
@@ -190,6 +191,7 @@ export class Runtime {
     if (carried) {
       this.mailbox.events.unshift(...(carried.events ?? []));
       Object.assign(this.mailbox.correlation, carried.correlation ?? {});
+      if (Array.isArray(carried.consumed)) this.mailbox.consumed.push(...(carried.consumed as string[]));
       for (const c of carried.compensation ?? []) this.compensation.record(c.state, c.compensatedBy);
       this.tracker.entered.push(...(carried.entered ?? []));
     }
@@ -249,6 +251,7 @@ export class Runtime {
       state: nextState,
       correlation: { ...this.mailbox.correlation },
       events: [...this.mailbox.events],
+      ...(this.mailbox.consumed.length ? { consumed: [...this.mailbox.consumed] } : {}),
       compensation: [...this.compensation.pending],
       entered: this.tracker.entered.slice(-100),
       generation: (((this.options.carried as Carried | undefined)?.generation ?? 0) as number) + 1,

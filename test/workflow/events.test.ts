@@ -293,3 +293,19 @@ test('keepActive: an event start state runs again for each new event it accepts;
   assert.deepEqual(out, { last: 23, readings: [20, 22, 23], report: [20, 22, 23] });
   await h.saveHistory(h.lastWorkflowId!, 'interpreter-keepactive-events');
 });
+
+test('a redelivered event (same source and id) is not consumed twice', async () => {
+  h.reset();
+  const d = def({
+    id: 'ticks',
+    start: 'First',
+    events: [{ name: 'Tick', type: 'tick' }],
+    states: [
+      { name: 'First', type: 'event', onEvents: [{ eventRefs: ['Tick'], eventDataFilter: { toStateData: '${ .first }' } }], transition: 'Second' },
+      { name: 'Second', type: 'event', onEvents: [{ eventRefs: ['Tick'], eventDataFilter: { toStateData: '${ .second }' } }], end: true },
+    ],
+  });
+  const out = await h.run(d, {}, { events: [ce('tick', 1, { id: 't-1' }), ce('tick', 1, { id: 't-1' }), ce('tick', 2, { id: 't-2' })] });
+  assert.deepEqual(out, { first: 1, second: 2 });
+  await h.saveHistory(h.lastWorkflowId!, 'interpreter-event-dedupe');
+});

@@ -20,6 +20,14 @@ export class Mailbox {
   readonly correlation: Record<string, string> = {};
   /** Event names currently awaited (for the state query and the UI). */
   readonly awaited = new Set<string>();
+  /**
+   * Keys (source + id, which CloudEvents makes unique) of the events consumed so far, the latest
+   * last, when duplicates are dropped (`dedupe`): brokers deliver at least once, and an event
+   * delivered twice must not be consumed twice. Bounded; carried across continue-as-new.
+   */
+  readonly consumed: string[] = [];
+  dedupe = false;
+  static readonly CONSUMED_KEPT = 1000;
 
   constructor(public defs: EventDef[] = []) {}
 
@@ -50,7 +58,16 @@ export class Mailbox {
     return this.find(names) !== undefined;
   }
 
+  private static key(e: CloudEventJson): string {
+    return `${e.source}\u0000${e.id}`;
+  }
+
   private find(names: string[]): { index: number; name: string } | undefined {
+    if (this.dedupe && this.consumed.length) {
+      // Drop redeliveries of consumed events before matching.
+      const seen = new Set(this.consumed);
+      for (let i = this.events.length - 1; i >= 0; i--) if (seen.has(Mailbox.key(this.events[i]))) this.events.splice(i, 1);
+    }
     for (let i = 0; i < this.events.length; i++) {
       for (const name of names) if (this.matches(this.def(name), this.events[i])) return { index: i, name };
     }
@@ -80,6 +97,10 @@ export class Mailbox {
     }
     const { index, name } = found!;
     const [event] = this.events.splice(index, 1);
+    if (this.dedupe) {
+      this.consumed.push(Mailbox.key(event));
+      if (this.consumed.length > Mailbox.CONSUMED_KEPT) this.consumed.splice(0, this.consumed.length - Mailbox.CONSUMED_KEPT);
+    }
     const def = this.def(name);
     for (const c of def.correlation ?? []) {
       if (c.contextAttributeValue === undefined && this.correlation[c.contextAttributeName] === undefined) {
