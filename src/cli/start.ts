@@ -114,6 +114,8 @@ async function start(opts: StartOptions): Promise<void> {
       host: process.env.SWFLOW_GATEWAY_HOST ?? '127.0.0.1',
       port: Number(opts.gatewayPort),
       log: (m) => log(`gateway: ${m}`),
+    }).catch((err) => {
+      throw new Error(`The event gateway cannot listen on port ${opts.gatewayPort} (${(err as Error).message}); choose another with --gateway-port.`);
     });
 
     printBanner({ target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url, sinks: sinkUrls });
