@@ -161,6 +161,11 @@ export class DefinitionRegistry {
     return { entries, broken };
   }
 
+  /** Every loadable definition (files that do not load are left out). */
+  async definitions(): Promise<WorkflowDef[]> {
+    return (await this.all()).entries.map((e) => e.def);
+  }
+
   /** The definition for a workflow type (`id` or `id@version`; without a version, the highest). */
   async resolve(type: string): Promise<Entry> {
     const { id, version } = parseType(type);

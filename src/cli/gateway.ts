@@ -36,7 +36,7 @@ async function runGateway(opts: GatewayCliOptions): Promise<void> {
   const registry = new DefinitionRegistry(opts.definitions);
   const gateway = await startGateway({
     client: new Client({ connection, namespace: target.namespace }),
-    definitions: async () => (await registry.all()).entries.map((e) => e.def),
+    definitions: () => registry.definitions(),
     taskQueue: opts.taskQueue,
     host: opts.host,
     port: Number(opts.port),

@@ -97,10 +97,11 @@ async function start(opts: StartOptions): Promise<void> {
       eventSinks: sinkUrls.map((url) => httpSink(url)),
       log: (m) => log(m),
     });
-    const adapters = await createAdapterWorker({ connection, namespace: target.namespace, baseDirs: definitionDirs(opts.definitions) });
+    const dirs = definitionDirs(opts.definitions);
+    const adapters = await createAdapterWorker({ connection, namespace: target.namespace, baseDirs: dirs });
 
     let exampleService: Server | undefined;
-    if (definitionDirs(opts.definitions).includes(EXAMPLES_DIR)) {
+    if (dirs.includes(EXAMPLES_DIR)) {
       exampleService = await startGreetingService().catch((err) => {
         log(`The example greeting service could not listen on port ${GREETING_SERVICE_PORT} (${(err as Error).message}); examples/greeting.sw.json will fail to reach it.`);
         return undefined;
@@ -110,7 +111,7 @@ async function start(opts: StartOptions): Promise<void> {
     const registry = new DefinitionRegistry(opts.definitions);
     const gateway: Gateway = await startGateway({
       client: new Client({ connection: clientConnection, namespace: target.namespace }),
-      definitions: async () => (await registry.all()).entries.map((e) => e.def),
+      definitions: () => registry.definitions(),
       host: process.env.SWFLOW_GATEWAY_HOST ?? '127.0.0.1',
       port: Number(opts.gatewayPort),
       log: (m) => log(`gateway: ${m}`),

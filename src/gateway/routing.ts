@@ -14,7 +14,8 @@
  *   event (`<definition id>/<source>/<id>`): delivering the same event again does not start a
  *   second one.
  */
-import type { EventDef, StateDef, WorkflowDef } from '../dsl/model';
+import type { WorkflowDef } from '../dsl/model';
+import { eventMatches, startEventRefs } from '../dsl/events';
 import type { CloudEventJson } from '../common/contracts';
 import { compareVersions } from '../activities/definitions';
 
@@ -30,24 +31,6 @@ export interface Delivery {
   events: string[];
 }
 
-function matches(def: EventDef, e: CloudEventJson): boolean {
-  if ((def.kind ?? 'consumed') !== 'consumed' || e.type !== def.type) return false;
-  if (def.source !== undefined && def.source !== '' && e.source !== def.source) return false;
-  for (const c of def.correlation ?? []) {
-    const actual = e[c.contextAttributeName];
-    if (actual === undefined || actual === null) return false;
-    if (c.contextAttributeValue !== undefined && String(actual) !== String(c.contextAttributeValue)) return false;
-  }
-  return true;
-}
-
-function startEvents(def: WorkflowDef): Set<string> {
-  const start: StateDef | undefined = def.states.find((s) => s.name === def.start.stateName);
-  if (!start) return new Set();
-  if (start.type === 'event') return new Set(start.onEvents.flatMap((o) => o.eventRefs));
-  return new Set();
-}
-
 /** The id segment for correlation values; `/` and `=` are escaped so keys cannot collide. */
 const part = (s: string) => s.replace(/%/g, '%25').replace(/\//g, '%2F').replace(/=/g, '%3D');
 
@@ -60,9 +43,9 @@ export function route(definitions: WorkflowDef[], e: CloudEventJson): Delivery[]
   }
   const out: Delivery[] = [];
   for (const def of latest.values()) {
-    const matched = def.events.filter((ev) => matches(ev, e));
+    const matched = def.events.filter((ev) => (ev.kind ?? 'consumed') === 'consumed' && eventMatches(ev, e));
     if (!matched.length) continue;
-    const starts = startEvents(def);
+    const starts = new Set(startEventRefs(def));
     const start = matched.some((m) => starts.has(m.name));
     // Correlation keys without a fixed value identify the instance.
     const keys = [...new Set(matched.flatMap((m) => m.correlation.filter((c) => c.contextAttributeValue === undefined).map((c) => c.contextAttributeName)))].sort();

@@ -17,6 +17,7 @@ import {
 import type { EndDef, Json, StateDef, TransitionDef, WorkflowDef } from '../dsl/model';
 import type { CloudEventJson, InstanceState, StartOptions } from '../common/contracts';
 import { parseDuration } from '../dsl/duration';
+import { startEventRefs } from '../dsl/events';
 import { evalValue, type ExprScope } from './expr';
 import { filterStateInput, filterStateOutput } from './data/filters';
 import { ActionError, classify, findHandler } from './errors';
@@ -221,9 +222,7 @@ export class Runtime {
     this.lastData = data;
     if (keepActiveEnds) {
       // For a keepActive instance the timeout is the designed end, not a failure.
-      await this.settle();
-      this.tracker.status = 'completed';
-      this.tracker.render();
+      await this.complete();
       return data;
     }
     throw ApplicationFailure.create({
@@ -284,23 +283,24 @@ export class Runtime {
       this.lastData = data;
       if (end.continueAs) await this.completeAndContinueAs(end, data);
     }
-    await this.settle();
-    this.tracker.status = 'completed';
-    this.tracker.render();
+    await this.complete();
     return data;
   }
 
   /** The events a keepActive instance whose flow ended still accepts: its event start state's. */
   private keepActiveEvents(): string[] {
-    if (!this.features.has(FEATURE_KEEP_ACTIVE_EVENTS)) return [];
-    const start = this.state(this.def.start.stateName);
-    return start.type === 'event' ? [...new Set(start.onEvents.flatMap((o) => o.eventRefs))] : [];
+    return this.features.has(FEATURE_KEEP_ACTIVE_EVENTS) ? startEventRefs(this.def) : [];
   }
 
-  private async completeAndContinueAs(end: EndDef, data: Json): Promise<never> {
+  /** The run's own work is done: fire-and-forget calls settled, the run shown as completed. */
+  private async complete(): Promise<void> {
     await this.settle();
     this.tracker.status = 'completed';
     this.tracker.render();
+  }
+
+  private async completeAndContinueAs(end: EndDef, data: Json): Promise<never> {
+    await this.complete();
     return this.continueAs(end, data);
   }
 

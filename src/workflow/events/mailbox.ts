@@ -5,6 +5,7 @@
  */
 import { condition } from '@temporalio/workflow';
 import type { EventDef } from '../../dsl/model';
+import { eventMatches } from '../../dsl/events';
 import type { CloudEventJson } from '../../common/contracts';
 import { beforeBlocking } from '../ui';
 
@@ -41,18 +42,6 @@ export class Mailbox {
     return d;
   }
 
-  matches(def: EventDef, e: CloudEventJson): boolean {
-    if (e.type !== def.type) return false;
-    if (def.source !== undefined && def.source !== '' && e.source !== def.source) return false;
-    for (const c of def.correlation ?? []) {
-      const actual = e[c.contextAttributeName];
-      if (actual === undefined || actual === null) return false;
-      const want = c.contextAttributeValue ?? this.correlation[c.contextAttributeName];
-      if (want !== undefined && String(actual) !== String(want)) return false;
-    }
-    return true;
-  }
-
   /** True when a kept event matches one of `names`. */
   has(names: string[]): boolean {
     return this.find(names) !== undefined;
@@ -69,7 +58,7 @@ export class Mailbox {
       for (let i = this.events.length - 1; i >= 0; i--) if (seen.has(Mailbox.key(this.events[i]))) this.events.splice(i, 1);
     }
     for (let i = 0; i < this.events.length; i++) {
-      for (const name of names) if (this.matches(this.def(name), this.events[i])) return { index: i, name };
+      for (const name of names) if (eventMatches(this.def(name), this.events[i], this.correlation)) return { index: i, name };
     }
     return undefined;
   }
