@@ -32,6 +32,7 @@ import { childWorkflowIds, historyText, historyToFixture, openTimers, workflowTa
 import { MockService, functionTaskQueues, mockProblems } from './mocks';
 import { startTestServer } from './env';
 import { resolveSecretArguments } from '../expr/secrets';
+import { callInterceptor } from '../adapter/call';
 import { stopWorkers } from '../worker/stop';
 
 export interface CaseResult {
@@ -256,8 +257,8 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
     evaluate: (e, data) => ctx.expr.evaluateCondition(e, data, { constants: definition.constants }),
     sleep: (ms) => env.sleep(ms),
     // As a real adapter does: secret arguments are resolved on the activity side only.
-    resolveSecretArguments: (args, secretArguments) =>
-      resolveSecretArguments(args, secretArguments, null, { constants: definition.constants }, tc.secrets),
+    resolveSecretArguments: (args, secretArguments, call) =>
+      resolveSecretArguments(args, secretArguments, call.secretContext?.data ?? null, call.secretContext?.scope ?? { constants: definition.constants }, tc.secrets),
   });
   const produced: CloudEventJson[] = [];
   const workers: Worker[] = [];
@@ -285,6 +286,8 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
         namespace,
         taskQueue,
         activities: { default: mocks.activity },
+        // Puts each call back together from its arguments and `swflow-call` header.
+        interceptors: { activity: [callInterceptor] },
       }),
     );
   }

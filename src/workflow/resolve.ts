@@ -41,8 +41,14 @@ export const FEATURE_NATIVE_RETRY_POLICY = 'native-retry-policy';
 export const FEATURE_KEEP_ACTIVE_EVENTS = 'keep-active-events';
 /** A redelivered event (same source and id as one consumed) is not consumed again (events/mailbox.ts). */
 export const FEATURE_EVENT_DEDUPE = 'event-dedupe';
+/**
+ * A function activity's input is its evaluated arguments only (what CWM sends); the call's context
+ * (function, workflow, state, action, secret-argument expressions with the data they read, auth
+ * definitions) travels in the `swflow-call` header (functions.ts, interceptors.ts).
+ */
+export const FEATURE_CALL_CONTEXT_HEADERS = 'call-context-headers';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
-export const INTERPRETER_FEATURES = [FEATURE_UPSERTS_BEFORE_BLOCKING, FEATURE_NATIVE_RETRY_POLICY, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_EVENT_DEDUPE];
+export const INTERPRETER_FEATURES = [FEATURE_UPSERTS_BEFORE_BLOCKING, FEATURE_NATIVE_RETRY_POLICY, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_EVENT_DEDUPE, FEATURE_CALL_CONTEXT_HEADERS];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
 

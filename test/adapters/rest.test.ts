@@ -16,6 +16,7 @@ import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { loadDefinition } from '../../src/dsl';
 import { createAdapterWorker } from '../../src/worker/adapter-worker';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { findOperation, locate } from '../../adapters/rest/openapi';
 import { buildRequest } from '../../adapters/rest/request';
 import { startDevEnv } from '../helpers/temporal';
@@ -88,8 +89,8 @@ before(async () => {
 after(() => new Promise<void>((r) => server.close(() => r())));
 
 // ---- pure parts -----------------------------------------------------------------------------
-test('operations resolve with path-level $ref parameters and server variables', () => {
-  const op = findOperation(openapi('http://svc.example'), 'getPet', 'http://svc.example/openapi.json');
+test('operations resolve with path-level $ref parameters and server variables', async () => {
+  const op = findOperation(await SwaggerParser.dereference(openapi('http://svc.example') as never), 'getPet', 'http://svc.example/openapi.json');
   assert.equal(op.method, 'GET');
   assert.equal(op.urlTemplate, 'http://svc.example/v1/pets/{petId}');
   assert.deepEqual(op.parameters.map((p) => `${p.in}:${p.name}:${p.required}`), ['header:X-Api-Key:true', 'path:petId:true', 'query:verbose:false']);
@@ -99,8 +100,8 @@ test('operations resolve with path-level $ref parameters and server variables', 
   assert.equal(req.body, undefined);
 });
 
-test('arguments map to the body of an operation that takes one; left-overs elsewhere are an error', () => {
-  const doc = openapi('http://svc.example');
+test('arguments map to the body of an operation that takes one; left-overs elsewhere are an error', async () => {
+  const doc = await SwaggerParser.dereference(openapi('http://svc.example') as never);
   const add = buildRequest(findOperation(doc, 'addPet', 'x'), { 'X-Api-Key': 'k', name: 'Tom', tags: ['cat'] });
   assert.equal(add.method, 'POST');
   assert.deepEqual(JSON.parse(add.body!), { name: 'Tom', tags: ['cat'] });

@@ -15,6 +15,7 @@ import { historyToFixture } from '../../src/testing/history';
 import { formatProblem, loadDefinition } from '../../src/dsl';
 import { installQuietRuntime } from '../../src/testing/env';
 import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from '../../src/worker/interpreter-worker';
+import { callInterceptor } from '../../src/adapter/call';
 
 installQuietRuntime(); // before any test creates a server or worker
 
@@ -92,7 +93,7 @@ export async function harness(env: TestWorkflowEnvironment, extraQueues: string[
       workflowBundle: bundle,
     }),
     ...(await Promise.all(
-      [ADAPTER_TASK_QUEUE, ...extraQueues].map((taskQueue) => Worker.create({ connection: env.nativeConnection, taskQueue, activities: { default: mock } })),
+      [ADAPTER_TASK_QUEUE, ...extraQueues].map((taskQueue) => Worker.create({ connection: env.nativeConnection, taskQueue, activities: { default: mock }, interceptors: { activity: [callInterceptor] } })),
     )),
   ];
   const running = workers.map((w) => w.run());
