@@ -18,9 +18,9 @@ export async function describeText(client: Client, workflowId: string): Promise<
   });
 }
 
-/** The forms a secret could take in text: itself, URL-encoded, base64. */
+/** The forms a secret could take in text: itself, URL- and form-encoded, base64. */
 export function secretForms(secret: string): string[] {
-  return [...new Set([secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64')])];
+  return [...new Set([secret, encodeURIComponent(secret), new URLSearchParams({ v: secret }).toString().slice(2), Buffer.from(secret).toString('base64')])];
 }
 
 /**
