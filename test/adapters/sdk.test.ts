@@ -7,7 +7,10 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { PROJECT_ROOT } from '../../src/platform/paths';
 import { AdapterError, createAdapterWorker, defineAdapter, networkFailure, ErrorCodes, CALL_HEADER, type ActivityContext } from '../../src/adapter';
 import { historyText } from '../../src/testing/history';
 import { adapterHarness, failureText, type AdapterHarness } from './harness';
@@ -141,4 +144,20 @@ test('defineAdapter refuses what cannot be served', () => {
   assert.throws(() => defineAdapter({ name: 'a', activities: {} }), /no activities/);
   assert.throws(() => defineAdapter({ name: 'a', activities: { x: 1 as never } }), /"x" is not a function/);
   assert.deepEqual(Object.keys(inventory.activityTypes), ['inventory.reserve', 'inventory.tenantKey', 'inventory.outOfStock', 'inventory.plainError']);
+});
+
+test('built-in adapters use only the public SDK (src/adapter, published as swflow/adapter)', () => {
+  const root = join(PROJECT_ROOT, 'adapters');
+  const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+  assert.ok(files.length > 0);
+  for (const f of files) {
+    const text = readFileSync(join(root, f), 'utf8');
+    for (const m of text.matchAll(/from '([^']+)'/g)) {
+      const spec = m[1];
+      if (!spec.startsWith('.')) continue;
+      const target = resolve(dirname(join(root, f)), spec);
+      const inside = target.startsWith(join(root, f.split('/')[0]));
+      assert.ok(inside || target === join(PROJECT_ROOT, 'src', 'adapter'), `adapters/${f} imports ${spec}: only its own files and the SDK's entry (src/adapter) are allowed`);
+    }
+  }
 });
