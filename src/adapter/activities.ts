@@ -105,7 +105,9 @@ export function callSite(call: Pick<FunctionCall, 'state' | 'action' | 'function
 
 /** The redacted Temporal failure of an error thrown while serving a call. */
 function failureOf(err: unknown, call: FunctionCall, redactor: Redactor): unknown {
-  if (err instanceof CancelledFailure || Context.current().cancellationSignal.aborted) return err;
+  if (err instanceof CancelledFailure) return err;
+  // Cancelled mid-call (an AbortError from fetch...): report the cancellation, not the error.
+  if (Context.current().cancellationSignal.aborted) return new CancelledFailure(redactor.text(`${callSite(call)}: cancelled (${(err as Error)?.message ?? String(err)})`));
   const e = (err ?? {}) as { code?: unknown; message?: string; nonRetryable?: boolean; request?: string; answer?: Json; serviceMessage?: string; stack?: string; cause?: unknown };
   // An ApplicationFailure thrown by the adapter keeps its type and details' message.
   const own = err instanceof ApplicationFailure ? { code: err.type, message: (err.details?.[0] as ServiceErrorDetails | undefined)?.message } : {};
