@@ -17,7 +17,7 @@ import { loadDefinition } from '../../src/dsl';
 import { createAdapterWorker } from '../../src/worker/adapter-worker';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { findOperation, locate } from '../../adapters/rest/openapi';
+import { findOperation, locate, resolveOperation } from '../../adapters/rest/openapi';
 import { buildRequest } from '../../adapters/rest/request';
 import { startDevEnv } from '../helpers/temporal';
 
@@ -238,4 +238,18 @@ test('an operation missing from its document fails at once with where it looked'
     states: [{ name: 'Call', type: 'operation', actions: [{ functionRef: 'ghost' }], end: true }],
   });
   await assert.rejects(r.result, (e: any) => /openapi\.json has no operation "ghost"/.test(e.cause?.message ?? ''));
+});
+
+test('$refs to other files are followed (swagger-parser), relative to the document', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'swflow-refs-'));
+  writeFileSync(join(dir, 'params.yaml'), 'Tenant:\n  name: tenant\n  in: query\n  required: true\n');
+  writeFileSync(
+    join(dir, 'api.yaml'),
+    'openapi: 3.0.3\ninfo: { title: t, version: "1" }\nservers: [{ url: "http://svc.example" }]\npaths:\n  /items:\n    get:\n      operationId: listItems\n      parameters: [{ $ref: "params.yaml#/Tenant" }]\n',
+  );
+  const op = await resolveOperation('file://api.yaml#listItems', [dir]);
+  assert.deepEqual(op.parameters, [{ name: 'tenant', in: 'query', required: true }]);
+  assert.equal(buildRequest(op, { tenant: 'acme' }).url, 'http://svc.example/items?tenant=acme');
+  writeFileSync(join(dir, 'broken.yaml'), 'openapi: 3.0.3\ninfo: { title: t, version: "1" }\npaths:\n  /x:\n    get: { operationId: x, parameters: [{ $ref: "missing.yaml#/P" }] }\n');
+  await assert.rejects(resolveOperation('broken.yaml#x', [dir]), (e: Error) => e.name === 'OperationError' && /broken\.yaml/.test(e.message));
 });
