@@ -47,8 +47,10 @@ export const FEATURE_EVENT_DEDUPE = 'event-dedupe';
  * definitions) travels in the `swflow-call` header (functions.ts, interceptors.ts).
  */
 export const FEATURE_CALL_CONTEXT_HEADERS = 'call-context-headers';
+/** A graphql action's `selectionSet` has its `${ }` expressions evaluated before the call (functions.ts). */
+export const FEATURE_SELECTION_SET_EXPRESSIONS = 'selection-set-expressions';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
-export const INTERPRETER_FEATURES = [FEATURE_UPSERTS_BEFORE_BLOCKING, FEATURE_NATIVE_RETRY_POLICY, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_EVENT_DEDUPE, FEATURE_CALL_CONTEXT_HEADERS];
+export const INTERPRETER_FEATURES = [FEATURE_UPSERTS_BEFORE_BLOCKING, FEATURE_NATIVE_RETRY_POLICY, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_EVENT_DEDUPE, FEATURE_CALL_CONTEXT_HEADERS, FEATURE_SELECTION_SET_EXPRESSIONS];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
 
