@@ -1,6 +1,6 @@
 /**
  * The built-in adapter worker: serves the function types swflow implements itself (REST over
- * OpenAPI so far) on `swflow-adapters`, the queue of every function without `metadata.worker`,
+ * OpenAPI, GraphQL, OData) on `swflow-adapters`, the queue of every function without `metadata.worker`,
  * plus any user adapters given (`swflow adapters --module <file>`). Built with the public adapter
  * SDK (src/adapter): a new protocol adapter is one more entry in {@link builtinAdapters}.
  * Your own adapters can also run in their own workers on their own queues (adapters/README.md).
@@ -9,6 +9,8 @@ import type { ActivityInterceptorsFactory, NativeConnection, Worker, WorkerOptio
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
 import * as sdk from '../adapter';
 import { restAdapter } from '../../adapters/rest';
+import { graphqlAdapter } from '../../adapters/graphql';
+import { odataAdapter } from '../../adapters/odata';
 
 export interface AdapterWorkerOptions {
   connection: NativeConnection;
@@ -28,7 +30,11 @@ export interface AdapterWorkerOptions {
 
 /** swflow's protocol adapters (activity types `sw.<function type>`). */
 export function builtinAdapters(opts: { baseDirs?: string[] } = {}): sdk.Adapter[] {
-  return [restAdapter({ baseDirs: opts.baseDirs })];
+  return [
+    restAdapter({ baseDirs: opts.baseDirs }),
+    graphqlAdapter(),
+    odataAdapter(),
+  ];
 }
 
 export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<Worker> {
