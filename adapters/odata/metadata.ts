@@ -18,7 +18,7 @@ export interface KeyProperty {
 type Node = Record<string, any>;
 
 const LISTS = new Set(['Schema', 'EntityType', 'Property', 'PropertyRef', 'EntityContainer', 'EntitySet']);
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', removeNSPrefix: true, isArray: (name) => LISTS.has(name) });
+const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', removeNSPrefix: true, isArray: (name, _path, _leaf, isAttribute) => !isAttribute && LISTS.has(name) });
 
 /** The entity sets of a metadata document → their key properties. */
 export type KeysBySet = Map<string, KeyProperty[]>;

@@ -4,7 +4,8 @@
  * system query options `$filter`, `$select`, `$expand`, `$orderby`, `$top`, `$skip`, `$count`,
  * `$search` (and `$format`, `$compute`, `$index`, `$schemaversion`). Option names are matched
  * case-insensitively: the schema spells `orderBy`, the spec's example `orderby`. Values are
- * percent-encoded as they are: they are OData expressions the definition writes.
+ * percent-encoded as they are (they are OData expressions the definition writes), except that
+ * `select`'s items lose the spaces the spec's example puts after its commas.
  */
 import type { Json } from '../../src/adapter';
 import type { KeyProperty } from './metadata';
@@ -79,7 +80,10 @@ export function queryString(queryOptions: Record<string, Json>): string {
     const known = OPTIONS[option.toLowerCase()];
     if (!known) throw new DefinitionError(`unknown queryOptions.${option}; the OData query options are ${Object.keys(OPTIONS).join(', ')}`);
     if (value === null || value === undefined) continue;
-    parts.push(`${known.name}=${encodeURIComponent(optionValue(option, known.kind, value))}`);
+    let text = optionValue(option, known.kind, value);
+    // The spec's example writes "Id, PersonDetail/Person/Name"; OData's grammar has no space there.
+    if (known.name === '$select') text = text.split(',').map((s) => s.trim()).join(',');
+    parts.push(`${known.name}=${encodeURIComponent(text)}`);
   }
   return parts.join('&');
 }
