@@ -27,20 +27,9 @@ export function splitOperation(operation: string): { root: string; entitySet: st
 }
 
 type Kind = 'text' | 'integer' | 'boolean';
-const OPTIONS: Record<string, { name: string; kind: Kind }> = {
-  filter: { name: '$filter', kind: 'text' },
-  select: { name: '$select', kind: 'text' },
-  expand: { name: '$expand', kind: 'text' },
-  orderby: { name: '$orderby', kind: 'text' },
-  top: { name: '$top', kind: 'integer' },
-  skip: { name: '$skip', kind: 'integer' },
-  count: { name: '$count', kind: 'boolean' },
-  search: { name: '$search', kind: 'text' },
-  format: { name: '$format', kind: 'text' },
-  compute: { name: '$compute', kind: 'text' },
-  index: { name: '$index', kind: 'text' },
-  schemaversion: { name: '$schemaversion', kind: 'text' },
-};
+/** The system query options of the spec's OData schema (lower case), each sent as `$<name>`. */
+const OPTIONS = ['filter', 'select', 'expand', 'orderby', 'top', 'skip', 'count', 'search', 'format', 'compute', 'index', 'schemaversion'];
+const KINDS: Record<string, Kind> = { top: 'integer', skip: 'integer', count: 'boolean' };
 
 export interface ODataArguments {
   key?: Json;
@@ -77,13 +66,13 @@ function optionValue(option: string, kind: Kind, value: Json): string {
 export function queryString(queryOptions: Record<string, Json>): string {
   const parts: string[] = [];
   for (const [option, value] of Object.entries(queryOptions)) {
-    const known = OPTIONS[option.toLowerCase()];
-    if (!known) throw new DefinitionError(`unknown queryOptions.${option}; the OData query options are ${Object.keys(OPTIONS).join(', ')}`);
+    const name = option.toLowerCase();
+    if (!OPTIONS.includes(name)) throw new DefinitionError(`unknown queryOptions.${option}; the OData query options are ${OPTIONS.join(', ')}`);
     if (value === null || value === undefined) continue;
-    let text = optionValue(option, known.kind, value);
+    let text = optionValue(option, KINDS[name] ?? 'text', value);
     // The spec's example writes "Id, PersonDetail/Person/Name"; OData's grammar has no space there.
-    if (known.name === '$select') text = text.split(',').map((s) => s.trim()).join(',');
-    parts.push(`${known.name}=${encodeURIComponent(text)}`);
+    if (name === 'select') text = text.split(',').map((s) => s.trim()).join(',');
+    parts.push(`$${name}=${encodeURIComponent(text)}`);
   }
   return parts.join('&');
 }

@@ -108,23 +108,16 @@ function flow(id: string, states: unknown[], extra: Record<string, unknown> = {}
 /** A run's result; a failed run rejects with its whole failure chain (to say why). */
 const outcome = (result: Promise<unknown>) => result.catch((e: unknown) => Promise.reject(new Error(failureText(e))));
 const call = (refName: string, args: unknown, toStateData?: string) => ({ functionRef: { refName, arguments: args }, ...(toStateData ? { actionDataFilter: { toStateData } } : {}) });
+/** An operation state that ends the flow (unless `more` says otherwise). */
+const operation = (name: string, actions: unknown[], more: Record<string, unknown> = {}) => ({ name, type: 'operation', actions, end: true, ...more });
 
 test("the spec's example query options: $filter (with an expression), $expand, $select, $orderby, $top, $skip, $count", async () => {
   svc.received.length = 0;
   const { result } = await h.run(
     flow('odataquery', [
-      {
-        name: 'Query',
-        type: 'operation',
-        actions: [
-          call(
-            'queryPeople',
-            { queryOptions: { filter: 'Age ge ${ .minAge }', expand: 'Trips($select=Name)', select: 'FirstName, Age', orderby: 'Age desc', top: 2, skip: 1, count: true } },
-            '${ .people }',
-          ),
-        ],
-        end: true,
-      },
+      operation('Query', [
+        call('queryPeople', { queryOptions: { filter: 'Age ge ${ .minAge }', expand: 'Trips($select=Name)', select: 'FirstName, Age', orderby: 'Age desc', top: 2, skip: 1, count: true } }, '${ .people }'),
+      ]),
     ]),
     { minAge: 30 },
   );
@@ -149,7 +142,7 @@ test("the spec's example query options: $filter (with an expression), $expand, $
 test('$search, and the entities alone through the action’s results filter', async () => {
   const { result } = await h.run(
     flow('odatasearch', [
-      { name: 'Search', type: 'operation', actions: [{ functionRef: { refName: 'queryPeople', arguments: { queryOptions: { search: 'Seattle AND NOT Ryan', select: 'FirstName' } } }, actionDataFilter: { results: '${ .value | map(.FirstName) }', toStateData: '${ .names }' } }], end: true },
+      operation('Search', [{ functionRef: { refName: 'queryPeople', arguments: { queryOptions: { search: 'Seattle AND NOT Ryan', select: 'FirstName' } } }, actionDataFilter: { results: '${ .value | map(.FirstName) }', toStateData: '${ .names }' } }]),
     ]),
   );
   assert.deepEqual(await outcome(result), { names: ['Russell'] });
@@ -159,16 +152,11 @@ test('key lookups: a string key (quoted, its quote doubled), an integer key, a c
   svc.received.length = 0;
   const { result } = await h.run(
     flow('odatakeys', [
-      {
-        name: 'Lookup',
-        type: 'operation',
-        actions: [
-          call('queryPeople', { key: '${ .user }', queryOptions: { select: 'LastName', expand: 'Trips' } }, '${ .person }'),
-          call('queryTrips', { key: '${ .trip }' }, '${ .trip }'),
-          call('orderItem', { key: { OrderID: 1, ItemNo: 2 } }, '${ .item }'),
-        ],
-        end: true,
-      },
+      operation('Lookup', [
+        call('queryPeople', { key: '${ .user }', queryOptions: { select: 'LastName', expand: 'Trips' } }, '${ .person }'),
+        call('queryTrips', { key: '${ .trip }' }, '${ .trip }'),
+        call('orderItem', { key: { OrderID: 1, ItemNo: 2 } }, '${ .item }'),
+      ]),
     ]),
     { user: "o'neil", trip: 1001 },
   );
@@ -190,14 +178,14 @@ test('a key that matches nothing answers 404: the code onErrors matches, with th
     flow(
       'odatamissing',
       [
-        { name: 'Lookup', type: 'operation', actions: [call('queryPeople', { key: 'nobody' })], onErrors: [{ errorRef: 'NoSuchPerson', transition: 'Missing' }], end: true },
+        operation('Lookup', [call('queryPeople', { key: 'nobody' })], { onErrors: [{ errorRef: 'NoSuchPerson', transition: 'Missing' }] }),
         { name: 'Missing', type: 'inject', data: { found: false }, end: true },
       ],
       { errors: [{ name: 'NoSuchPerson', code: '404' }] },
     ),
   );
   assert.deepEqual(await outcome(result), { found: false });
-  const unhandled = await h.run(flow('odatamissing2', [{ name: 'Lookup', type: 'operation', actions: [{ name: 'find', ...call('queryPeople', { key: 'nobody' }) }], end: true }]));
+  const unhandled = await h.run(flow('odatamissing2', [operation('Lookup', [{ name: 'find', ...call('queryPeople', { key: 'nobody' }) }])]));
   await assert.rejects(unhandled.result, (e: unknown) => {
     assert.match(failureText(e), /state "Lookup", action "find", function "queryPeople" failed: No People with key \('nobody'\) \(NotFound\) \(code 404\)/);
     return true;
@@ -205,14 +193,14 @@ test('a key that matches nothing answers 404: the code onErrors matches, with th
 });
 
 test('a $filter the service cannot parse is its 400, with its message', async () => {
-  const { result } = await h.run(flow('odatabadfilter', [{ name: 'Query', type: 'operation', actions: [call('queryPeople', { queryOptions: { filter: 'Age gt' } })], end: true }]));
+  const { result } = await h.run(flow('odatabadfilter', [operation('Query', [call('queryPeople', { queryOptions: { filter: 'Age gt' } })])]));
   await assert.rejects(result, (e: unknown) => /Invalid \$filter "Age gt": Unexpected character at 11 \(BadRequest\) \(code 400\)/.test(failureText(e)));
 });
 
 test('basic auth: $metadata and the query carry the credentials; without them the service answers 401; no password in history', async () => {
   svc.received.length = 0;
   const { result, workflowId } = await h.run(
-    flow('odatabasic', [{ name: 'Lookup', type: 'operation', actions: [call('securePeople', { key: 'scottketchum', queryOptions: { select: 'City' } }, '${ .scott }')], end: true }]),
+    flow('odatabasic', [operation('Lookup', [call('securePeople', { key: 'scottketchum', queryOptions: { select: 'City' } }, '${ .scott }')])]),
   );
   assert.deepEqual(await outcome(result), { scott: { '@odata.context': `${svc.base}/secure/odata/$metadata#People/$entity`, UserName: 'scottketchum', City: 'Boston' } });
   assert.deepEqual(svc.received.map((r) => [r.path, r.authorization === BASIC]), [['/secure/odata/$metadata', true], ["/secure/odata/People('scottketchum')", true]]);
@@ -222,7 +210,7 @@ test('basic auth: $metadata and the query carry the credentials; without them th
     flow(
       'odatadenied',
       [
-        { name: 'Query', type: 'operation', actions: [call('unauthenticatedPeople', { queryOptions: { top: 1 } })], onErrors: [{ errorRef: 'Unauthorized', transition: 'Denied' }], end: true },
+        operation('Query', [call('unauthenticatedPeople', { queryOptions: { top: 1 } })], { onErrors: [{ errorRef: 'Unauthorized', transition: 'Denied' }] }),
         { name: 'Denied', type: 'inject', data: { denied: true }, end: true },
       ],
       { errors: [{ name: 'Unauthorized', code: '401' }] },
@@ -239,7 +227,7 @@ test('arguments outside the OData schema are a non-retryable OperationError, bef
   ];
   for (const [i, [args, message]] of cases.entries()) {
     svc.received.length = 0;
-    const { result } = await h.run(flow(`odatabad${i}`, [{ name: 'Query', type: 'operation', actions: [call('queryTrips', args)], end: true }]));
+    const { result } = await h.run(flow(`odatabad${i}`, [operation('Query', [call('queryTrips', args)])]));
     await assert.rejects(result, (e: unknown) => {
       assert.match(failureText(e), message);
       assert.match(failureText(e), /code OperationError/);
@@ -247,6 +235,6 @@ test('arguments outside the OData schema are a non-retryable OperationError, bef
     });
     assert.deepEqual(svc.received, [], 'nothing was sent');
   }
-  const composite = await h.run(flow('odatabadkey', [{ name: 'Query', type: 'operation', actions: [call('orderItem', { key: 1 })], end: true }]));
+  const composite = await h.run(flow('odatabadkey', [operation('Query', [call('orderItem', { key: 1 })])]));
   await assert.rejects(composite.result, (e: unknown) => /the key of OrderItems has the properties OrderID, ItemNo: give key as an object of them \(code OperationError\)/.test(failureText(e)));
 });
