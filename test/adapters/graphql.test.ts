@@ -9,10 +9,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildSchema, GraphQLError } from 'graphql';
+import { buildSchema, GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/http';
 import { historyText } from '../../src/testing/history';
 import { createAdapterWorker } from '../../src/worker/adapter-worker';
+import { buildRequestBody, splitOperation } from '../../adapters/graphql/document';
 import { assertNoSecrets } from '../helpers/leaks';
 import { adapterHarness, failureText, type AdapterHarness } from './harness';
 
@@ -105,6 +106,8 @@ before(async () => {
       return { who: whoIs(req.raw) ?? 'anonymous' };
     },
   });
+  // A server that refuses introspection (as many do in production): a GraphQL-over-HTTP 400 with errors.
+  const closed = createHandler({ schema, rootValue, validationRules: [...specifiedRules, NoSchemaIntrospectionCustomRule] });
   service = createServer((req, res) => {
     const url = new URL(req.url!, base);
     const json = (status: number, v: unknown) => {
@@ -125,6 +128,7 @@ before(async () => {
     }
     if (url.pathname === '/secure/graphql' && !whoIs(req)) return json(401, { message: 'a bearer token is needed' });
     if (url.pathname === '/graphql' || url.pathname === '/secure/graphql') return void graphql(req, res);
+    if (url.pathname === '/closed/graphql') return void closed(req, res);
     json(404, { message: 'no such path' });
   });
   await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
@@ -138,6 +142,19 @@ let h: AdapterHarness;
 after(async () => {
   await h?.close();
   await new Promise<void>((r) => service.close(() => r()));
+});
+
+// ---- pure parts -----------------------------------------------------------------------------
+test('the document: typed variables for the arguments given, the selection set with or without braces', () => {
+  const op = splitOperation('http://pets.example/graphql#query#petsOfKind');
+  assert.deepEqual(buildRequestBody(schema, op, { kind: 'DOG' }, 'id name', 'dogs-of kind'), {
+    query: 'query dogs_of_kind($kind: Kind!) {\n  petsOfKind(kind: $kind) {\n    id\n    name\n  }\n}',
+    variables: { kind: 'DOG' },
+    operationName: 'dogs_of_kind',
+  });
+  assert.throws(() => buildRequestBody(schema, op, { kind: 'DOG' }, '{ id, age(useDogYears: ${ .dog }) { years } }', 'f'), /still holds an expression: the interpreter that started this run does not evaluate selection sets/);
+  assert.throws(() => splitOperation('http://pets.example/graphql#subscription#petAdded'), /GraphQL subscriptions are not supported/);
+  assert.throws(() => splitOperation('pets.graphql#query#pet'), /is not "<http\(s\) url of the GraphQL endpoint>#<query\|mutation>#<field>"/);
 });
 
 // ---- through the interpreter ----------------------------------------------------------------
@@ -155,6 +172,7 @@ const functions = () => [
   { name: 'meBearer', type: 'graphql', operation: `${base}/secure/graphql#query#me`, authRef: 'petsBearer' },
   { name: 'meOauth', type: 'graphql', operation: `${base}/secure/graphql#query#me`, authRef: 'petsOauth' },
   { name: 'meNoAuth', type: 'graphql', operation: `${base}/secure/graphql#query#me` },
+  { name: 'closedPet', type: 'graphql', operation: `${base}/closed/graphql#query#pet` },
 ];
 
 function oneState(id: string, actions: unknown[], extra: Record<string, unknown> = {}) {
@@ -267,4 +285,13 @@ test('definition errors are found against the schema before sending, and not ret
     });
     assert.ok(received.slice(before).every((r) => r.query.includes('__schema')), 'nothing but introspection reached the server');
   }
+});
+
+test('an endpoint that refuses introspection (a GraphQL 400) is an OperationError that says so', async () => {
+  const { result } = await h.run(oneState('gqlclosed', [{ functionRef: { refName: 'closedPet', arguments: { id: 42 }, selectionSet: '{ id }' } }]));
+  await assert.rejects(result, (e: unknown) => {
+    assert.match(failureText(e), /closed\/graphql did not answer the introspection query \(GraphQL introspection has been disabled, but the requested query contained the field "__schema"\.[^)]*\); the graphql adapter reads the schema by introspection/);
+    assert.match(failureText(e), /code OperationError/);
+    return true;
+  });
 });
