@@ -41,7 +41,7 @@ export async function invokeGraphql(args: Json, ctx: ActivityContext): Promise<J
   try {
     const op = splitOperation(where);
     const body = await requestBody(op, args, ctx);
-    const response = await postGraphQL(ctx, op.endpoint, { ...body });
+    const response = await postGraphQL(ctx, op.endpoint, body);
     if (response.errors?.length) throw graphqlFailure(`POST ${op.endpoint} ${body.query.replace(/\s+/g, ' ').trim()}`, response);
     return response.data ?? null;
   } catch (err) {

@@ -5,7 +5,7 @@
  * (`application/graphql-response+json` servers answer request errors so) is read as one, so its
  * `errors` decide the code rather than the status.
  */
-import { AdapterError, ErrorCodes, isAdapterError, type ActivityContext, type Auth, type Json } from '../../src/adapter';
+import { AdapterError, ErrorCodes, isAdapterError, type ActivityContext, type HttpOptions, type Json } from '../../src/adapter';
 
 /** One entry of a GraphQL response's `errors`. */
 export interface GraphQLErrorJson {
@@ -28,12 +28,12 @@ function isGraphQLResponse(v: unknown): v is GraphQLResponse {
   return ('data' in r && (r.data === null || (typeof r.data === 'object' && !Array.isArray(r.data)))) || (Array.isArray(r.errors) && r.errors.length > 0);
 }
 
-/** Posts a GraphQL request; `auth` overrides the function's invocation auth (introspection uses the resource auth). */
-export async function postGraphQL(ctx: ActivityContext, endpoint: string, payload: { query: string; variables?: Json; operationName?: string }, auth?: { auth: Auth | undefined }): Promise<GraphQLResponse> {
+/** Posts a GraphQL request; `options.auth` overrides the function's invocation auth (introspection uses the resource auth). */
+export async function postGraphQL(ctx: ActivityContext, endpoint: string, payload: { query: string; variables?: Json; operationName?: string }, options?: HttpOptions): Promise<GraphQLResponse> {
   const request = { method: 'POST', url: endpoint, headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json;q=0.9' }, body: JSON.stringify(payload) };
   let body: unknown;
   try {
-    body = (await ctx.http(request, auth)).body;
+    body = (await ctx.http(request, options)).body;
   } catch (err) {
     if (isAdapterError(err) && /^[45]\d\d$/.test(err.code) && isGraphQLResponse(err.answer) && err.answer.errors?.length) return err.answer;
     throw err;
