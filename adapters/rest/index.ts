@@ -74,6 +74,9 @@ export async function invokeRest(call: FunctionCall, opts: RestAdapterOptions = 
       signal: Context.current().cancellationSignal,
     });
   } catch (err) {
+    // Cancelled (the workflow cancelled the call, or this worker is shutting down): not the service's error.
+    const signal = Context.current().cancellationSignal;
+    if (signal.aborted) throw signal.reason;
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     fail('ConnectionError', `${where}: ${request.method} ${request.url} failed: ${cause?.message ?? (err as Error).message}`, false);
   }

@@ -33,6 +33,8 @@ import { MockService, functionTaskQueues, mockProblems } from './mocks';
 import { startTestServer } from './env';
 import { resolveSecretArguments } from '../expr/secrets';
 import { stopWorkers } from '../worker/stop';
+import { autoHeartbeat } from '../worker/heartbeat';
+import { mockDelay } from './delay';
 
 export interface CaseResult {
   name: string;
@@ -254,7 +256,7 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
   const namespace = (env.client.options as { namespace?: string }).namespace ?? 'default';
   const mocks = new MockService(tc.functions, {
     evaluate: (e, data) => ctx.expr.evaluateCondition(e, data, { constants: definition.constants }),
-    sleep: (ms) => env.sleep(ms),
+    sleep: mockDelay(env, ctx.timeSkipping),
     // As a real adapter does: secret arguments are resolved on the activity side only.
     resolveSecretArguments: (args, secretArguments) =>
       resolveSecretArguments(args, secretArguments, null, { constants: definition.constants }, tc.secrets),
@@ -285,6 +287,7 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
         namespace,
         taskQueue,
         activities: { default: mocks.activity },
+        interceptors: { activity: [autoHeartbeat] }, // as production adapter workers do
       }),
     );
   }

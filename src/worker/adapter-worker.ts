@@ -2,10 +2,12 @@
  * The built-in adapter worker: serves the function types swflow implements itself (REST over
  * OpenAPI so far) on `swflow-adapters`, the queue of every function without `metadata.worker`.
  * Your own adapters run in their own workers on their own queues (see adapters/README.md).
+ * Running calls heartbeat automatically (./heartbeat.ts).
  */
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
 import { createRestActivities } from '../../adapters/rest';
+import { autoHeartbeat } from './heartbeat';
 
 export interface AdapterWorkerOptions {
   connection: NativeConnection;
@@ -20,11 +22,14 @@ export interface AdapterWorkerOptions {
 }
 
 export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<Worker> {
+  const extra = opts.workerOptions ?? {};
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
     activities: createRestActivities({ baseDirs: opts.baseDirs, secrets: opts.secrets }),
-    ...(opts.workerOptions ?? {}),
+    ...extra,
+    // Calls heartbeat while they run, so a lost worker is noticed within the heartbeat timeout.
+    interceptors: { ...extra.interceptors, activity: [autoHeartbeat, ...(extra.interceptors?.activity ?? [])] },
   });
 }

@@ -4,14 +4,16 @@
  * `metadata.worker` queue (else ADAPTER_TASK_QUEUE), receiving a {@link FunctionCall}.
  * Arguments that reference $SECRETS travel unevaluated in `secretArguments`.
  */
-import { scheduleActivity, type ActivityOptions } from '@temporalio/workflow';
+import { scheduleActivity, type ActivityOptions, type RetryPolicy } from '@temporalio/workflow';
 import type { ActionDef, FunctionDef, Json, StateDef } from '../dsl/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../common/contracts';
 import { parseDuration } from '../dsl/duration';
 import { evalExpr, evalValue, splitSecretArguments, type ExprScope } from './expr';
 import { merge } from './data/merge';
-import { withRetries } from './retry';
-import { FEATURE_NATIVE_RETRY_POLICY } from './resolve';
+import { nativeRetryOf, withRetries } from './retry';
+import { throughPlatformFailures } from './platform';
+import { callTimeouts, LEGACY_CALL_TIMEOUT_MS } from './timeouts';
+import { FEATURE_PLATFORM_FAILURES } from './resolve';
 import type { Runtime } from './runtime';
 
 export function activityTypeOf(fn: FunctionDef): string {
@@ -56,19 +58,27 @@ export async function callFunction(
     action: action.name ?? action.id ?? label,
   };
   const summary = rt.summary(state.name, label, fn.name);
+  const platform = rt.features.has(FEATURE_PLATFORM_FAILURES);
   const options: ActivityOptions = {
     taskQueue: taskQueueOf(fn),
-    startToCloseTimeout: actionTimeout ? parseDuration(actionTimeout) : rt.defaultActivityTimeoutMs,
+    ...(platform ? callTimeouts(fn, actionTimeout) : { startToCloseTimeout: actionTimeout ? parseDuration(actionTimeout) : LEGACY_CALL_TIMEOUT_MS }),
     retry: { maximumAttempts: 1 },
     summary,
   };
   const type = activityTypeOf(fn);
+  // One execution of the call; a platform failure (a lost worker: platform.ts) makes it again,
+  // outside the definition's retries. `retry` is the Temporal RetryPolicy that performs the
+  // definition's strategy, when one does (retry.ts).
+  const execute = (retry?: RetryPolicy): Promise<Json> => {
+    const once = (again?: string) =>
+      scheduleActivity<Json>(type, [call], { ...options, ...(retry ? { retry } : {}), ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) });
+    return platform ? throughPlatformFailures(actionTimeout !== undefined, once) : once();
+  };
   if (ref.invoke === 'async') {
     // Fire and forget: errors are ignored, the state does not wait.
     // The run still waits for them to settle before it closes (so the calls are really made).
-    rt.background(scheduleActivity(type, [call], options));
+    rt.background(execute());
     return undefined;
   }
-  // `retry` is the activity's Temporal RetryPolicy when it expresses the strategy exactly (see retry.ts).
-  return withRetries(rt.def, action, summary, (_n, retry) => scheduleActivity<Json>(type, [call], retry ? { ...options, retry } : options), rt.features.has(FEATURE_NATIVE_RETRY_POLICY));
+  return withRetries(rt.def, action, summary, (_n, retry) => execute(retry), nativeRetryOf(rt.features));
 }

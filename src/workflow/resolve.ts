@@ -41,8 +41,25 @@ export const FEATURE_NATIVE_RETRY_POLICY = 'native-retry-policy';
 export const FEATURE_KEEP_ACTIVE_EVENTS = 'keep-active-events';
 /** A redelivered event (same source and id as one consumed) is not consumed again (events/mailbox.ts). */
 export const FEATURE_EVENT_DEDUPE = 'event-dedupe';
+/**
+ * Failures of the platform are not the user's errors (platform.ts): function calls without a
+ * definition timeout run unlimited (a very long start-to-close) with a heartbeat timeout; a call
+ * that ends by a heartbeat timeout, a start-to-close timeout the definition did not set, or a
+ * worker shutdown is made again, outside the definition's retries; a Temporal RetryPolicy only
+ * carries strategies with unlimited attempts (retry.ts).
+ */
+export const FEATURE_PLATFORM_FAILURES = 'platform-failures';
+/** Unlimited attempts are a RetryPolicy without maximumAttempts (was 0, which the SDK rejects: retry.ts). */
+export const FEATURE_UNLIMITED_AUTO_RETRIES = 'unlimited-auto-retries';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
-export const INTERPRETER_FEATURES = [FEATURE_UPSERTS_BEFORE_BLOCKING, FEATURE_NATIVE_RETRY_POLICY, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_EVENT_DEDUPE];
+export const INTERPRETER_FEATURES = [
+  FEATURE_UPSERTS_BEFORE_BLOCKING,
+  FEATURE_NATIVE_RETRY_POLICY,
+  FEATURE_KEEP_ACTIVE_EVENTS,
+  FEATURE_EVENT_DEDUPE,
+  FEATURE_PLATFORM_FAILURES,
+  FEATURE_UNLIMITED_AUTO_RETRIES,
+];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
 

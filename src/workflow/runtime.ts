@@ -89,7 +89,6 @@ const NO_END: EndDef = { terminate: false, produceEvents: [], compensate: false 
 export class Runtime {
   readonly info: WorkflowInfo = workflowInfo();
   readonly compensation = new CompensationLog();
-  defaultActivityTimeoutMs = 10 * 60_000;
   /** The data of the state(s) currently running (for the state query). */
   private holders: Holder[] = [];
   private lastData: Json = null;

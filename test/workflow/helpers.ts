@@ -15,6 +15,7 @@ import { historyToFixture } from '../../src/testing/history';
 import { formatProblem, loadDefinition } from '../../src/dsl';
 import { installQuietRuntime } from '../../src/testing/env';
 import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from '../../src/worker/interpreter-worker';
+import { autoHeartbeat } from '../../src/worker/heartbeat';
 
 installQuietRuntime(); // before any test creates a server or worker
 
@@ -92,7 +93,9 @@ export async function harness(env: TestWorkflowEnvironment, extraQueues: string[
       workflowBundle: bundle,
     }),
     ...(await Promise.all(
-      [ADAPTER_TASK_QUEUE, ...extraQueues].map((taskQueue) => Worker.create({ connection: env.nativeConnection, taskQueue, activities: { default: mock } })),
+      [ADAPTER_TASK_QUEUE, ...extraQueues].map((taskQueue) =>
+        Worker.create({ connection: env.nativeConnection, taskQueue, activities: { default: mock }, interceptors: { activity: [autoHeartbeat] } }),
+      ),
     )),
   ];
   const running = workers.map((w) => w.run());
