@@ -21,7 +21,7 @@ import type { Json, WorkflowDef } from '../../src/dsl/model';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
 import { freePort } from '../helpers/ports';
-import { def, sharedBundle } from './helpers';
+import { def, saveHistory, sharedBundle } from './helpers';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -193,6 +193,7 @@ test('kill -9 of the adapter worker mid-call, no retries defined: after a restar
   assert.equal(story[1], 'timed out: HEARTBEAT');
   assert.match(story[2], /^scheduled: Run › run → runJob \(again: its worker stopped heartbeating/);
   assert.equal(story[3], 'completed');
+  await saveHistory(env.client, handle.workflowId, 'interpreter-platform-heartbeat-timeout');
 });
 
 test('kill -9 mid-call, then the service answers 503: the definition (no retries, onErrors) handles it once, as written', async () => {
