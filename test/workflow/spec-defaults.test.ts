@@ -7,6 +7,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { startWorkflow } from '../../src/client/start';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { retrySchedule } from '../../src/workflow/retry';
 import { UNLIMITED_CALL_MS } from '../../src/workflow/timeouts';
@@ -46,6 +48,28 @@ test('spec default: workflowExecTimeout — unlimited: a run that sleeps 400 day
   const d = def({ id: 'long-run', start: 'Wait', states: [{ name: 'Wait', type: 'sleep', duration: 'P400D', end: true }] });
   assert.deepEqual(await h.run(d, { x: 1 }), { x: 1 });
   assert.deepEqual(timersOf(await history(h.lastWorkflowId!)), [400 * 86_400]);
+});
+
+test('workflowExecTimeout is the interpreter\'s timer, not a Temporal execution timeout: startWorkflow leaves runBefore time to run', async () => {
+  h.reset();
+  const d = await def({
+    id: 'deadline',
+    start: 'Wait',
+    timeouts: { workflowExecTimeout: { duration: 'PT1H', runBefore: 'Cancel' } },
+    events: [{ name: 'Confirmed', type: 'confirmed' }],
+    states: [
+      { name: 'Wait', type: 'event', onEvents: [{ eventRefs: ['Confirmed'] }], end: true },
+      { name: 'Cancel', type: 'inject', data: { cancelled: true }, end: true },
+    ],
+  });
+  const handle = await startWorkflow(h.env.client, { definition: d, input: {} });
+  const err = await handle.result().then(
+    () => assert.fail('the run should fail with its workflowExecTimeout'),
+    (e) => e,
+  );
+  assert.ok(err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure, `not the interpreter's failure: ${err}`);
+  assert.equal(err.cause.type, 'WorkflowExecTimeout');
+  assert.deepEqual((err.cause.details?.[0] as { data: unknown }).data, { cancelled: true }, 'runBefore ran');
 });
 
 test('spec default: stateExecTimeout and branchExecTimeout — unlimited: a state and a parallel branch lasting 30 days complete', async () => {
