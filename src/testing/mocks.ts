@@ -44,14 +44,21 @@ export class MockService {
     return this.handle(call);
   };
 
-  async handle(call: FunctionCall): Promise<Json> {
-    const name = call?.function?.name ?? '<unknown>';
+  /** Records a call (its arguments with secrets resolved, as the service sees them). */
+  async record(call: FunctionCall): Promise<RecordedCall> {
     let args: Json = call?.arguments ?? null;
     if (call?.secretArguments && Object.keys(call.secretArguments).length && this.opts.resolveSecretArguments) {
       args = await this.opts.resolveSecretArguments(args, call.secretArguments, call);
     }
-    const record: RecordedCall = { function: name, arguments: args, workflowId: call?.workflow?.id, state: call?.state };
+    const record: RecordedCall = { function: call?.function?.name ?? '<unknown>', arguments: args, workflowId: call?.workflow?.id, state: call?.state };
     this.calls.push(record);
+    return record;
+  }
+
+  async handle(call: FunctionCall): Promise<Json> {
+    const record = await this.record(call);
+    const name = record.function;
+    const args = record.arguments;
 
     const rules = this.rules[name];
     if (!rules) {

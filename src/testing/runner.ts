@@ -22,16 +22,19 @@ import {
   INTERPRETER_TASK_QUEUE,
   STATE_QUERY,
   type CloudEventJson,
+  type FunctionCall,
   type InstanceState,
   type StartOptions,
 } from '../common/contracts';
 import type { Json, WorkflowDef } from '../dsl/model';
-import { CASE_FILE_RE, CaseError, loadCaseFile, type DefinitionSource, type TestCase } from './case';
+import { BUILTIN_ADAPTERS, CASE_FILE_RE, CaseError, loadCaseFile, type DefinitionSource, type TestCase } from './case';
+import { activityTypeOf } from '../common/calls';
 import { checkOutcome, type RunOutcome } from './expect';
 import { childWorkflowIds, historyText, historyToFixture, openTimers, workflowTaskFailure, type History } from './history';
 import { MockService, functionTaskQueues, mockProblems } from './mocks';
 import { startTestServer } from './env';
 import { resolveSecretArguments } from '../expr/secrets';
+import { callInterceptor } from '../adapter/call';
 import { stopWorkers } from '../worker/stop';
 import { autoHeartbeat } from '../worker/heartbeat';
 import { mockDelay } from './delay';
@@ -258,9 +261,17 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
     evaluate: (e, data) => ctx.expr.evaluateCondition(e, data, { constants: definition.constants }),
     sleep: mockDelay(env, ctx.timeSkipping),
     // As a real adapter does: secret arguments are resolved on the activity side only.
-    resolveSecretArguments: (args, secretArguments) =>
-      resolveSecretArguments(args, secretArguments, null, { constants: definition.constants }, tc.secrets),
+    resolveSecretArguments: (args, secretArguments, call) =>
+      resolveSecretArguments(args, secretArguments, call.secretContext?.data ?? null, call.secretContext?.scope ?? { constants: definition.constants }, tc.secrets),
   });
+  const served = await caseAdapters(tc);
+  // A call whose function has no mock rules goes to a real adapter of the case, when one serves it.
+  const serve = async (call: FunctionCall): Promise<Json> => {
+    const real = tc.functions[call.function.name] ? undefined : served[activityTypeOf(call.function)];
+    if (!real) return mocks.handle(call);
+    await mocks.record(call);
+    return real(call);
+  };
   const produced: CloudEventJson[] = [];
   const workers: Worker[] = [];
   workers.push(
@@ -286,8 +297,10 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
         connection: env.nativeConnection,
         namespace,
         taskQueue,
-        activities: { default: mocks.activity },
-        interceptors: { activity: [autoHeartbeat] }, // as production adapter workers do
+        activities: { default: serve },
+        // Puts each call back together from its arguments and `swflow-call` header, and heartbeats
+        // while it runs, as production adapter workers do.
+        interceptors: { activity: [callInterceptor, autoHeartbeat] },
       }),
     );
   }
@@ -327,6 +340,20 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
     writeFileSync(join(ctx.opts.recordHistoriesDir, `${tc.name}.json`), historyToFixture(drive.history));
   }
   return { ...base, passed, problems, workflowId, outcome };
+}
+
+/** The activities of the case's real adapters (`adapters:`), by activity type, with the case's secrets. */
+async function caseAdapters(tc: TestCase): Promise<Record<string, (call: FunctionCall) => Promise<Json>>> {
+  if (tc.adapters.length === 0) return {};
+  const sdk = await import('../adapter');
+  const { builtinAdapters } = await import('../worker/adapter-worker');
+  const definitionDir = tc.workflow.kind === 'file' ? dirname(tc.workflow.path) : dirname(tc.file);
+  try {
+    const adapters = tc.adapters.flatMap((a) => (a === BUILTIN_ADAPTERS ? builtinAdapters({ baseDirs: [definitionDir] }) : sdk.loadAdapters([a])));
+    return sdk.adapterActivities(adapters, sdk.adapterServices(tc.secrets));
+  } catch (err) {
+    throw new CaseError(tc.file, 'adapters', (err as Error).message);
+  }
 }
 
 interface DriveResult {

@@ -42,6 +42,12 @@ export const FEATURE_KEEP_ACTIVE_EVENTS = 'keep-active-events';
 /** A redelivered event (same source and id as one consumed) is not consumed again (events/mailbox.ts). */
 export const FEATURE_EVENT_DEDUPE = 'event-dedupe';
 /**
+ * A function activity's input is its evaluated arguments only (what CWM sends); the call's context
+ * (function, workflow, state, action, secret-argument expressions with the data they read, auth
+ * definitions) travels in the `swflow-call` header (functions.ts, interceptors.ts).
+ */
+export const FEATURE_CALL_CONTEXT_HEADERS = 'call-context-headers';
+/**
  * Failures of the platform are not the user's errors (platform.ts): function calls without a
  * definition timeout run unlimited (a very long start-to-close) with a heartbeat timeout; a call
  * that ends by a heartbeat timeout, a start-to-close timeout the definition did not set, or a
@@ -57,6 +63,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_NATIVE_RETRY_POLICY,
   FEATURE_KEEP_ACTIVE_EVENTS,
   FEATURE_EVENT_DEDUPE,
+  FEATURE_CALL_CONTEXT_HEADERS,
   FEATURE_PLATFORM_FAILURES,
   FEATURE_UNLIMITED_AUTO_RETRIES,
 ];

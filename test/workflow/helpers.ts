@@ -17,6 +17,7 @@ import { formatProblem, loadDefinition } from '../../src/dsl';
 import { installQuietRuntime } from '../../src/testing/env';
 import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from '../../src/worker/interpreter-worker';
 import { autoHeartbeat } from '../../src/worker/heartbeat';
+import { callInterceptor } from '../../src/adapter/call';
 
 installQuietRuntime(); // before any test creates a server or worker
 
@@ -95,7 +96,7 @@ export async function harness(env: TestWorkflowEnvironment, extraQueues: string[
     }),
     ...(await Promise.all(
       [ADAPTER_TASK_QUEUE, ...extraQueues].map((taskQueue) =>
-        Worker.create({ connection: env.nativeConnection, taskQueue, activities: { default: mock }, interceptors: { activity: [autoHeartbeat] } }),
+        Worker.create({ connection: env.nativeConnection, taskQueue, activities: { default: mock }, interceptors: { activity: [callInterceptor, autoHeartbeat] } }),
       ),
     )),
   ];
