@@ -52,7 +52,8 @@ export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<W
 
 /**
  * Runs an adapter worker until the process is told to stop (SIGINT/SIGTERM: the SDK shuts the
- * worker down gracefully, letting calls in flight finish).
+ * worker down; calls still in flight are cancelled, fail with `WorkerShutdown`, and the
+ * interpreter makes them again on another worker).
  *
  * @example
  * ```ts
