@@ -57,6 +57,11 @@ export const FEATURE_CALL_CONTEXT_HEADERS = 'call-context-headers';
 export const FEATURE_PLATFORM_FAILURES = 'platform-failures';
 /** Unlimited attempts are a RetryPolicy without maximumAttempts (was 0, which the SDK rejects: retry.ts). */
 export const FEATURE_UNLIMITED_AUTO_RETRIES = 'unlimited-auto-retries';
+/**
+ * workflowExecTimeout with `interrupt: false`: the current state may finish its work, but a wait for
+ * an event (which may never come) ends at the timeout, as with `interrupt: true` (runtime.ts).
+ */
+export const FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS = 'exec-timeout-ends-event-waits';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -66,6 +71,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_CALL_CONTEXT_HEADERS,
   FEATURE_PLATFORM_FAILURES,
   FEATURE_UNLIMITED_AUTO_RETRIES,
+  FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

@@ -54,9 +54,10 @@ test('spec default: timeouts — none defined, none made up ("unlimited")', asyn
   assert.equal(d.states[0].timeouts, undefined);
 });
 
-test('spec default: workflowExecTimeout.interrupt — true, as the 0.8 JSON schema says (the prose table says false)', async () => {
-  assert.equal((await one(inject(), { timeouts: { workflowExecTimeout: 'PT1H' } })).timeouts?.workflowExecTimeout?.interrupt, true);
-  assert.equal((await one(inject(), { timeouts: { workflowExecTimeout: { duration: 'PT1H' } } })).timeouts?.workflowExecTimeout?.interrupt, true);
+test('spec default: workflowExecTimeout.interrupt — false, as the spec\'s table says ("Default is false")', async () => {
+  assert.equal((await one(inject(), { timeouts: { workflowExecTimeout: 'PT1H' } })).timeouts?.workflowExecTimeout?.interrupt, false);
+  assert.equal((await one(inject(), { timeouts: { workflowExecTimeout: { duration: 'PT1H' } } })).timeouts?.workflowExecTimeout?.interrupt, false);
+  assert.equal((await one(inject(), { timeouts: { workflowExecTimeout: { duration: 'PT1H', interrupt: true } } })).timeouts?.workflowExecTimeout?.interrupt, true);
 });
 
 test('spec default: dataInputSchema.failOnValidationErrors — true (object without it, and the string form)', async () => {
