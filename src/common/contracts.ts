@@ -3,7 +3,7 @@
  * interpreter workflow, the workers, adapters, the client, the event gateway and the
  * test runner. Types and constants only: safe to import from the workflow sandbox.
  */
-import type { FunctionDef, Json, WorkflowDef } from '../dsl/model';
+import type { Definition, FunctionDef, Json } from '../dsl/model';
 
 /** The task queue of the interpreter worker (the generic workflow and its own activities). */
 export const INTERPRETER_TASK_QUEUE = 'swflow';
@@ -45,9 +45,9 @@ export interface CloudEventJson {
  * definition itself.
  */
 export interface StartOptions {
-  definition?: WorkflowDef;
+  definition?: Definition;
   /** Subflow definitions by `id` or `id@version`, for runs whose worker does not know them. */
-  subflows?: Record<string, WorkflowDef>;
+  subflows?: Record<string, Definition>;
   /** Interpreter state carried over an automatic continue-as-new (opaque to callers). */
   carried?: Json;
 }

@@ -1,11 +1,12 @@
 /**
- * The built-in adapter worker: serves the function types swflow implements itself (REST over
- * OpenAPI so far) on `swflow-adapters`, the queue of every function without `metadata.worker`.
+ * The built-in adapter worker: serves the function types swflow implements itself (0.8 REST over
+ * OpenAPI; 1.0 `call: http` and `call: openapi`) on `swflow-adapters`, the queue of every function without `metadata.worker`.
  * Your own adapters run in their own workers on their own queues (see adapters/README.md).
  */
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
 import { createRestActivities } from '../../adapters/rest';
+import { createHttpActivities } from '../../adapters/http';
 
 export interface AdapterWorkerOptions {
   connection: NativeConnection;
@@ -24,7 +25,7 @@ export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<W
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
-    activities: createRestActivities({ baseDirs: opts.baseDirs, secrets: opts.secrets }),
+    activities: { ...createRestActivities({ baseDirs: opts.baseDirs, secrets: opts.secrets }), ...createHttpActivities({ baseDirs: opts.baseDirs, secrets: opts.secrets }) },
     ...(opts.workerOptions ?? {}),
   });
 }
