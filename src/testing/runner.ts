@@ -25,7 +25,8 @@ import {
   type InstanceState,
   type StartOptions,
 } from '../common/contracts';
-import type { Json, WorkflowDef } from '../dsl/model';
+import type { Definition, Json } from '../dsl/model';
+import { isV1Definition } from '../dsl/v1/model';
 import { CASE_FILE_RE, CaseError, loadCaseFile, type DefinitionSource, type TestCase } from './case';
 import { checkOutcome, type RunOutcome } from './expect';
 import { childWorkflowIds, historyText, historyToFixture, openTimers, workflowTaskFailure, type History } from './history';
@@ -152,6 +153,11 @@ export async function runCases(paths: string[], opts: RunCasesOptions = {}): Pro
   return results;
 }
 
+/** `$CONST` of a 0.8-family definition (1.0 documents have none). */
+function constantsOf(def: Definition): Json | undefined {
+  return isV1Definition(def) ? undefined : def.constants;
+}
+
 interface CaseContext {
   env: TestWorkflowEnvironment;
   timeSkipping: boolean;
@@ -166,15 +172,15 @@ interface CaseContext {
 // ------------------------------------------------------------------ definitions
 
 interface LoadedDefs {
-  definition?: WorkflowDef;
-  subflows: WorkflowDef[];
+  definition?: Definition;
+  subflows: Definition[];
   /** Validation errors, formatted. */
   errors: string[];
 }
 
 async function loadDefinitions(tc: TestCase, dsl: DslModule): Promise<LoadedDefs> {
   const errors: string[] = [];
-  const load = async (src: DefinitionSource, constants?: Record<string, Json>): Promise<WorkflowDef | undefined> => {
+  const load = async (src: DefinitionSource, constants?: Record<string, Json>): Promise<Definition | undefined> => {
     let doc: unknown;
     let baseDir: string;
     let source: string;
@@ -189,7 +195,7 @@ async function loadDefinitions(tc: TestCase, dsl: DslModule): Promise<LoadedDefs
       baseDir = dirname(src.path);
       source = src.path;
       if (!constants) {
-        const res = await dsl.loadDefinitionFile(src.path);
+        const res = await dsl.loadAnyDefinitionFile(src.path);
         return collect(res);
       }
       try {
@@ -207,18 +213,18 @@ async function loadDefinitions(tc: TestCase, dsl: DslModule): Promise<LoadedDefs
     if (constants && doc && typeof doc === 'object' && typeof (doc as Record<string, unknown>).constants === 'string') {
       (doc as Record<string, unknown>).constants = constants;
     }
-    const res = await dsl.loadDefinition(doc as never, { baseDir, source });
+    const res = await dsl.loadAnyDefinition(doc as never, { baseDir, source });
     const def = collect(res);
-    if (def && constants) def.constants = { ...def.constants, ...constants };
+    if (def && constants && !isV1Definition(def)) def.constants = { ...def.constants, ...constants };
     return def;
   };
-  const collect = (res: Awaited<ReturnType<DslModule['loadDefinition']>>): WorkflowDef | undefined => {
+  const collect = (res: Awaited<ReturnType<DslModule['loadAnyDefinition']>>): Definition | undefined => {
     const errs = res.problems.filter((p) => p.severity === 'error');
     for (const p of errs) errors.push(dsl.formatProblem(p));
     return errs.length === 0 ? res.definition : undefined;
   };
   const definition = await load(tc.workflow, tc.constants);
-  const subflows: WorkflowDef[] = [];
+  const subflows: Definition[] = [];
   for (const s of tc.subflows) {
     const d = await load(s);
     if (d) subflows.push(d);
@@ -253,11 +259,14 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
   const { env } = ctx;
   const namespace = (env.client.options as { namespace?: string }).namespace ?? 'default';
   const mocks = new MockService(tc.functions, {
-    evaluate: (e, data) => ctx.expr.evaluateCondition(e, data, { constants: definition.constants }),
+    evaluate: (e, data) => ctx.expr.evaluateCondition(e, data, { constants: constantsOf(definition) }),
     sleep: (ms) => env.sleep(ms),
     // As a real adapter does: secret arguments are resolved on the activity side only.
-    resolveSecretArguments: (args, secretArguments) =>
-      resolveSecretArguments(args, secretArguments, null, { constants: definition.constants }, tc.secrets),
+    // A 1.0 call's expressions read `$secrets` (a variable) and its context (secretContext).
+    resolveSecretArguments: (args, secretArguments, call) =>
+      isV1Definition(definition)
+        ? resolveSecretArguments(args, secretArguments, call.secretContext?.data ?? null, { variables: { ...(call.secretContext?.scope.variables ?? {}), secrets: tc.secrets } }, {})
+        : resolveSecretArguments(args, secretArguments, null, { constants: definition.constants }, tc.secrets),
   });
   const produced: CloudEventJson[] = [];
   const workers: Worker[] = [];
@@ -348,8 +357,8 @@ const sleepReal = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 async function driveCase(
   tc: TestCase,
   ctx: CaseContext,
-  definition: WorkflowDef,
-  subflowDefs: WorkflowDef[],
+  definition: Definition,
+  subflowDefs: Definition[],
   workflowId: string,
 ): Promise<DriveResult> {
   const { env, timeSkipping } = ctx;
@@ -360,7 +369,7 @@ async function driveCase(
   const deadline = Date.now() + ctx.timeoutMs;
   const problems: string[] = [];
 
-  const subflows: Record<string, WorkflowDef> = {};
+  const subflows: Record<string, Definition> = {};
   for (const s of subflowDefs) {
     subflows[s.id] = s;
     if (s.version) subflows[`${s.id}@${s.version}`] = s;
@@ -444,7 +453,7 @@ async function driveCase(
     while (!delivered) {
       if (Date.now() > deadline) return timedOut(`waiting for the instance to wait for ${label}`);
       const s = await queryState();
-      if (s?.awaitedEvents.includes(event.type)) {
+      if (s?.awaitedEvents.includes(event.type) || s?.awaitedEvents.includes('*')) {
         await handle.signal(EVENT_SIGNAL, event);
         delivered = true;
         break;

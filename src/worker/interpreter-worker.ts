@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import type { WorkflowDef } from '../dsl/model';
+import type { Definition } from '../dsl/model';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
 import { createInterpreterActivities } from '../activities/interpreter';
 import { DefinitionRegistry } from '../activities/definitions';
@@ -23,8 +23,8 @@ export interface InterpreterWorkerOptions {
   namespace?: string;
   /** Default `swflow` (INTERPRETER_TASK_QUEUE). */
   taskQueue?: string;
-  /** Folders or files of definitions, and/or normalized definitions. Default: the project's examples/. */
-  definitions?: (string | WorkflowDef)[];
+  /** Folders or files of definitions, and/or loaded definitions (0.8-family or 1.0). Default: the project's examples/. */
+  definitions?: (string | Definition)[];
   /** Where produced events go (the gateway, a test recorder, ...). */
   eventSinks?: ((e: CloudEventJson) => Promise<void>)[];
   /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers). */

@@ -58,8 +58,8 @@ export interface TaskContext {
   validate(schema: SchemaDef | undefined, data: Json, instance: string, what: string): Promise<void>;
   /** Runs a nested task list (`do`, `try`, `catch.do`, a for's iteration). */
   runList(list: TaskList, base: string, input: Json, locals: Locals): Promise<ListOutcome>;
-  /** Runs one task (a fork branch, a called function). */
-  runTask(name: string, task: Task, reference: string, input: Json, locals: Locals): Promise<{ output: Json; then: FlowDirective }>;
+  /** Runs one task (a fork branch; a called function, `fn` naming it). */
+  runTask(name: string, task: Task, reference: string, input: Json, locals: Locals, fn?: string): Promise<{ output: Json; then: FlowDirective }>;
   /** `<reference> → <target>`: the summary of every activity, timer and child. */
   summary(reference: string, target: string): string;
   /** Event types awaited now (the `state` query; `*` for any). */

@@ -201,12 +201,12 @@ export class V1Run implements TaskContext {
     return { output: data, end: false, exited: false };
   }
 
-  async runTask(name: string, task: Task, reference: string, rawInput: Json, locals: Locals): Promise<{ output: Json; then: FlowDirective }> {
+  async runTask(name: string, task: Task, reference: string, rawInput: Json, locals: Locals, fn?: string): Promise<{ output: Json; then: FlowDirective }> {
     const type = taskTypeOf(task) ?? 'do';
     this.entered.push(name);
     const step = this.tracker.enter(reference, type);
     this.lastData = rawInput;
-    const at: TaskAt = { name, reference, locals };
+    const at: TaskAt = { name, reference, locals, ...(fn ? { fn } : {}) };
     const descriptor: Record<string, Json> = { name, reference, definition: task as unknown as Json, input: rawInput, startedAt: dateTime(Date.now()) };
     try {
       let args = this.args(at, { task: descriptor });

@@ -35,7 +35,7 @@ export async function runCall(task: Task, at: TaskAt, input: Json, ctx: TaskCont
   const fn = ctx.def.workflow.use?.functions?.[call];
   if (!fn) throw WorkflowError.standard('runtime', at.reference, `function '${call}' cannot be called by this runtime (only use.functions and @default)`, 501);
   const fnInput = task.with !== undefined ? await ctx.value(task.with, input, ctx.args(at, { input }), 'with') : input;
-  const r = await ctx.runTask(call, fn, at.reference, fnInput, at.locals);
+  const r = await ctx.runTask(call, fn, at.reference, fnInput, at.locals, call);
   return { output: r.output };
 }
 
