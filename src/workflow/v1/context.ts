@@ -20,6 +20,8 @@ export interface TaskAt {
   locals: Locals;
   /** The `use.functions` entry this task runs on behalf of, if any (mocks and summaries name it). */
   fn?: string;
+  /** `$task`: name, reference, definition, raw input, startedAt (and raw output once known). */
+  task?: Json;
 }
 
 /** What an executor returns: the task's raw output, and a flow directive overriding the task's own `then`. */

@@ -206,10 +206,10 @@ export class V1Run implements TaskContext {
     this.entered.push(name);
     const step = this.tracker.enter(reference, type);
     this.lastData = rawInput;
-    const at: TaskAt = { name, reference, locals, ...(fn ? { fn } : {}) };
     const descriptor: Record<string, Json> = { name, reference, definition: task as unknown as Json, input: rawInput, startedAt: dateTime(Date.now()) };
+    const at: TaskAt = { name, reference, locals, task: descriptor, ...(fn ? { fn } : {}) };
     try {
-      let args = this.args(at, { task: descriptor });
+      let args = this.args(at);
       if (task.if !== undefined && !(await this.condition(task.if, rawInput, args, 'if'))) {
         this.tracker.leave(step, 'done');
         return { output: rawInput, then: 'continue' }; // skipped: the raw input is the output
@@ -221,7 +221,7 @@ export class V1Run implements TaskContext {
       const iso = timeout ? durationIso(timeout.after) : undefined;
       const outcome = iso ? await withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec) : await exec();
       descriptor.output = outcome.output;
-      args = this.args(at, { task: descriptor, input, ...(outcome.authorization !== undefined ? { authorization: outcome.authorization } : {}) });
+      args = this.args(at, { input, ...(outcome.authorization !== undefined ? { authorization: outcome.authorization } : {}) });
       const output = await transformOutput(this, task.output?.as, outcome.output, args);
       await this.validate(task.output?.schema, output, reference, 'task output');
       this.context = await exportContext(this, task.export?.as, output, this.context, { ...args, output });
@@ -248,7 +248,7 @@ export class V1Run implements TaskContext {
   }
 
   args(at: TaskAt, extra: Args = {}): Args {
-    return { ...at.locals, ...this.workflowArgs(), ...extra };
+    return { ...at.locals, ...this.workflowArgs(), ...(at.task !== undefined ? { task: at.task } : {}), ...extra };
   }
 
   private site(what: string) {
