@@ -56,38 +56,45 @@ async function send(req: HttpRequest, redirect: boolean, mode: unknown): Promise
   return shapeOutput(mode, req, received);
 }
 
-export async function invokeHttp(call: FunctionCall, opts: HttpAdapterOptions = {}): Promise<Json> {
+/**
+ * One call: arguments with secrets resolved, the request `build` makes of them, sent. A
+ * definition problem (CallError, OperationError) is a non-retryable configuration error; any
+ * other failure to build the request (an OpenAPI document that could not be fetched) may pass.
+ */
+async function invoke(call: FunctionCall, opts: HttpAdapterOptions, build: (w: Record<string, Json>, secrets: Record<string, string>) => Promise<HttpRequest> | HttpRequest): Promise<Json> {
   const secrets = opts.secrets ?? (process.env as Record<string, string>);
   let req: HttpRequest;
   let w: Record<string, Json>;
   try {
     w = (await args(call, secrets)) as Record<string, Json>;
-    req = httpRequest(w, secrets);
+    req = await build(w, secrets);
   } catch (err) {
-    configuration(`${call.state}: ${(err as Error).message}`);
+    if (err instanceof OperationError || err instanceof CallError) configuration(`${call.state}: ${err.message}`);
+    fail({ type: COMMUNICATION, status: 503, title: 'Service Unavailable', detail: `${call.state}: ${(err as Error).message}` }, false);
   }
   return send(req, w.redirect === true, w.output);
 }
 
-export async function invokeOpenApi(call: FunctionCall, opts: HttpAdapterOptions = {}): Promise<Json> {
-  const secrets = opts.secrets ?? (process.env as Record<string, string>);
-  let req: HttpRequest;
-  let w: Record<string, Json>;
-  try {
-    w = (await args(call, secrets)) as Record<string, Json>;
+export function invokeHttp(call: FunctionCall, opts: HttpAdapterOptions = {}): Promise<Json> {
+  return invoke(call, opts, (w, secrets) => {
+    try {
+      return httpRequest(w, secrets);
+    } catch (err) {
+      throw err instanceof CallError ? err : new CallError((err as Error).message); // e.g. an invalid URL
+    }
+  });
+}
+
+export function invokeOpenApi(call: FunctionCall, opts: HttpAdapterOptions = {}): Promise<Json> {
+  return invoke(call, opts, async (w, secrets) => {
     const doc = w.document as { endpoint?: Json } | undefined;
     const endpoint = typeof doc?.endpoint === 'string' ? doc.endpoint : (doc?.endpoint as { uri?: string } | undefined)?.uri;
     if (!endpoint) throw new CallError('call: openapi has no document endpoint');
     const op = await resolveOperation(`${endpoint}#${String(w.operationId)}`, opts.baseDirs ?? [process.cwd()]);
     const built = buildRequest(op, (w.parameters ?? null) as Json);
     const auth = authorizationHeader(w.authentication, secrets);
-    req = { ...built, headers: { ...built.headers, ...(auth ? { authorization: auth } : {}) } };
-  } catch (err) {
-    if (err instanceof OperationError || err instanceof CallError) configuration(`${call.state}: ${err.message}`);
-    // A document that could not be fetched may be there next time.
-    fail({ type: COMMUNICATION, status: 503, title: 'OpenAPI document unavailable', detail: `${call.state}: ${(err as Error).message}` }, false);
-  }
-  return send(req, w.redirect === true, w.output);
+    return { ...built, headers: { ...built.headers, ...(auth ? { authorization: auth } : {}) } };
+  });
 }
 
 /** The adapter's activities, to register on the built-in adapter worker's queue. */

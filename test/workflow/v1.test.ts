@@ -183,12 +183,15 @@ test('run.workflow with await: false starts the child and goes on with the input
 
 test('listen foreach runs tasks per event as it comes; until stops it', async () => {
   const h = await start(
-    docOf('listen-foreach', [{ gossip: { listen: { to: { any: [], until: '${ length >= 2 }' } }, foreach: { item: 'ev', do: [{ wrap: { set: { said: '${ $ev.text }', at: '${ $index }' } } }] } } }]),
+    docOf('listen-foreach', [
+      { gossip: { listen: { to: { any: [], until: '${ length >= 2 }' } }, foreach: { item: 'ev', do: [{ wrap: { set: { said: '${ $ev.text }', at: '${ $index }' } } }], export: { as: '$context + { last: .said }' } } } },
+      { report: { set: { heard: '${ . }', last: '${ $context.last }' } } },
+    ]),
   );
   await h.signal(EVENT_SIGNAL, { specversion: '1.0', id: 'e1', source: 's', type: 'chat', data: { text: 'hi' } });
   await h.signal(EVENT_SIGNAL, { specversion: '1.0', id: 'e1', source: 's', type: 'chat', data: { text: 'duplicate' } });
   await h.signal(EVENT_SIGNAL, { specversion: '1.0', id: 'e2', source: 's', type: 'chat', data: { text: 'there' } });
-  assert.deepEqual(await h.result(), [{ said: 'hi', at: 0 }, { said: 'there', at: 1 }]);
+  assert.deepEqual(await h.result(), { heard: [{ said: 'hi', at: 0 }, { said: 'there', at: 1 }], last: 'there' });
 });
 
 test('Web UI: task pointers as summaries and SwState, a Task table in the current details', async () => {

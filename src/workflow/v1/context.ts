@@ -58,6 +58,8 @@ export interface TaskContext {
   value(v: Json | undefined, data: Json, args: Args, what: string): Promise<Json>;
   /** Checks `data` against an input/output/export schema (a ValidationError at `instance` when it does not match). */
   validate(schema: SchemaDef | undefined, data: Json, instance: string, what: string): Promise<void>;
+  /** Replaces `$context` by `export.as` evaluated over `output` (a listen iterator's `export`). */
+  exportContext(as: string | Json | undefined, output: Json, args: Args): Promise<void>;
   /** Runs a nested task list (`do`, `try`, `catch.do`, a for's iteration). */
   runList(list: TaskList, base: string, input: Json, locals: Locals): Promise<ListOutcome>;
   /** Runs one task (a fork branch; a called function, `fn` naming it). */

@@ -277,6 +277,10 @@ export class V1Run implements TaskContext {
     if (problems.length) throw WorkflowError.standard('validation', instance, `the ${what} does not match its schema: ${problems.slice(0, 10).join('; ')}`);
   }
 
+  async exportContext(as: string | Json | undefined, output: Json, args: Args): Promise<void> {
+    this.context = await exportContext(this, as, output, this.context, { ...args, output });
+  }
+
   summary(reference: string, target: string): string {
     return uiSummary(reference, undefined, target);
   }

@@ -7,7 +7,8 @@
  *   `until` strategy's events arrive (those are not part of the output).
  * The output is the array of the events consumed, read as `read` says (`data` by default,
  * `envelope`: the whole CloudEvent, `raw`: the data as received); with `foreach`, each event
- * runs `foreach.do` (with `$<item>`, `$<at>`) as it comes, and the output is their outputs.
+ * runs `foreach.do` (with `$<item>`, `$<at>`; then `foreach.output.as` and `foreach.export.as`) as
+ * it comes, and the output is their outputs.
  */
 import type { ConsumptionStrategy, EventFilter, Task } from '../../../dsl/v1/model';
 import type { Json } from '../../../dsl/model';
@@ -110,5 +111,6 @@ async function iterate(task: Task, at: TaskAt, item: Json, index: number, ctx: T
   if (it.do) out = (await ctx.runList(it.do, `${at.reference}/foreach/do`, item, locals)).output;
   const args = ctx.args({ ...at, locals }, { input: item });
   out = await transform(ctx, it.output?.as, out, args, 'foreach.output.as');
+  await ctx.exportContext(it.export?.as, out, args);
   return out;
 }
