@@ -208,3 +208,19 @@ test('Web UI: task pointers as summaries and SwState, a Task table in the curren
   const described = await h.describe();
   assert.equal(described.searchAttributes.SwDefinitionId?.[0], 'tests/ui');
 });
+
+test('a long run continues as new between top-level tasks, carrying its data, $context and position', async () => {
+  const doc = {
+    document: { dsl: '1.0.3', namespace: 'tests', name: 'long', version: '0.1.0', metadata: { 'swflow.historyLimit': 25 } },
+    do: [
+      { init: { set: { n: 0 }, export: { as: '{ started: true }' } } },
+      { tick: { wait: { milliseconds: 1 } } },
+      { count: { set: { n: '${ .n + 1 }', ctx: '${ $context.started }' } } },
+      { again: { switch: [{ more: { when: '.n < 12', then: 'tick' } }] } },
+    ],
+  };
+  const h = await start(doc);
+  assert.deepEqual(await h.result(), { n: 12, ctx: true });
+  const first = await env.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId).describe();
+  assert.equal(first.status.name, 'CONTINUED_AS_NEW');
+});

@@ -160,7 +160,7 @@ export class V1Run implements TaskContext {
   private async runTop(input: Json, start: number, deadline: number | undefined): Promise<ListOutcome> {
     return this.walk(this.def.workflow.do, '/do', input, {}, start, async (next, data) => {
       const info = workflowInfo();
-      if (!info.continueAsNewSuggested && info.historyLength < HISTORY_LIMIT) return;
+      if (!info.continueAsNewSuggested && info.historyLength < this.historyLimit()) return;
       const carried: Carried = {
         next,
         context: this.context,
@@ -177,6 +177,12 @@ export class V1Run implements TaskContext {
       const opts: StartOptions = { definition: this.def, ...(this.options.subflows ? { subflows: this.options.subflows } : {}), carried: { v1: carried } as unknown as Json };
       await cont(data, opts);
     });
+  }
+
+  /** `document.metadata['swflow.historyLimit']` lowers the limit (as 0.8's `metadata` does). */
+  private historyLimit(): number {
+    const v = Number(this.def.workflow.document.metadata?.['swflow.historyLimit']);
+    return Number.isFinite(v) && v > 0 ? v : HISTORY_LIMIT;
   }
 
   // ------------------------------------------------------------------ task lists and tasks
