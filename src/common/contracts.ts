@@ -11,6 +11,12 @@ export const INTERPRETER_TASK_QUEUE = 'swflow';
 /** The queue of the built-in adapter worker, for functions without `metadata.worker`. */
 export const ADAPTER_TASK_QUEUE = 'swflow-adapters';
 
+/**
+ * The opt-in queue of 1.0 `run.shell` / `run.script` processes (activities `sw.run.shell`,
+ * `sw.run.script`): no worker serves it unless started for it, since they execute arbitrary code.
+ */
+export const PROCESS_TASK_QUEUE = 'swflow-processes';
+
 /** Signal that delivers one CloudEvent (structured JSON form) to a running instance. */
 export const EVENT_SIGNAL = 'swflow.event';
 

@@ -19,6 +19,7 @@ import { formatProblem, loadAnyDefinition } from '../../src/dsl';
 import type { Definition, Json } from '../../src/dsl/model';
 import { createAdapterWorker } from '../../src/worker/adapter-worker';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
+import { createProcessWorker } from '../../src/worker/process-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { startDevEnv } from '../helpers/temporal';
 import { sharedBundle } from './helpers';
@@ -59,6 +60,7 @@ before(async () => {
   workers = [
     await createInterpreterWorker({ connection: env.nativeConnection, definitions: [], workflowBundle: await sharedBundle() }),
     await createAdapterWorker({ connection: env.nativeConnection, secrets: { petCreds: '{"username":"ada","password":"lovelace"}', apiKey: 'k-123' } }),
+    await createProcessWorker({ connection: env.nativeConnection }),
     // A custom adapter, reached with `call: greeter.hello:1.0.0@default`.
     await Worker.create({
       connection: env.nativeConnection,
@@ -223,4 +225,32 @@ test('a long run continues as new between top-level tasks, carrying its data, $c
   assert.deepEqual(await h.result(), { n: 12, ctx: true });
   const first = await env.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId).describe();
   assert.equal(first.status.name, 'CONTINUED_AS_NEW');
+});
+
+test('run.shell and run.script run on the opt-in process worker (stdin, arguments, environment, return modes)', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { resolve } = await import('node:path');
+  const example = readFileSync(resolve(__dirname, '..', '..', '..', 'shared', 'specs', 'serverless-workflow-1.0.3', 'examples', 'run-shell-stdin-and-arguments.yaml'), 'utf8');
+  const shell = await load(example);
+  const out = await env.client.workflow.execute(shell.id, { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: `v1-${++n}`, args: [{}, { definition: shell }] });
+  assert.equal(out, 'STDIN was: Hello World\nARGS are Foo Bar\n');
+  const all = await run(
+    docOf('script', [
+      {
+        js: {
+          run: {
+            script: { language: 'javascript', code: 'import { readFileSync } from "node:fs"; console.log(readFileSync(0, "utf8"), process.argv[2], process.env.foo); process.exit(3);', stdin: '${ .msg }', arguments: ['hello'], environment: { foo: 'bar' } },
+            return: 'all',
+          },
+        },
+      },
+    ]),
+    { msg: 'from stdin' },
+  );
+  assert.deepEqual(all, { code: 3, stdout: 'from stdin hello bar\n', stderr: '' });
+  assert.equal(await run(docOf('code', [{ c: { run: { shell: { command: 'exit 7' }, return: 'code' } } }])), 7);
+  const failed = await fault(docOf('fails', [{ f: { run: { shell: { command: 'echo oops >&2; exit 2' } } } }]));
+  assert.equal(failed.type, 'https://serverlessworkflow.io/spec/1.0.0/errors/runtime');
+  assert.match(String(failed.detail), /exit code 2: oops/);
+  assert.equal(failed.instance, '/do/0/f');
 });

@@ -3,23 +3,27 @@
  * `<namespace>/<name>@<version>`, `latest`: the highest version the worker knows), given the
  * definition when the run carries it (StartOptions.subflows); its input is `run.workflow.input`
  * (evaluated), else the task's input. `await: false` starts it and goes on (the child outlives
- * the parent), the output then being the input. Shell, script and container processes are not
- * run by the interpreter (see the conformance matrix).
+ * the parent), the output then being the input.
+ *
+ * `run.shell` / `run.script` are activities (`sw.run.shell`, `sw.run.script`) on the opt-in
+ * `swflow-processes` queue (or the task's `metadata.worker`), which no worker serves unless its
+ * operator starts one (they execute arbitrary code): the command or code, `arguments`,
+ * `environment` and `stdin` are evaluated here, the process runs there. `run.container` is not
+ * supported.
  */
-import { executeChild, ParentClosePolicy, startChild, uuid4 } from '@temporalio/workflow';
+import { executeChild, ParentClosePolicy, scheduleActivity, startChild, uuid4 } from '@temporalio/workflow';
 import type { Task } from '../../../dsl/v1/model';
 import type { Json } from '../../../dsl/model';
-import type { StartOptions } from '../../../common/contracts';
+import { PROCESS_TASK_QUEUE, type FunctionCall, type StartOptions } from '../../../common/contracts';
+import { CALL_ACTIVITY_TIMEOUT_MS } from './call';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';
 
 export async function runRun(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
   const run = task.run!;
   const w = run.workflow;
-  if (!w) {
-    const kind = run.shell ? 'shell' : run.script ? 'script' : 'container';
-    throw WorkflowError.standard('runtime', at.reference, `run.${kind} is not supported by this runtime (no worker serves it)`, 501);
-  }
+  if (run.shell || run.script) return runProcess(task, at, input, ctx);
+  if (!w) throw WorkflowError.standard('runtime', at.reference, 'run.container is not supported by this runtime', 501);
   const id = `${w.namespace}/${w.name}`;
   const type = w.version && w.version !== 'latest' ? `${id}@${w.version}` : id;
   const subflows = ctx.options.subflows ?? {};
@@ -39,4 +43,36 @@ export async function runRun(task: Task, at: TaskAt, input: Json, ctx: TaskConte
     return { output: input };
   }
   return { output: await executeChild<(...a: any[]) => Promise<Json>>(type, options) };
+}
+
+async function runProcess(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
+  const run = task.run!;
+  const kind = run.shell ? 'shell' : 'script';
+  const p = (run.shell ?? run.script)! as Record<string, Json>;
+  const spec = (await ctx.value(
+    { kind, code: (p.command ?? p.code ?? '') as Json, ...(p.language ? { language: p.language } : {}), arguments: (p.arguments ?? []) as Json, environment: (p.environment ?? {}) as Json, ...(p.stdin !== undefined ? { stdin: p.stdin } : {}), return: run.return ?? 'stdout' },
+    input,
+    ctx.args(at, { input }),
+    `run.${kind}`,
+  )) as Record<string, Json>;
+  if (typeof spec.stdin !== 'string' && spec.stdin !== undefined) spec.stdin = JSON.stringify(spec.stdin);
+  const call: FunctionCall = {
+    function: { name: kind, type: 'custom', operation: `run.${kind}`, metadata: {} },
+    arguments: spec,
+    workflow: { id: ctx.info.workflowId, instanceId: ctx.info.runId, definitionId: ctx.def.id },
+    state: at.reference,
+    action: at.name,
+  };
+  const queue = typeof task.metadata?.worker === 'string' ? task.metadata.worker : PROCESS_TASK_QUEUE;
+  const done = scheduleActivity<Json>(`sw.run.${kind}`, [call], {
+    taskQueue: queue,
+    startToCloseTimeout: CALL_ACTIVITY_TIMEOUT_MS,
+    retry: { maximumAttempts: 1 },
+    summary: ctx.summary(at.reference, `run ${kind} on ${queue}`),
+  });
+  if (run.await === false) {
+    done.catch(() => undefined); // not awaited: its outcome does not matter to the task
+    return { output: input };
+  }
+  return { output: await done };
 }
