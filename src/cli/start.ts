@@ -47,6 +47,7 @@ interface StartOptions {
   gatewayPort: string;
   eventSink?: string[];
   allowProcesses?: boolean;
+  lifecycleEvents?: boolean;
 }
 
 export function register(program: Command): void {
@@ -58,6 +59,7 @@ export function register(program: Command): void {
     .option('--ui-port <port>', 'dev server Web UI port', '8233')
     .option('--db <file>', 'dev server SQLite file (default .data/temporal.sqlite)')
     .option('--gateway-port <port>', 'event gateway port (CloudEvents over HTTP)', String(GATEWAY_PORT))
+    .option('--lifecycle-events', 'publish 1.0 lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks')
     .option('--allow-processes', "also serve 1.0 run.shell / run.script tasks (queue swflow-processes): they execute the documents' commands and scripts with this process's rights")
     .option('--event-sink <urls...>', 'where produced CloudEvents are POSTed (default: $SWFLOW_EVENT_SINKS, comma-separated)')
     .action((opts: StartOptions) => start(opts));
@@ -98,6 +100,7 @@ async function start(opts: StartOptions): Promise<void> {
       taskQueue: INTERPRETER_TASK_QUEUE,
       definitions: opts.definitions,
       eventSinks: sinkUrls.map((url) => httpSink(url)),
+      lifecycleEvents: opts.lifecycleEvents,
       log: (m) => log(m),
     });
     const dirs = definitionDirs(opts.definitions);

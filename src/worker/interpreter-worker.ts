@@ -27,6 +27,8 @@ export interface InterpreterWorkerOptions {
   definitions?: (string | Definition)[];
   /** Where produced events go (the gateway, a test recorder, ...). */
   eventSinks?: ((e: CloudEventJson) => Promise<void>)[];
+  /** 1.0 runs publish lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks. Off by default (one activity per event). */
+  lifecycleEvents?: boolean;
   /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers). */
   workflowBundle?: WorkflowBundle;
   /** Extra activities to register on the interpreter queue. */
@@ -65,7 +67,7 @@ export async function bundleInterpreter(): Promise<WorkflowBundle> {
 export async function createInterpreterWorker(opts: InterpreterWorkerOptions): Promise<Worker> {
   const registry = new DefinitionRegistry(opts.definitions ?? [DEFAULT_DEFINITIONS_DIR]);
   const activities = {
-    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log }),
+    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log, lifecycleEvents: opts.lifecycleEvents }),
     ...(opts.activities ?? {}),
   };
   return Worker.create({

@@ -25,6 +25,7 @@ import {
 import type { Definition, Json, WorkflowDef } from '../dsl/model';
 import { isV1Definition, type V1Definition } from '../dsl/v1/model';
 import { V1Run } from './v1/run';
+import { Lifecycle } from './v1/lifecycle';
 import { EVENT_SIGNAL, STATE_QUERY, type CloudEventJson, type InstanceState, type StartOptions } from '../common/contracts';
 import { Mailbox } from './events/mailbox';
 import { Runtime } from './runtime';
@@ -120,7 +121,9 @@ async function runV1(def: V1Definition, resolved: ResolveResult, opts: StartOpti
   tracker.upsert('SwDefinitionId', def.id);
   tracker.upsert('SwDefinitionVersion', def.version);
   tracker.upsert('SwDefinitionHash', resolved.hash);
-  const run = new V1Run(def, opts, mailbox, tracker);
+  const info = workflowInfo();
+  const events = resolved.lifecycleEvents ? new Lifecycle(def, info.taskQueue, `${info.workflowId}.${def.namespace}`) : undefined;
+  const run = new V1Run(def, opts, mailbox, tracker, events);
   expose(run);
   try {
     return await run.run(input === undefined || input === null ? {} : input);

@@ -31,6 +31,11 @@ export interface ResolveResult {
    * rejected on some query-triggered replays.)
    */
   features?: string[];
+  /**
+   * 1.0 runs publish lifecycle CloudEvents (`io.serverlessworkflow.workflow.*`, `….task.*`) to
+   * the worker's event sinks: opted into per interpreter worker, recorded with this result.
+   */
+  lifecycleEvents?: boolean;
 }
 
 /** Search attributes written once per workflow task, just before the run blocks (ui.ts). */

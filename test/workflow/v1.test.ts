@@ -31,6 +31,7 @@ let workers: Worker[] = [];
 let runs: Promise<void>[] = [];
 let n = 0;
 const seen: { method: string; url: string; authorization?: string; body: string }[] = [];
+const lifecycle: { type: string; subject?: string; data: Record<string, Json> }[] = [];
 
 before(async () => {
   server = createServer((req, res) => {
@@ -61,6 +62,15 @@ before(async () => {
     await createInterpreterWorker({ connection: env.nativeConnection, definitions: [], workflowBundle: await sharedBundle() }),
     await createAdapterWorker({ connection: env.nativeConnection, secrets: { petCreds: '{"username":"ada","password":"lovelace"}', apiKey: 'k-123' } }),
     await createProcessWorker({ connection: env.nativeConnection }),
+    // An interpreter worker that opted into lifecycle events, on its own queue.
+    await createInterpreterWorker({
+      connection: env.nativeConnection,
+      taskQueue: 'swflow-lifecycle',
+      definitions: [],
+      workflowBundle: await sharedBundle(),
+      lifecycleEvents: true,
+      eventSinks: [async (e) => void lifecycle.push({ type: e.type, subject: e.subject, data: e.data as Record<string, Json> })],
+    }),
     // A custom adapter, reached with `call: greeter.hello:1.0.0@default`.
     await Worker.create({
       connection: env.nativeConnection,
@@ -253,4 +263,35 @@ test('run.shell and run.script run on the opt-in process worker (stdin, argument
   assert.equal(failed.type, 'https://serverlessworkflow.io/spec/1.0.0/errors/runtime');
   assert.match(String(failed.detail), /exit code 2: oops/);
   assert.equal(failed.instance, '/do/0/f');
+});
+
+test('lifecycle CloudEvents, on a worker that opted in: workflow and task started/completed/faulted/retried', async () => {
+  const definition = await load(
+    docOf('lifecycle', [
+      { first: { set: { a: 1 } } },
+      { guarded: { try: [{ boom: { raise: { error: { type: 'https://example.com/e', status: 500 } } } }], catch: { retry: { delay: { milliseconds: 10 }, limit: { attempt: { count: 1 } } }, do: [{ recover: { set: { ok: true } } }] } } },
+    ]),
+  );
+  const out = await env.client.workflow.execute(definition.id, { taskQueue: 'swflow-lifecycle', workflowId: `v1-${++n}`, args: [{}, { definition }] });
+  assert.deepEqual(out, { ok: true });
+  const line = lifecycle.map((e) => `${e.type.replace(/^io\.serverlessworkflow\.|\.v1$/g, '')}${e.subject ? ` ${e.subject}` : ''}`);
+  assert.deepEqual(line, [
+    'workflow.started',
+    'task.started /do/0/first',
+    'task.completed /do/0/first',
+    'task.started /do/1/guarded',
+    'task.started /do/1/guarded/try/0/boom',
+    'task.faulted /do/1/guarded/try/0/boom',
+    'task.retried /do/1/guarded',
+    'task.started /do/1/guarded/try/0/boom',
+    'task.faulted /do/1/guarded/try/0/boom',
+    'task.started /do/1/guarded/catch/do/0/recover',
+    'task.completed /do/1/guarded/catch/do/0/recover',
+    'task.completed /do/1/guarded',
+    'workflow.completed',
+  ]);
+  assert.deepEqual(lifecycle[0].data.definition, { name: 'lifecycle', namespace: 'tests', version: '0.1.0' });
+  assert.equal(lifecycle[5].data.task, '/do/1/guarded/try/0/boom');
+  assert.equal((lifecycle[5].data.error as Record<string, Json>).status, 500);
+  assert.deepEqual(lifecycle.at(-1)!.data.output, { ok: true });
 });

@@ -66,6 +66,8 @@ export interface TaskContext {
   runTask(name: string, task: Task, reference: string, input: Json, locals: Locals, fn?: string): Promise<{ output: Json; then: FlowDirective }>;
   /** `<reference> → <target>`: the summary of every activity, timer and child. */
   summary(reference: string, target: string): string;
+  /** A lifecycle CloudEvent about the task at `reference` (a no-op unless the worker opted in). */
+  lifecycle(type: 'task.retried', reference: string, data?: Record<string, Json>): void;
   /** Event types awaited now (the `state` query; `*` for any). */
   readonly awaited: Set<string>;
 }

@@ -33,7 +33,8 @@ import { VALIDATE_DATA_ACTIVITY } from '../resolve';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from './context';
 import { exportContext, transformInput, transformOutput } from './data';
 import { durationIso, durationMs } from './durations';
-import { runFailure, toWorkflowError, WorkflowError } from './errors';
+import { problemJson, runFailure, toWorkflowError, WorkflowError } from './errors';
+import type { Lifecycle, LifecycleType } from './lifecycle';
 import { runCall } from './tasks/call';
 import { runDo } from './tasks/do';
 import { runEmit } from './tasks/emit';
@@ -104,6 +105,8 @@ export class V1Run implements TaskContext {
     readonly options: StartOptions,
     readonly mailbox: Mailbox,
     private readonly tracker: Tracker,
+    /** Lifecycle CloudEvents, when the worker opted in. */
+    private readonly events?: Lifecycle,
   ) {
     this.awaited = mailbox.awaited;
     const carried = (options.carried as { v1?: Carried } | undefined)?.v1;
@@ -128,6 +131,7 @@ export class V1Run implements TaskContext {
       let input: Json;
       if (carried) input = rawInput;
       else {
+        this.events?.publish('workflow.started', { definition: { name: wf.document.name, namespace: wf.document.namespace, version: this.def.version }, startedAt: new Date(this.startedAt).toISOString() });
         this.workflowInput = rawInput;
         await this.validate(wf.input?.schema, rawInput, '/input', 'workflow input');
         input = await transformInput(this, wf.input?.from, rawInput, this.workflowArgs());
@@ -138,6 +142,8 @@ export class V1Run implements TaskContext {
       const r = deadline !== undefined ? await this.withDeadline(deadline, timeout ? durationIso(timeout.after) : '', main) : await main();
       const output = await transformOutput(this, wf.output?.as, r.output, this.workflowArgs());
       await this.validate(wf.output?.schema, output, '/output', 'workflow output');
+      this.events?.publish('workflow.completed', { completedAt: new Date().toISOString(), output });
+      await this.events?.settle();
       this.tracker.status = 'completed';
       this.tracker.render();
       return output;
@@ -145,7 +151,10 @@ export class V1Run implements TaskContext {
       if (err instanceof ContinueAsNew || isCancellation(err)) throw err;
       this.tracker.status = 'failed';
       this.tracker.render();
-      throw err instanceof ApplicationFailure && err.nonRetryable ? err : runFailure(toWorkflowError(err, '/'));
+      const failure = err instanceof ApplicationFailure && err.nonRetryable ? err : runFailure(toWorkflowError(err, '/'));
+      this.events?.publish('workflow.faulted', { faultedAt: new Date().toISOString(), error: (failure.details?.[0] ?? { title: failure.message }) as Json });
+      await this.events?.settle();
+      throw failure;
     }
   }
 
@@ -172,6 +181,7 @@ export class V1Run implements TaskContext {
         consumed: [...this.mailbox.consumed],
         ...(deadline !== undefined ? { deadline } : {}),
       };
+      await this.events?.settle();
       this.tracker.flush();
       const cont = makeContinueAsNewFunc({ workflowType: info.workflowType, taskQueue: info.taskQueue });
       const opts: StartOptions = { definition: this.def, ...(this.options.subflows ? { subflows: this.options.subflows } : {}), carried: { v1: carried } as unknown as Json };
@@ -214,10 +224,12 @@ export class V1Run implements TaskContext {
     this.lastData = rawInput;
     const descriptor: Record<string, Json> = { name, reference, definition: task as unknown as Json, input: rawInput, startedAt: dateTime(Date.now()) };
     const at: TaskAt = { name, reference, locals, task: descriptor, ...(fn ? { fn } : {}) };
+    this.lifecycle('task.started', reference, { startedAt: new Date().toISOString() });
     try {
       let args = this.args(at);
       if (task.if !== undefined && !(await this.condition(task.if, rawInput, args, 'if'))) {
         this.tracker.leave(step, 'done');
+        this.lifecycle('task.completed', reference, { completedAt: new Date().toISOString(), output: rawInput });
         return { output: rawInput, then: 'continue' }; // skipped: the raw input is the output
       }
       await this.validate(task.input?.schema, rawInput, reference, 'task input');
@@ -234,11 +246,14 @@ export class V1Run implements TaskContext {
       await this.validate(task.export?.schema, this.context, reference, 'exported context');
       this.lastData = output;
       this.tracker.leave(step, 'done');
+      this.lifecycle('task.completed', reference, { completedAt: new Date().toISOString(), output });
       return { output, then: outcome.then ?? task.then ?? 'continue' };
     } catch (err) {
       this.tracker.leave(step, 'failed');
       if (isCancellation(err) || err instanceof ContinueAsNew) throw err;
-      throw toWorkflowError(err, reference);
+      const e = toWorkflowError(err, reference);
+      this.lifecycle('task.faulted', reference, { faultedAt: new Date().toISOString(), error: problemJson(e.problem) });
+      throw e;
     }
   }
 
@@ -285,6 +300,10 @@ export class V1Run implements TaskContext {
 
   async exportContext(as: string | Json | undefined, output: Json, args: Args): Promise<void> {
     this.context = await exportContext(this, as, output, this.context, { ...args, output });
+  }
+
+  lifecycle(type: LifecycleType, reference: string, data: Record<string, Json> = {}): void {
+    this.events?.publish(type, { task: reference, ...(type === 'task.retried' ? { retriedAt: new Date().toISOString() } : {}), ...data }, reference);
   }
 
   summary(reference: string, target: string): string {

@@ -47,6 +47,7 @@ export async function runTry(task: Task, at: TaskAt, input: Json, ctx: TaskConte
       const retryHolds = (await holds(ctx, at, policy.when, e, name, 'retry.when')) !== false && (await holds(ctx, at, policy.exceptWhen, e, name, 'retry.exceptWhen')) !== true;
       if (retryHolds && mayRetry(policy, retry, Date.now() - started)) {
         await sleep(retryDelayMs(policy, retry), { summary: ctx.summary(at.reference, `retry ${retry} after: ${caught.message}`).slice(0, 200) });
+        ctx.lifecycle('task.retried', at.reference);
         continue;
       }
       // Retries used up: the alternate path (catch.do) if there is one, else the error stands.
