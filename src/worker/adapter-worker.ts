@@ -21,11 +21,21 @@ export interface AdapterWorkerOptions {
 }
 
 export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<Worker> {
+  const activities = { ...createRestActivities({ baseDirs: opts.baseDirs, secrets: opts.secrets }), ...createHttpActivities({ baseDirs: opts.baseDirs, secrets: opts.secrets }) };
+  return activityWorker(opts, ADAPTER_TASK_QUEUE, activities);
+}
+
+/** A worker serving `activities` on `opts.taskQueue` (else `defaultQueue`): the built-in adapter and process workers. */
+export function activityWorker(
+  opts: { connection: NativeConnection; namespace?: string; taskQueue?: string; workerOptions?: Partial<WorkerOptions> },
+  defaultQueue: string,
+  activities: Record<string, (...args: any[]) => Promise<unknown>>,
+): Promise<Worker> {
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
-    taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
-    activities: { ...createRestActivities({ baseDirs: opts.baseDirs, secrets: opts.secrets }), ...createHttpActivities({ baseDirs: opts.baseDirs, secrets: opts.secrets }) },
+    taskQueue: opts.taskQueue ?? defaultQueue,
+    activities,
     ...(opts.workerOptions ?? {}),
   });
 }

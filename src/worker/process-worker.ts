@@ -3,9 +3,10 @@
  * `swflow-processes`. Off by default — a document's shell command or script runs with this
  * worker's rights, so start it only where the documents are trusted.
  */
-import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { PROCESS_TASK_QUEUE } from '../common/contracts';
 import { createProcessActivities } from '../../adapters/process';
+import { activityWorker } from './adapter-worker';
 
 export interface ProcessWorkerOptions {
   connection: NativeConnection;
@@ -15,12 +16,6 @@ export interface ProcessWorkerOptions {
   workerOptions?: Partial<WorkerOptions>;
 }
 
-export async function createProcessWorker(opts: ProcessWorkerOptions): Promise<Worker> {
-  return Worker.create({
-    connection: opts.connection,
-    namespace: opts.namespace ?? 'default',
-    taskQueue: opts.taskQueue ?? PROCESS_TASK_QUEUE,
-    activities: createProcessActivities(),
-    ...(opts.workerOptions ?? {}),
-  });
+export function createProcessWorker(opts: ProcessWorkerOptions): Promise<Worker> {
+  return activityWorker(opts, PROCESS_TASK_QUEUE, createProcessActivities());
 }
