@@ -2,7 +2,7 @@
  * The seam between the generic workflow and the interpreter worker's local activity that
  * resolves (by workflow type) and pins the definition. Types and constants only.
  */
-import type { WorkflowDef } from '../dsl/model';
+import type { Definition } from '../dsl/model';
 
 export const RESOLVE_DEFINITION_ACTIVITY = 'swflow.resolveDefinition';
 
@@ -10,12 +10,12 @@ export interface ResolveRequest {
   /** The workflow type: `<id>` or `<id>@<version>`. */
   type: string;
   /** Given when the run was started with StartOptions.definition (then only hashed). */
-  definition?: WorkflowDef;
+  definition?: Definition;
 }
 
 export interface ResolveResult {
-  /** The normalized definition; omitted when the request carried it. */
-  definition?: WorkflowDef;
+  /** The normalized definition (0.8-family, or 1.0 as written); omitted when the request carried it. */
+  definition?: Definition;
   /** sha256 of the canonical JSON of the definition (SwDefinitionHash). */
   hash: string;
   /** Where it came from (file path, or "start options"). */
@@ -31,6 +31,11 @@ export interface ResolveResult {
    * rejected on some query-triggered replays.)
    */
   features?: string[];
+  /**
+   * 1.0 runs publish lifecycle CloudEvents (`io.serverlessworkflow.workflow.*`, `….task.*`) to
+   * the worker's event sinks: opted into per interpreter worker, recorded with this result.
+   */
+  lifecycleEvents?: boolean;
 }
 
 /** Search attributes written once per workflow task, just before the run blocks (ui.ts). */
