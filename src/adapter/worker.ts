@@ -9,6 +9,7 @@ import { ADAPTER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, targetFromEnv } from '../client/connection';
 import { adapterActivities, adapterServices } from './activities';
 import { callInterceptor } from './call';
+import { autoHeartbeat } from '../worker/heartbeat';
 import { isAdapter, type Adapter } from './define';
 import type { SecretValues } from './secrets';
 
@@ -24,8 +25,8 @@ export interface AdapterWorkerOptions {
   /** `$SECRETS` values: secret name → value. Default: this process's environment. */
   secrets?: SecretValues;
   /**
-   * Worker-level activity interceptors, run around every call after swflow's own (which puts the
-   * call together from its input and header): e.g. automatic heartbeating, tracing, metrics.
+   * Worker-level activity interceptors, run around every call after swflow's own (which put the
+   * call together from its input and header, and heartbeat while it runs): e.g. tracing, metrics.
    */
   interceptors?: ActivityInterceptorsFactory[];
   /** Passed through to Worker.create (identity, concurrency, ...). */
@@ -44,13 +45,15 @@ export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<W
     namespace: opts.namespace ?? targetFromEnv()?.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
     activities,
-    interceptors: { ...extra.interceptors, activity: [callInterceptor, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
+    // autoHeartbeat: calls heartbeat while they run, so a lost worker is noticed within the heartbeat timeout.
+    interceptors: { ...extra.interceptors, activity: [callInterceptor, autoHeartbeat, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
   });
 }
 
 /**
  * Runs an adapter worker until the process is told to stop (SIGINT/SIGTERM: the SDK shuts the
- * worker down gracefully, letting calls in flight finish).
+ * worker down; calls still in flight are cancelled, fail with `WorkerShutdown`, and the
+ * interpreter makes them again on another worker).
  *
  * @example
  * ```ts

@@ -3,13 +3,19 @@
  * interpreter workflow, the workers, adapters, the client, the event gateway and the
  * test runner. Types and constants only: safe to import from the workflow sandbox.
  */
-import type { AuthDef, FunctionDef, Json, WorkflowDef } from '../dsl/model';
+import type { AuthDef, Definition, FunctionDef, Json } from '../dsl/model';
 
 /** The task queue of the interpreter worker (the generic workflow and its own activities). */
 export const INTERPRETER_TASK_QUEUE = 'swflow';
 
 /** The queue of the built-in adapter worker, for functions without `metadata.worker`. */
 export const ADAPTER_TASK_QUEUE = 'swflow-adapters';
+
+/**
+ * The opt-in queue of 1.0 `run.shell` / `run.script` processes (activities `sw.run.shell`,
+ * `sw.run.script`): no worker serves it unless started for it, since they execute arbitrary code.
+ */
+export const PROCESS_TASK_QUEUE = 'swflow-processes';
 
 /** Signal that delivers one CloudEvent (structured JSON form) to a running instance. */
 export const EVENT_SIGNAL = 'swflow.event';
@@ -45,9 +51,9 @@ export interface CloudEventJson {
  * definition itself.
  */
 export interface StartOptions {
-  definition?: WorkflowDef;
+  definition?: Definition;
   /** Subflow definitions by `id` or `id@version`, for runs whose worker does not know them. */
-  subflows?: Record<string, WorkflowDef>;
+  subflows?: Record<string, Definition>;
   /** Interpreter state carried over an automatic continue-as-new (opaque to callers). */
   carried?: Json;
 }

@@ -1,16 +1,20 @@
 /**
- * The built-in adapter worker: serves the function types swflow implements itself (REST over
- * OpenAPI, GraphQL, OData) on `swflow-adapters`, the queue of every function without `metadata.worker`,
- * plus any user adapters given (`swflow adapters --module <file>`). Built with the public adapter
- * SDK (src/adapter): a new protocol adapter is one more entry in {@link builtinAdapters}.
- * Your own adapters can also run in their own workers on their own queues (adapters/README.md).
+ * The built-in adapter worker: serves the function types swflow implements itself (REST, GraphQL,
+ * OData) on `swflow-adapters`, the queue of every function without `metadata.worker`, plus any user
+ * adapters given (`swflow adapters --module <file>`). Built with the public adapter SDK
+ * (src/adapter): a new protocol adapter is one more entry in {@link builtinAdapters}. The 1.0 `call: http` and
+ * `call: openapi` activities (adapters/http) are served beside them as plain activities until they
+ * move onto the SDK. Your own adapters can also run in their own workers on their own queues
+ * (adapters/README.md). Running calls heartbeat automatically (./heartbeat.ts).
  */
-import type { ActivityInterceptorsFactory, NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import { Worker, type ActivityInterceptorsFactory, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
 import * as sdk from '../adapter';
 import { restAdapter } from '../../adapters/rest';
 import { graphqlAdapter } from '../../adapters/graphql';
 import { odataAdapter } from '../../adapters/odata';
+import { createHttpActivities } from '../../adapters/http';
+import { autoHeartbeat } from './heartbeat';
 
 export interface AdapterWorkerOptions {
   connection: NativeConnection;
@@ -38,13 +42,35 @@ export function builtinAdapters(opts: { baseDirs?: string[] } = {}): sdk.Adapter
 }
 
 export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<Worker> {
-  return sdk.createAdapterWorker({
+  const adapters = [...builtinAdapters({ baseDirs: opts.baseDirs }), ...(opts.adapters ?? [])];
+  const activities = {
+    ...sdk.adapterActivities(adapters, sdk.adapterServices(opts.secrets)),
+    ...createHttpActivities({ baseDirs: opts.baseDirs, secrets: opts.secrets as Record<string, string> | undefined }),
+  };
+  const extra = opts.workerOptions ?? {};
+  return Worker.create({
+    ...extra,
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
-    adapters: [...builtinAdapters({ baseDirs: opts.baseDirs }), ...(opts.adapters ?? [])],
-    secrets: opts.secrets,
-    interceptors: opts.interceptors,
-    workerOptions: opts.workerOptions,
+    activities,
+    interceptors: { ...extra.interceptors, activity: [sdk.callInterceptor, autoHeartbeat, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
+  });
+}
+
+/** A worker serving `activities` on `opts.taskQueue` (else `defaultQueue`): the built-in process worker. */
+export function activityWorker(
+  opts: { connection: NativeConnection; namespace?: string; taskQueue?: string; workerOptions?: Partial<WorkerOptions> },
+  defaultQueue: string,
+  activities: Record<string, (...args: any[]) => Promise<unknown>>,
+): Promise<Worker> {
+  const extra = opts.workerOptions ?? {};
+  return Worker.create({
+    ...extra,
+    connection: opts.connection,
+    namespace: opts.namespace ?? 'default',
+    taskQueue: opts.taskQueue ?? defaultQueue,
+    activities,
+    interceptors: { ...extra.interceptors, activity: [autoHeartbeat, ...(extra.interceptors?.activity ?? [])] },
   });
 }

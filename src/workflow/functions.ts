@@ -8,15 +8,17 @@
  * and the rest of the {@link FunctionCall} goes in the `swflow-call` header (interceptors.ts);
  * runs recorded before it send the whole FunctionCall as the input (and no secretContext/auth).
  */
-import { scheduleActivity, type ActivityOptions } from '@temporalio/workflow';
+import { scheduleActivity, type ActivityOptions, type RetryPolicy } from '@temporalio/workflow';
 import type { ActionDef, AuthDef, FunctionDef, Json, StateDef, WorkflowDef } from '../dsl/model';
 import type { FunctionCall } from '../common/contracts';
 import { activityTypeOf, taskQueueOf } from '../common/calls';
 import { parseDuration } from '../dsl/duration';
 import { evalExpr, evalValue, splitSecretArguments, SwExpressionError, type ExprScope, type ExprSite } from './expr';
 import { merge } from './data/merge';
-import { withRetries } from './retry';
-import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_NATIVE_RETRY_POLICY, FEATURE_SELECTION_SET_EXPRESSIONS } from './resolve';
+import { nativeRetryOf, withRetries } from './retry';
+import { throughPlatformFailures } from './platform';
+import { callTimeouts, LEGACY_CALL_TIMEOUT_MS } from './timeouts';
+import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_PLATFORM_FAILURES, FEATURE_SELECTION_SET_EXPRESSIONS } from './resolve';
 import { withCallContext } from './interceptors';
 import type { Runtime } from './runtime';
 
@@ -89,9 +91,10 @@ export async function callFunction(
     action: action.name ?? action.id ?? label,
   };
   const summary = rt.summary(state.name, label, fn.name);
+  const platform = rt.features.has(FEATURE_PLATFORM_FAILURES);
   const options: ActivityOptions = {
     taskQueue: taskQueueOf(fn),
-    startToCloseTimeout: actionTimeout ? parseDuration(actionTimeout) : rt.defaultActivityTimeoutMs,
+    ...(platform ? callTimeouts(fn, actionTimeout) : { startToCloseTimeout: actionTimeout ? parseDuration(actionTimeout) : LEGACY_CALL_TIMEOUT_MS }),
     retry: { maximumAttempts: 1 },
     summary,
   };
@@ -102,12 +105,19 @@ export async function callFunction(
     const { arguments: callArgs, ...context } = call;
     return withCallContext([callArgs], context);
   };
+  // One execution of the call; a platform failure (a lost worker: platform.ts) makes it again,
+  // outside the definition's retries. `retry` is the Temporal RetryPolicy that performs the
+  // definition's strategy, when one does (retry.ts).
+  const execute = (retry?: RetryPolicy): Promise<Json> => {
+    const once = (again?: string) =>
+      scheduleActivity<Json>(type, activityArgs(), { ...options, ...(retry ? { retry } : {}), ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) });
+    return platform ? throughPlatformFailures(actionTimeout !== undefined, once) : once();
+  };
   if (ref.invoke === 'async') {
     // Fire and forget: errors are ignored, the state does not wait.
     // The run still waits for them to settle before it closes (so the calls are really made).
-    rt.background(scheduleActivity(type, activityArgs(), options));
+    rt.background(execute());
     return undefined;
   }
-  // `retry` is the activity's Temporal RetryPolicy when it expresses the strategy exactly (see retry.ts).
-  return withRetries(rt.def, action, summary, (_n, retry) => scheduleActivity<Json>(type, activityArgs(), retry ? { ...options, retry } : options), rt.features.has(FEATURE_NATIVE_RETRY_POLICY));
+  return withRetries(rt.def, action, summary, (_n, retry) => execute(retry), nativeRetryOf(rt.features));
 }
