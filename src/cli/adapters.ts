@@ -1,5 +1,5 @@
 /**
- * `swflow adapters`: runs the built-in adapter worker (REST) against a Temporal server
+ * `swflow adapters`: runs the built-in adapter worker (REST, GraphQL, OData...) against a Temporal server
  * (TEMPORAL_ADDRESS, default localhost:7233) — to scale function calls out on their own machines —
  * with the user adapters of `--module` beside them on the same queue.
  */
@@ -23,7 +23,7 @@ interface AdaptersCliOptions {
 export function register(program: Command): void {
   program
     .command('adapters')
-    .description('Run the built-in adapter worker (REST over OpenAPI), and your own adapters, against a Temporal server')
+    .description('Run the built-in adapter worker (REST, GraphQL, OData, ...), and your own adapters, against a Temporal server')
     .option('-d, --definitions <dirs...>', 'folders where relative OpenAPI documents are found', [join(PROJECT_ROOT, 'examples')])
     .option('-q, --task-queue <queue>', 'task queue', ADAPTER_TASK_QUEUE)
     .option('-m, --module <files...>', 'also serve the adapters these modules export (defineAdapter)')

@@ -1,7 +1,7 @@
 /**
  * `swflow start` (= `npm start`): the main job. Starts the embedded Temporal dev server
  * (unless TEMPORAL_ADDRESS names a server), the interpreter worker with the definitions of
- * `examples/` (or `--definitions`), the built-in adapter worker (REST), the event gateway
+ * `examples/` (or `--definitions`), the built-in adapter worker (REST, GraphQL, OData...), the event gateway
  * (CloudEvents over HTTP) and, while it serves the examples, their example service; prints
  * where everything is. Ctrl-C stops it all.
  */
@@ -154,7 +154,7 @@ function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: 
     `  Temporal server   ${info.target.address}  (namespace ${info.target.namespace})`,
     info.uiUrl ? `  Temporal Web UI   ${info.uiUrl}` : undefined,
     info.dbFile ? `  Server database   ${info.dbFile}` : undefined,
-    `  Task queues       ${INTERPRETER_TASK_QUEUE} (interpreter), ${ADAPTER_TASK_QUEUE} (REST adapter)`,
+    `  Task queues       ${INTERPRETER_TASK_QUEUE} (interpreter), ${ADAPTER_TASK_QUEUE} (built-in adapters)`,
     `  Definitions       ${info.definitions.join(', ')}`,
     `  Event gateway     ${info.gatewayUrl}  (POST CloudEvents; binary, structured or batch)`,
     `  Produced events   ${info.sinks.length ? info.sinks.join(', ') : 'logged only (set --event-sink <url> or SWFLOW_EVENT_SINKS)'}`,

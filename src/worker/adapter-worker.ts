@@ -1,8 +1,8 @@
 /**
- * The built-in adapter worker: serves the function types swflow implements itself on
- * `swflow-adapters`, the queue of every function without `metadata.worker`, plus any user adapters
- * given (`swflow adapters --module <file>`). Built with the public adapter SDK (src/adapter): a new
- * protocol adapter is one more entry in {@link builtinAdapters}. The 1.0 `call: http` and
+ * The built-in adapter worker: serves the function types swflow implements itself (REST, GraphQL,
+ * OData) on `swflow-adapters`, the queue of every function without `metadata.worker`, plus any user
+ * adapters given (`swflow adapters --module <file>`). Built with the public adapter SDK
+ * (src/adapter): a new protocol adapter is one more entry in {@link builtinAdapters}. The 1.0 `call: http` and
  * `call: openapi` activities (adapters/http) are served beside them as plain activities until they
  * move onto the SDK. Your own adapters can also run in their own workers on their own queues
  * (adapters/README.md). Running calls heartbeat automatically (./heartbeat.ts).
@@ -11,6 +11,8 @@ import { Worker, type ActivityInterceptorsFactory, type NativeConnection, type W
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
 import * as sdk from '../adapter';
 import { restAdapter } from '../../adapters/rest';
+import { graphqlAdapter } from '../../adapters/graphql';
+import { odataAdapter } from '../../adapters/odata';
 import { createHttpActivities } from '../../adapters/http';
 import { autoHeartbeat } from './heartbeat';
 
@@ -32,7 +34,11 @@ export interface AdapterWorkerOptions {
 
 /** swflow's protocol adapters (activity types `sw.<function type>`). */
 export function builtinAdapters(opts: { baseDirs?: string[] } = {}): sdk.Adapter[] {
-  return [restAdapter({ baseDirs: opts.baseDirs })];
+  return [
+    restAdapter({ baseDirs: opts.baseDirs }),
+    graphqlAdapter(),
+    odataAdapter(),
+  ];
 }
 
 export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<Worker> {

@@ -13,12 +13,12 @@ import type { ActionDef, AuthDef, FunctionDef, Json, StateDef, WorkflowDef } fro
 import type { FunctionCall } from '../common/contracts';
 import { activityTypeOf, taskQueueOf } from '../common/calls';
 import { parseDuration } from '../dsl/duration';
-import { evalExpr, evalValue, splitSecretArguments, type ExprScope } from './expr';
+import { evalExpr, evalValue, splitSecretArguments, SwExpressionError, type ExprScope, type ExprSite } from './expr';
 import { merge } from './data/merge';
 import { nativeRetryOf, withRetries } from './retry';
 import { throughPlatformFailures } from './platform';
 import { callTimeouts, LEGACY_CALL_TIMEOUT_MS } from './timeouts';
-import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_PLATFORM_FAILURES } from './resolve';
+import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_PLATFORM_FAILURES, FEATURE_SELECTION_SET_EXPRESSIONS } from './resolve';
 import { withCallContext } from './interceptors';
 import type { Runtime } from './runtime';
 
@@ -37,6 +37,17 @@ function authOf(def: WorkflowDef, fn: FunctionDef): FunctionCall['auth'] {
   const resource = byName(typeof ref === 'object' ? ref.resource : typeof sharing?.authRef === 'object' ? sharing.authRef.resource : undefined);
   if (!invocation && !resource) return undefined;
   return { ...(invocation ? { invocation } : {}), ...(resource ? { resource } : {}) };
+}
+
+/**
+ * A graphql action's selection set with its `${ }` evaluated ("Expressions must be evaluated
+ * before executing the operation", spec 0.8): interpolated into the text, strings as they are and
+ * other values as JSON (`age(useDogYears: ${ .isPetADog })` → `age(useDogYears: true)`).
+ */
+async function evalSelectionSet(selectionSet: string, input: Json, scope: ExprScope, site: ExprSite): Promise<string> {
+  const value = await evalValue(selectionSet, input, scope, site);
+  if (typeof value !== 'string') throw new SwExpressionError(`Expression ${JSON.stringify(selectionSet)} (state "${site.state}", ${site.what}) gave ${JSON.stringify(value)}, not a selection set (a string)`, selectionSet, site);
+  return value;
 }
 
 export async function callFunction(
@@ -62,13 +73,15 @@ export async function callFunction(
   const split = splitSecretArguments(ref.arguments ?? {}, scope.functions);
   const args = (await evalValue(split.arguments, input, scope, site)) ?? {};
   const secrets = split.secretArguments ?? {};
+  const selectionSet =
+    ref.selectionSet && rt.features.has(FEATURE_SELECTION_SET_EXPRESSIONS) ? await evalSelectionSet(ref.selectionSet, input, scope, { state: state.name, what: `action "${label}" selectionSet` }) : ref.selectionSet;
   const info = rt.info;
   const withHeaders = rt.features.has(FEATURE_CALL_CONTEXT_HEADERS);
   const auth = withHeaders ? authOf(rt.def, fn) : undefined;
   const call: FunctionCall = {
     function: { name: fn.name, type: fn.type, operation: fn.operation, metadata: fn.metadata ?? {}, ...(fn.authRef !== undefined ? { authRef: fn.authRef } : {}) },
     arguments: args,
-    ...(ref.selectionSet ? { selectionSet: ref.selectionSet } : {}),
+    ...(selectionSet ? { selectionSet } : {}),
     ...(Object.keys(secrets).length ? { secretArguments: secrets } : {}),
     // What the secret expressions (and auth properties) read besides $SECRETS: the action's input and scope.
     ...(withHeaders && (Object.keys(secrets).length || auth) ? { secretContext: { data: input, scope } } : {}),

@@ -67,6 +67,8 @@ export const FEATURE_UNLIMITED_AUTO_RETRIES = 'unlimited-auto-retries';
  * an event (which may never come) ends at the timeout, as with `interrupt: true` (runtime.ts).
  */
 export const FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS = 'exec-timeout-ends-event-waits';
+/** A graphql action's `selectionSet` has its `${ }` expressions evaluated before the call (functions.ts). */
+export const FEATURE_SELECTION_SET_EXPRESSIONS = 'selection-set-expressions';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -77,6 +79,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_PLATFORM_FAILURES,
   FEATURE_UNLIMITED_AUTO_RETRIES,
   FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS,
+  FEATURE_SELECTION_SET_EXPRESSIONS,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
