@@ -56,10 +56,12 @@ tr '\n' '\0' < "$WORK/sources" | xargs -0 -n 1 -P "$(nproc)" bash -c \
   '"$CC" @"$WORK/cflags" -c "$1" -o "$WORK/obj/$(echo "$1" | sed "s#[/.]#_#g").o"' _
 
 # Stack first in linear memory: an overflow then leaves the memory (a trap) instead of
-# silently overwriting jq's data. 8 MiB, like a native main thread.
+# silently overwriting jq's data. 32 MiB: jq passes jv values by copy, so its recursion (up to
+# 10,000 levels of nesting, jq's own limit) needs more than a native 8 MiB; untouched stack
+# pages cost no resident memory.
 OUT="$WORK/jq.wasm"
 "$CC" --target=wasm32-wasi -mexec-model=reactor -O2 -fuse-ld=lld \
-  -Wl,--stack-first -Wl,-z,stack-size=8388608 -Wl,--gc-sections -Wl,--strip-all \
+  -Wl,--stack-first -Wl,-z,stack-size=33554432 -Wl,--gc-sections -Wl,--strip-all \
   -o "$OUT" "${OBJECTS[@]}" \
   -lwasi-emulated-signal -lwasi-emulated-getpid -lm
 
