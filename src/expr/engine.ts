@@ -53,7 +53,7 @@ export class JqEngineError extends Error {
   }
 }
 
-/** How many compiled programs an instance keeps (LRU). */
+/** How many compiled programs an instance keeps (LRU); a typical expression's takes ~13 kB. */
 export const PROGRAM_CACHE_SIZE = 1000;
 /** Linear memory above which an instance is replaced after a call. */
 export const MAX_RETAINED_MEMORY = 256 * 1024 * 1024;
@@ -236,7 +236,7 @@ class JqInstance {
     const handle = this.exports.jqw_compile(this.scratch);
     const entry = handle || this.message();
     this.programs.set(program, entry);
-    if (this.programs.size > PROGRAM_CACHE_SIZE) {
+    if (this.programs.size > state.cacheSize) {
       const [oldest, old] = this.programs.entries().next().value as [string, number | string];
       this.programs.delete(oldest);
       if (typeof old === 'number') this.exports.jqw_free(old);
@@ -271,15 +271,20 @@ class JqInstance {
     return { kind: 'error', outputs, message: this.message(), notAString: status === ERROR_NOT_STRING, stderr };
   }
 
+  get cachedPrograms(): number {
+    return this.programs.size;
+  }
+
   get memoryBytes(): number {
     return this.exports.memory.buffer.byteLength;
   }
 }
 
 // State lives in this closure only (never exported: a preloaded module's exports are frozen).
-const state: { module?: WasmModule; instance?: JqInstance; error?: unknown; instances: number; runs: number } = {
+const state: { module?: WasmModule; instance?: JqInstance; error?: unknown; instances: number; runs: number; cacheSize: number } = {
   instances: 0,
   runs: 0,
+  cacheSize: PROGRAM_CACHE_SIZE,
 };
 
 function instance(): JqInstance {
@@ -387,14 +392,20 @@ export function runJqCli(program: string, inputJson: string): JqCliRun {
   }
 }
 
+/** @internal A smaller program cache, for tests of eviction (takes effect at the next compile). */
+export function setProgramCacheSize(size: number): void {
+  state.cacheSize = size;
+}
+
 /** How many jq runs this context made (tests and benchmarks use it to count batching). */
 export function jqRunCount(): number {
   return state.runs;
 }
 
-/** How many instances this context created (tests use it to see a trap replace the instance). */
-export function jqInstanceCount(): number {
-  return state.instances;
+/** The engine's state in this context: instances created so far, the current one's cache and memory. */
+export function jqEngineStats(): { instances: number; runs: number; cachedPrograms: number; memoryBytes: number } {
+  const jq = state.instance;
+  return { instances: state.instances, runs: state.runs, cachedPrograms: jq?.cachedPrograms ?? 0, memoryBytes: jq?.memoryBytes ?? 0 };
 }
 
 // Load now (synchronously): in a preloaded module this happens once per worker thread.

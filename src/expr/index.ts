@@ -552,3 +552,15 @@ export function checkSyntaxWithEngine(expr: string, functionNames?: string[], va
   }
   return undefined;
 }
+
+/**
+ * {@link evaluateExpression} under the name that states its contract: synchronous (a value,
+ * never a promise; the engine loads when src/expr is imported), so callers need no `await`.
+ */
+export const evaluateExpressionSync: typeof evaluateExpression = evaluateExpression;
+
+/** {@link evaluateCondition}, synchronous by contract (see {@link evaluateExpressionSync}). */
+export const evaluateConditionSync: typeof evaluateCondition = evaluateCondition;
+
+/** {@link evaluateTemplate}, synchronous by contract (see {@link evaluateExpressionSync}). */
+export const evaluateTemplateSync: typeof evaluateTemplate = evaluateTemplate;

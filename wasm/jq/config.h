@@ -3,7 +3,7 @@
  * included in every jq and oniguruma file through -include. Each HAVE_ line names something
  * wasi-libc really provides (build.sh links without undefined symbols, so a wrong line fails
  * the build). Not available: gamma, __exp10, pthread (see include/pthread.h), tm_gmtoff (not
- * needed: timegm exists).
+ * needed: timegm exists), strptime (see below).
  */
 #ifndef SWFLOW_JQ_CONFIG_H
 #define SWFLOW_JQ_CONFIG_H
@@ -27,7 +27,13 @@
 #define HAVE_LOCALTIME 1
 #define HAVE_LOCALTIME_R 1
 #define HAVE_STRFTIME 1
-#define HAVE_STRPTIME 1
+/* No HAVE_STRPTIME: musl's strptime lacks %z, %Z and the %j date arithmetic jq users rely on,
+ * so jq's own (NetBSD's, src/util.c, what jq uses on Windows) is built instead. It reads the
+ * local time zone's names, which wasi-libc leaves out (no time zone data): UTC, in missing.c. */
+extern char *tzname[2];
+extern long timezone;
+extern int daylight;
+void tzset(void);
 #define HAVE_TIMEGM 1
 
 /* jq's math builtins (src/libm.h) */

@@ -1,11 +1,18 @@
 /*
- * What jq needs and wasi-libc (wasm32-wasi, no threads, no real filesystem) lacks: the
- * single-threaded pthread subset declared in include/pthread.h, and realpath.
+ * What jq needs and wasi-libc (wasm32-wasi, no threads, no filesystem, no time zone data)
+ * lacks: the single-threaded pthread subset declared in include/pthread.h, realpath, and the
+ * local time zone for jq's own strptime (declared in config.h): always UTC.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include "pthread.h"
+
+char *tzname[2] = {"UTC", "UTC"};
+long timezone = 0;
+int daylight = 0;
+
+void tzset(void) {}
 
 /* Only used for module paths (jq_realpath keeps the path as given on failure). */
 char *realpath(const char *path, char *resolved) {
