@@ -17,6 +17,8 @@
  *
  * Programs are compiled once and kept in an LRU cache of jq handles (evicted handles are
  * freed in jq). Per-call values must therefore travel in the input, never in the program text.
+ * The last input stays parsed in jq: expressions evaluated one after the other over the same
+ * data (identical JSON text) parse it once.
  *
  * A trap (stack overflow: the stack is placed first in linear memory, so an overflow faults
  * instead of corrupting data; out of memory; a jq assertion) leaves the instance unusable: it
@@ -77,7 +79,8 @@ interface JqExports {
   jqw_alloc(size: number): number;
   jqw_dealloc(ptr: number): void;
   jqw_compile(program: number): number;
-  jqw_run(handle: number, input: number, length: number, limit: number): number;
+  jqw_input(input: number, length: number): number;
+  jqw_run(handle: number, limit: number): number;
   jqw_free(handle: number): void;
   jqw_result(): number;
   jqw_result_len(): number;
@@ -134,6 +137,8 @@ class JqInstance {
   private scratch = 0;
   private scratchSize = 0;
   private prng = 0x9e3779b9;
+  /** The input jq holds parsed (several expressions over the same data parse it once). */
+  private input: string | undefined;
   /** What jq itself wrote to fd 2 (e.g. "cannot allocate memory" before aborting). */
   wasiStderr = '';
 
@@ -260,9 +265,14 @@ class JqInstance {
   run(program: string, input: string, limit: number): JqResult {
     const handle = this.handle(program);
     if (typeof handle === 'string') return { kind: 'compile-error', message: handle, stderr: '' };
-    const len = this.write(input);
-    const status = this.exports.jqw_run(handle, this.scratch, len, limit);
     const e = this.exports;
+    if (input !== this.input) {
+      this.input = undefined;
+      const length = this.write(input); // first: it may move the scratch buffer
+      if (e.jqw_input(this.scratch, length) !== OK) return { kind: 'bad-input', message: this.message(), stderr: '' };
+      this.input = input;
+    }
+    const status = e.jqw_run(handle, limit);
     const stderr = this.read(e.jqw_stderr(), e.jqw_stderr_len());
     if (status > HALT) return { kind: 'bad-input', message: this.message(), stderr };
     const outputs = this.read(e.jqw_result(), e.jqw_result_len());
