@@ -82,6 +82,14 @@ test('runs are independent: errors, halt and output limits leave nothing behind'
   const fine = runJq('.', '{"big": 100000000000000000000000001, "s": "é\\u0000😀"}');
   assert.deepEqual(fine, { kind: 'ok', outputs: '[{"big":100000000000000000000000001,"s":"é\\u0000😀"}]', stderr: '' });
   assert.equal(runJq('.', '{"a": ').kind, 'bad-input');
+  // The parsed input is kept for the next run on the same text: a run that "changes" it
+  // (jq values are immutable) leaves the next one the original.
+  const doc = '{"a": 1, "b": [1, 2]}';
+  assert.deepEqual(outputs(runJq('.a = 2 | .b += [3]', doc)), [{ a: 2, b: [1, 2, 3] }]);
+  assert.deepEqual(outputs(runJq('[.a, .b]', doc)), [[1, [1, 2]]]);
+  assert.deepEqual(outputs(runJq('[.a, .b]', '{"a": 5}')), [[5, null]]);
+  assert.equal(runJq('.a', '[').kind, 'bad-input');
+  assert.deepEqual(outputs(runJq('.a', doc)), [1]);
 });
 
 test('synchronous names of the evaluation API', () => {
