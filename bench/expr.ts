@@ -43,6 +43,8 @@ function time(iterations: number, f: (i: number) => unknown): { median: number; 
 }
 
 const fmt = (t: { median: number; p99: number }) => `${t.median.toFixed(1)} | ${t.p99.toFixed(1)}`;
+/** A case's description as a Markdown table cell. */
+const cell = (c: Case) => c.what.replace(/\|/g, '\\|');
 
 /** Bytes of the JSON input jq gets for a case (`[data, variables]`). */
 function inputBytes(c: Case): number {
@@ -68,7 +70,7 @@ function part1(jqWasm: JqEngine): void {
     const runs = jqRunCount() - before;
     const same = time(fast ? 50_000 : 5_000, run);
     if (fast) {
-      console.log(`| ${c.what} | – | 0 | ${fmt(same)} | | | (same code, no jq run) | | | |`);
+      console.log(`| ${cell(c)} | – | 0 | ${fmt(same)} | | | (same code, no jq run) | | | |`);
       continue;
     }
     // A new document each call: jq parses its input again (as when state data changed).
@@ -78,7 +80,7 @@ function part1(jqWasm: JqEngine): void {
       return time(c.name.includes('one-by-one') ? 100 : 300, () => c.run(evaluateExpression, evaluateTemplate, { change: n++ }));
     });
     const first = time(300, () => c.run(evaluateExpression, evaluateTemplate, { variant: n, change: n++ }));
-    console.log(`| ${c.what} | ${inputBytes(c)} | ${runs} | ${fmt(same)} | ${fmt(changed)} | ${fmt(old)} | ${fmt(first)} |`);
+    console.log(`| ${cell(c)} | ${inputBytes(c)} | ${runs} | ${fmt(same)} | ${fmt(changed)} | ${fmt(old)} | ${fmt(first)} |`);
   }
 }
 
@@ -134,7 +136,7 @@ async function part3(): Promise<void> {
         const n = c.name.endsWith('-fast') ? 20_000 : 2_000;
         const base = await best(c.name, 0);
         const withN = await best(c.name, n);
-        console.log(`| ${c.what} | ${n} | ${((withN - base) / n).toFixed(2)} |`);
+        console.log(`| ${cell(c)} | ${n} | ${((withN - base) / n).toFixed(2)} |`);
       }
     });
   } finally {
