@@ -9,11 +9,10 @@
  *   decoded in pure JS (the sandbox has no `Buffer`);
  * - `new WebAssembly.Module` / `new WebAssembly.Instance` are synchronous: the engine is ready
  *   when this module has been evaluated, before any workflow code runs;
- * - the WASI imports are ours and deterministic: the clock is `Date.now()` looked up at call
+ * - the WASI imports are ours and deterministic (wasi.ts): the clock is `Date.now()` at call
  *   time (inside a workflow: workflow time, so `now` replays identically), random bytes come
- *   from a fixed-seed PRNG (jq only uses them to seed its hash function, which never shows in
- *   results), the environment is empty (`$ENV`, `env`), and there is no filesystem (no jq
- *   modules, no time zone data: local time is UTC).
+ *   from a fixed-seed PRNG, the environment is empty, there is no filesystem (no jq modules),
+ *   and the build has no time zone data (local time is UTC).
  *
  * Programs are compiled once and kept in an LRU cache of jq handles (evicted handles are
  * freed in jq). Per-call values must therefore travel in the input, never in the program text.
@@ -33,6 +32,7 @@
  * shared instance gives the same results as a fresh one.
  */
 import JQ_WASM_BASE64 = require('./jq-binary');
+import { WasiExit, wasiImports } from './wasi';
 
 /** What one run of a program on one input gave. `stderr`: what `debug`/`stderr` printed. */
 export type JqResult =
@@ -91,16 +91,10 @@ interface JqExports {
   jqw_exit_code(): number;
 }
 
-// jqw_run's statuses (api.c).
+// Statuses of jqw_input / jqw_run (api.c); 1 is an error with a string message, 4 bad input.
 const OK = 0;
-const ERROR = 1;
 const ERROR_NOT_STRING = 2;
 const HALT = 3;
-
-// WASI errno values.
-const ESUCCESS = 0;
-const EBADF = 8;
-const ENOENT = 44;
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
@@ -136,73 +130,19 @@ class JqInstance {
   private readonly programs = new Map<string, number | string>(); // program -> handle, or its compile errors
   private scratch = 0;
   private scratchSize = 0;
-  private prng = 0x9e3779b9;
   /** The input jq holds parsed (several expressions over the same data parse it once). */
   private input: string | undefined;
   /** What jq itself wrote to fd 2 (e.g. "cannot allocate memory" before aborting). */
   wasiStderr = '';
 
   constructor(module: WasmModule) {
-    const view = () => new DataView(this.exports.memory.buffer);
-    const wasi = {
-      environ_sizes_get: (count: number, size: number) => {
-        view().setUint32(count, 0, true);
-        view().setUint32(size, 0, true);
-        return ESUCCESS;
+    const imports = wasiImports(
+      () => this.exports.memory.buffer,
+      (text) => {
+        if (this.wasiStderr.length < 4096) this.wasiStderr += text;
       },
-      environ_get: () => ESUCCESS,
-      // Workflow time inside a workflow (the sandbox's Date), looked up at call time.
-      clock_time_get: (_id: number, _precision: bigint, out: number) => {
-        view().setBigUint64(out, BigInt(Date.now()) * 1_000_000n, true);
-        return ESUCCESS;
-      },
-      random_get: (ptr: number, len: number) => {
-        const bytes = new Uint8Array(this.exports.memory.buffer, ptr, len);
-        for (let i = 0; i < len; i++) {
-          // xorshift32 from a fixed seed: deterministic per instance.
-          this.prng ^= this.prng << 13;
-          this.prng ^= this.prng >>> 17;
-          this.prng ^= this.prng << 5;
-          bytes[i] = this.prng & 255;
-        }
-        return ESUCCESS;
-      },
-      fd_write: (fd: number, iovs: number, count: number, written: number) => {
-        const v = view();
-        let total = 0;
-        for (let i = 0; i < count; i++) {
-          const ptr = v.getUint32(iovs + i * 8, true);
-          const len = v.getUint32(iovs + i * 8 + 4, true);
-          if (fd === 2 && this.wasiStderr.length < 4096) this.wasiStderr += this.decoder.decode(new Uint8Array(this.exports.memory.buffer, ptr, len));
-          total += len;
-        }
-        v.setUint32(written, total, true);
-        return ESUCCESS;
-      },
-      fd_fdstat_get: (fd: number, out: number) => {
-        if (fd > 2) return EBADF;
-        const v = view();
-        v.setUint8(out, 2); // character device
-        v.setUint16(out + 2, 0, true);
-        v.setBigUint64(out + 8, 0n, true);
-        v.setBigUint64(out + 16, 0n, true);
-        return ESUCCESS;
-      },
-      // No filesystem: no preopened directories, nothing to open or read.
-      fd_prestat_get: () => EBADF,
-      fd_prestat_dir_name: () => EBADF,
-      fd_close: () => EBADF,
-      fd_fdstat_set_flags: () => EBADF,
-      fd_filestat_get: () => EBADF,
-      fd_read: () => EBADF,
-      fd_seek: () => EBADF,
-      path_open: () => ENOENT,
-      path_filestat_get: () => ENOENT,
-      proc_exit: (code: number) => {
-        throw new JqEngineError(`jq exited with status ${code}`);
-      },
-    };
-    this.exports = new WebAssembly.Instance(module, { wasi_snapshot_preview1: wasi }).exports as JqExports;
+    );
+    this.exports = new WebAssembly.Instance(module, { wasi_snapshot_preview1: imports }).exports as JqExports;
     this.exports._initialize();
   }
 
@@ -320,6 +260,7 @@ function guarded<T>(call: (jq: JqInstance) => T): T {
   } catch (err) {
     state.instance = undefined;
     if (err instanceof JqEngineError) throw err;
+    if (err instanceof WasiExit) throw new JqEngineError(err.message);
     const said = jq.wasiStderr.trim();
     const what = /cannot allocate memory/.test(said)
       ? 'jq ran out of memory'
