@@ -1,13 +1,15 @@
 /**
  * OpenAPI documents for `rest` functions: an operation is `<document URI>#<operationId>`
- * (spec 0.8, "Using Functions for RESTful Service Invocations"). Loads OpenAPI 3.x and
- * Swagger 2.0 documents (JSON or YAML) over http(s) or from files, and resolves an operation
- * to its method, URL template and parameters.
+ * (spec 0.8, "Using Functions for RESTful Service Invocations"). OpenAPI 3.x and Swagger 2.0,
+ * JSON or YAML, over http(s) or from files, are read and dereferenced by
+ * @apidevtools/swagger-parser — `$ref`s to other files and URLs included (over http with the
+ * function's resource auth) — and an operation resolves to its method, URL template, parameters
+ * and security requirements.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
+import SwaggerParser from '@apidevtools/swagger-parser';
 
 type Doc = Record<string, any>;
 
@@ -19,6 +21,12 @@ export interface Parameter {
   required: boolean;
 }
 
+/** One OpenAPI security scheme an operation accepts (Swagger 2 `basic` reads as http basic). */
+export type SecurityScheme =
+  | { type: 'apiKey'; name: string; in: 'header' | 'query' | 'cookie' }
+  | { type: 'http'; scheme: string }
+  | { type: 'oauth2' | 'openIdConnect' };
+
 export interface Operation {
   operationId: string;
   method: string;
@@ -27,6 +35,11 @@ export interface Operation {
   parameters: Parameter[];
   /** OpenAPI 3 `requestBody` (Swagger 2 uses a `body` / `formData` parameter). */
   requestBody: boolean;
+  /**
+   * The security requirements: alternatives, each a list of schemes used together. Empty: none
+   * declared. An empty alternative means the operation may also be called without credentials.
+   */
+  security: SecurityScheme[][];
   /** Where the document came from (for messages). */
   document: string;
 }
@@ -36,6 +49,14 @@ export class OperationError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'OperationError';
+  }
+}
+
+/** A document that could not be fetched now (network, 5xx): it may be there next time. */
+export class DocumentUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DocumentUnavailable';
   }
 }
 
@@ -70,58 +91,41 @@ export function locate(document: string, baseDirs: string[]): string {
   return found;
 }
 
-async function load(location: string): Promise<{ doc: Doc; location: string }> {
-  let text: string;
-  if (/^https?:\/\//i.test(location)) {
-    let res: Response;
-    try {
-      res = await fetch(location, { headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' } });
-    } catch (err) {
-      throw new Error(`could not fetch the OpenAPI document ${location}: ${(err as Error).message}`);
-    }
-    if (!res.ok) throw new Error(`could not fetch the OpenAPI document ${location}: HTTP ${res.status}`);
-    text = await res.text();
-  } else {
-    if (!existsSync(location)) throw new OperationError(`OpenAPI document ${location} not found`);
-    text = readFileSync(location, 'utf8');
-  }
-  let doc: unknown;
+async function load(location: string, headers: Record<string, string>): Promise<{ doc: Doc; location: string }> {
+  let doc: Doc;
   try {
-    doc = parseYaml(text); // YAML is a superset of JSON
+    doc = (await SwaggerParser.dereference(location, {
+      resolve: {
+        // The documents are named by the definition's author, services on this host included.
+        http: { headers, timeout: 30_000, safeUrlResolver: false },
+      },
+      dereference: { circular: 'ignore' },
+    } as SwaggerParser.Options)) as Doc;
   } catch (err) {
-    throw new OperationError(`OpenAPI document ${location} is neither JSON nor YAML: ${(err as Error).message}`);
+    const e = err as { name?: string; message?: string; ioErrorCode?: string };
+    const message = `OpenAPI document ${location}: ${(e.message ?? String(err)).trim()}`;
+    // Fetching over http may work next time; a missing file, bad syntax or a broken $ref will not.
+    const unavailable = e.name === 'ResolverError' && /^https?:/i.test(location) && e.ioErrorCode !== 'ENOENT' && !/HTTP ERROR 4\d\d/.test(e.message ?? '');
+    throw unavailable ? new DocumentUnavailable(message) : new OperationError(message);
   }
-  if (!doc || typeof doc !== 'object' || !(('openapi' in doc) || ('swagger' in doc))) {
+  if (!doc || typeof doc !== 'object' || !('openapi' in doc || 'swagger' in doc)) {
     throw new OperationError(`${location} is not an OpenAPI document (no "openapi" or "swagger" field)`);
   }
-  return { doc: doc as Doc, location };
+  return { doc, location };
 }
 
-/** Loads (once per location; a failed load is tried again next time) and parses a document. */
-export function loadDocument(location: string): Promise<{ doc: Doc; location: string }> {
+/**
+ * Loads and dereferences a document, once per location (a failed load is tried again next
+ * time). `headers` carry the resource auth for documents fetched over http.
+ */
+export function loadDocument(location: string, headers: Record<string, string> = {}): Promise<{ doc: Doc; location: string }> {
   let p = cache.get(location);
   if (!p) {
-    p = load(location);
+    p = load(location, headers);
     cache.set(location, p);
     p.catch(() => cache.delete(location));
   }
   return p;
-}
-
-/** Follows a local `$ref` (`#/components/parameters/x`). */
-function deref(doc: Doc, value: any, location: string): any {
-  let seen = 0;
-  while (value && typeof value === 'object' && typeof value.$ref === 'string') {
-    const ref: string = value.$ref;
-    if (!ref.startsWith('#/') || ++seen > 20) throw new OperationError(`${location}: unsupported $ref "${ref}" (only local references)`);
-    value = ref
-      .slice(2)
-      .split('/')
-      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .reduce((node: any, key) => (node == null ? undefined : node[key]), doc);
-    if (value === undefined) throw new OperationError(`${location}: $ref "${ref}" points to nothing`);
-  }
-  return value;
 }
 
 function serverUrl(doc: Doc, pathItem: Doc, op: Doc, location: string): string {
@@ -146,14 +150,14 @@ function serverUrl(doc: Doc, pathItem: Doc, op: Doc, location: string): string {
 /** Resolves `operationId` in a loaded document. */
 export function findOperation(doc: Doc, operationId: string, location: string): Operation {
   for (const [path, rawItem] of Object.entries<any>(doc.paths ?? {})) {
-    const pathItem = deref(doc, rawItem, location) ?? {};
+    const pathItem = rawItem ?? {};
     for (const method of METHODS) {
       const op = pathItem[method];
       if (!op || op.operationId !== operationId) continue;
       // Operation-level parameters override path-level ones with the same name and location.
       const byKey = new Map<string, Parameter>();
       for (const raw of [...(pathItem.parameters ?? []), ...(op.parameters ?? [])]) {
-        const p = deref(doc, raw, location);
+        const p = raw;
         byKey.set(`${p.in}:${p.name}`, { name: String(p.name), in: p.in, required: Boolean(p.required) || p.in === 'path' });
       }
       return {
@@ -162,6 +166,7 @@ export function findOperation(doc: Doc, operationId: string, location: string): 
         urlTemplate: serverUrl(doc, pathItem, op, location) + path,
         parameters: [...byKey.values()],
         requestBody: Boolean(op.requestBody),
+        security: securityOf(doc, op),
         document: location,
       };
     }
@@ -169,9 +174,24 @@ export function findOperation(doc: Doc, operationId: string, location: string): 
   throw new OperationError(`${location} has no operation "${operationId}"`);
 }
 
+/** The security requirements of an operation (its own `security`, else the document's). */
+function securityOf(doc: Doc, op: Doc): SecurityScheme[][] {
+  const requirements: Doc[] = op.security ?? doc.security ?? [];
+  const schemes: Doc = doc.components?.securitySchemes ?? doc.securityDefinitions ?? {};
+  return requirements.map((req) =>
+    Object.keys(req ?? {}).map((name): SecurityScheme => {
+      const s = schemes[name] ?? {};
+      if (s.type === 'apiKey') return { type: 'apiKey', name: String(s.name), in: s.in };
+      if (s.type === 'basic') return { type: 'http', scheme: 'basic' };
+      if (s.type === 'http') return { type: 'http', scheme: String(s.scheme ?? '').toLowerCase() };
+      return { type: s.type === 'openIdConnect' ? 'openIdConnect' : 'oauth2' };
+    }),
+  );
+}
+
 /** `operation` of a rest function → the operation it names. */
-export async function resolveOperation(operation: string, baseDirs: string[]): Promise<Operation> {
+export async function resolveOperation(operation: string, baseDirs: string[], headers: Record<string, string> = {}): Promise<Operation> {
   const { document, operationId } = splitOperation(operation);
-  const { doc, location } = await loadDocument(locate(document, baseDirs));
+  const { doc, location } = await loadDocument(locate(document, baseDirs), headers);
   return findOperation(doc, operationId, location);
 }

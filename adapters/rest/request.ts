@@ -1,23 +1,37 @@
 /**
  * Function arguments → an HTTP request for an OpenAPI operation. Arguments are matched to the
- * operation's parameters by name (path, query, header, cookie); what is left is the request
- * body when the operation takes one (all the remaining arguments as one JSON object, or the
- * value of a sole `body` argument). Left-over arguments on an operation without a body are an
- * error: a misspelt parameter must not be dropped silently.
+ * operation's parameters by name (path, query, header, cookie; also the API keys of its security
+ * schemes); what is left is the request body when the operation takes one (all the remaining
+ * arguments as one JSON object, or the value of a sole `body` argument). Left-over arguments on
+ * an operation without a body are an error: a misspelt parameter must not be dropped silently.
  */
-import type { Json } from '../../src/dsl/model';
-import { OperationError, type Operation } from './openapi';
+import type { HttpRequest, Json } from '../../src/adapter';
+import { OperationError, type Operation, type Parameter } from './openapi';
 
-export interface HttpRequest {
-  method: string;
-  url: string;
+/** The request, and which API keys of the security schemes the arguments gave. */
+export interface RestRequest extends HttpRequest {
   headers: Record<string, string>;
   body?: string;
+  givenApiKeys: Set<string>;
+}
+
+/** The operation's parameters plus its security schemes' API keys (optional parameters). */
+function parametersOf(op: Operation): { params: Parameter[]; apiKeys: Set<string> } {
+  const params = [...op.parameters];
+  const apiKeys = new Set<string>();
+  for (const alt of op.security) {
+    for (const s of alt) {
+      if (s.type !== 'apiKey' || params.some((p) => p.name === s.name && p.in === s.in)) continue;
+      params.push({ name: s.name, in: s.in, required: false });
+      apiKeys.add(`${s.in}:${s.name}`);
+    }
+  }
+  return { params, apiKeys };
 }
 
 const text = (v: Json): string => (typeof v === 'string' ? v : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
 
-export function buildRequest(op: Operation, args: Json): HttpRequest {
+export function buildRequest(op: Operation, args: Json): RestRequest {
   if (args !== null && (typeof args !== 'object' || Array.isArray(args))) {
     throw new OperationError(`operation "${op.operationId}": arguments must be an object of parameter values, got ${JSON.stringify(args)}`);
   }
@@ -28,8 +42,10 @@ export function buildRequest(op: Operation, args: Json): HttpRequest {
   const form = new URLSearchParams();
   let url = op.urlTemplate;
   let body: Json | undefined;
+  const { params, apiKeys } = parametersOf(op);
+  const givenApiKeys = new Set<string>();
 
-  for (const p of op.parameters) {
+  for (const p of params) {
     const has = Object.prototype.hasOwnProperty.call(rest, p.name);
     const value = rest[p.name];
     delete rest[p.name];
@@ -37,6 +53,7 @@ export function buildRequest(op: Operation, args: Json): HttpRequest {
       if (p.required && p.in !== 'body') throw new OperationError(`operation "${op.operationId}": required ${p.in} parameter "${p.name}" has no argument`);
       continue;
     }
+    if (apiKeys.has(`${p.in}:${p.name}`)) givenApiKeys.add(`${p.in}:${p.name}`);
     switch (p.in) {
       case 'path':
         url = url.split(`{${p.name}}`).join(encodeURIComponent(text(value)));
@@ -64,14 +81,14 @@ export function buildRequest(op: Operation, args: Json): HttpRequest {
     if (leftover.length === 1 && leftover[0] === 'body') body = rest.body;
     else if (leftover.length) body = rest;
   } else if (leftover.length) {
-    const known = op.parameters.map((p) => `${p.name} (${p.in})`).join(', ') || 'none';
+    const known = params.map((p) => `${p.name} (${p.in})`).join(', ') || 'none';
     throw new OperationError(`operation "${op.operationId}" has no parameter ${leftover.map((k) => `"${k}"`).join(', ')} and takes no request body; its parameters: ${known}`);
   }
 
   const qs = query.toString();
   if (qs) url += (url.includes('?') ? '&' : '?') + qs;
   if (cookies.length) headers.cookie = cookies.join('; ');
-  const req: HttpRequest = { method: op.method, url, headers };
+  const req: RestRequest = { method: op.method, url, headers, givenApiKeys };
   if ([...form.keys()].length) {
     headers['content-type'] = 'application/x-www-form-urlencoded';
     req.body = form.toString();

@@ -1,7 +1,8 @@
 /**
  * The interpreter worker's definitions: folders/files of definitions (`*.sw.json`,
  * `*.sw.yaml`, and any other `.json`/`.yaml`/`.yml` that loads as a definition) and/or
- * already-normalized WorkflowDef objects, looked up by `id` or `id@version`.
+ * already-loaded definitions (0.8-family WorkflowDef or 1.0 V1Definition), looked up by `id` or
+ * `id@version` (a 1.0 document's id is `<namespace>/<name>`).
  *
  * Files are re-read when they change (mtime), so a new run picks up the current file; a
  * running instance never does, because its definition is pinned into its history.
@@ -9,12 +10,13 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { extname, join, resolve as resolvePath } from 'node:path';
-import type { WorkflowDef } from '../dsl/model';
+import type { Definition, WorkflowDef } from '../dsl/model';
+import { isV1Definition } from '../dsl/v1/model';
 
-export type DefinitionSource = string | WorkflowDef;
+export type DefinitionSource = string | Definition;
 
 interface Entry {
-  def: WorkflowDef;
+  def: Definition;
   source: string;
 }
 
@@ -34,7 +36,7 @@ export class DefinitionNotFound extends Error {
 }
 
 /** Canonical JSON (sorted keys) → sha256 hex. */
-export function definitionHash(def: WorkflowDef): string {
+export function definitionHash(def: Definition): string {
   const canon = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(canon);
     if (v && typeof v === 'object') {
@@ -136,7 +138,7 @@ export class DefinitionRegistry {
     try {
       // eslint-disable-next-line @typescript-eslint/no-var-requires
       const dsl = require('../dsl') as typeof import('../dsl');
-      const { definition, problems } = await dsl.loadDefinitionFile(path, {});
+      const { definition, problems } = await dsl.loadAnyDefinitionFile(path, {});
       if (definition) result = { mtimeMs, entry: { def: definition, source: path } };
       else {
         const first = problems.find((p: any) => p.severity !== 'warning') ?? problems[0];
@@ -161,9 +163,9 @@ export class DefinitionRegistry {
     return { entries, broken };
   }
 
-  /** Every loadable definition (files that do not load are left out). */
+  /** Every loadable 0.8-family definition (files that do not load are left out): what event routing reads. */
   async definitions(): Promise<WorkflowDef[]> {
-    return (await this.all()).entries.map((e) => e.def);
+    return (await this.all()).entries.map((e) => e.def).filter((d): d is WorkflowDef => !isV1Definition(d));
   }
 
   /** The definition for a workflow type (`id` or `id@version`; without a version, the highest). */

@@ -29,6 +29,8 @@ export interface InterpreterActivitiesOptions {
   connection?: NativeConnection;
   namespace?: string;
   log?: (msg: string) => void;
+  /** 1.0 runs started here publish lifecycle CloudEvents to the event sinks (see ResolveResult.lifecycleEvents). */
+  lifecycleEvents?: boolean;
 }
 
 export function createInterpreterActivities(opts: InterpreterActivitiesOptions) {
@@ -50,12 +52,13 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
   return {
     async [RESOLVE_DEFINITION_ACTIVITY](req: ResolveRequest): Promise<ResolveResult> {
       const sa = await searchAttributes();
+      const lifecycle = opts.lifecycleEvents ? { lifecycleEvents: true } : {};
       if (req.definition) {
-        return { hash: definitionHash(req.definition), source: 'start options', searchAttributes: sa, features: INTERPRETER_FEATURES };
+        return { hash: definitionHash(req.definition), source: 'start options', searchAttributes: sa, features: INTERPRETER_FEATURES, ...lifecycle };
       }
       try {
         const { def, source } = await opts.registry.resolve(req.type);
-        return { definition: def, hash: definitionHash(def), source, searchAttributes: sa, features: INTERPRETER_FEATURES };
+        return { definition: def, hash: definitionHash(def), source, searchAttributes: sa, features: INTERPRETER_FEATURES, ...lifecycle };
       } catch (err) {
         if (err instanceof DefinitionNotFound) throw ApplicationFailure.create({ message: err.message, type: 'DefinitionNotFound', nonRetryable: true });
         throw err;

@@ -1,6 +1,7 @@
 /**
  * `swflow adapters`: runs the built-in adapter worker (REST) against a Temporal server
- * (TEMPORAL_ADDRESS, default localhost:7233) — to scale function calls out on their own machines.
+ * (TEMPORAL_ADDRESS, default localhost:7233) — to scale function calls out on their own machines —
+ * with the user adapters of `--module` beside them on the same queue.
  */
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -9,26 +10,34 @@ import { ADAPTER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, targetFromEnv } from '../client/connection';
 import { PROJECT_ROOT } from '../platform/paths';
 import { createAdapterWorker } from '../worker/adapter-worker';
+import { loadAdapters } from '../adapter';
+import { loadSecrets } from './secrets';
 
 interface AdaptersCliOptions {
   definitions: string[];
   taskQueue: string;
+  module?: string[];
+  secrets?: string;
 }
 
 export function register(program: Command): void {
   program
     .command('adapters')
-    .description('Run the built-in adapter worker (REST over OpenAPI) against a Temporal server')
+    .description('Run the built-in adapter worker (REST over OpenAPI), and your own adapters, against a Temporal server')
     .option('-d, --definitions <dirs...>', 'folders where relative OpenAPI documents are found', [join(PROJECT_ROOT, 'examples')])
     .option('-q, --task-queue <queue>', 'task queue', ADAPTER_TASK_QUEUE)
+    .option('-m, --module <files...>', 'also serve the adapters these modules export (defineAdapter)')
+    .option('--secrets <file>', 'a JSON or YAML file of $SECRETS values (default: the environment)')
     .action((opts: AdaptersCliOptions) => runAdapters(opts));
 }
 
 async function runAdapters(opts: AdaptersCliOptions): Promise<void> {
   const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
+  const adapters = loadAdapters(opts.module ?? []);
   const connection = await NativeConnection.connect(connectionOptions(target));
-  const worker = await createAdapterWorker({ connection, namespace: target.namespace, taskQueue: opts.taskQueue, baseDirs: opts.definitions });
-  console.log(`[swflow adapters] serving task queue ${opts.taskQueue} on ${target.address} (namespace ${target.namespace})`);
+  const worker = await createAdapterWorker({ connection, namespace: target.namespace, taskQueue: opts.taskQueue, baseDirs: opts.definitions, adapters, secrets: loadSecrets(opts.secrets) });
+  const own = adapters.length ? `; also ${adapters.flatMap((a) => Object.keys(a.activityTypes)).join(', ')}` : '';
+  console.log(`[swflow adapters] serving task queue ${opts.taskQueue} on ${target.address} (namespace ${target.namespace})${own}`);
   await worker.run();
   await connection.close();
 }

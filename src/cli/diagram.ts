@@ -1,21 +1,23 @@
-/** `swflow diagram <file>`: print a Mermaid stateDiagram-v2 of a (valid) definition. */
+/** `swflow diagram <file>`: print a Mermaid diagram of a (valid) definition: a stateDiagram-v2 (0.8) or a flowchart of the task tree (1.0). */
 import type { Command } from 'commander';
-import { formatProblem, loadDefinitionFile } from '../dsl';
+import { formatProblem, loadAnyDefinitionFile } from '../dsl';
 import { toMermaid } from '../dsl/diagram';
+import { toMermaidV1 } from '../dsl/v1/diagram';
+import { isV1Definition } from '../dsl/v1/model';
 
 export function register(program: Command): void {
   program
     .command('diagram')
-    .description('Print a Mermaid stateDiagram-v2 of a workflow definition')
+    .description('Print a Mermaid diagram of a workflow definition (0.8: states, 1.0: the task tree)')
     .argument('<file>', 'definition file (JSON or YAML)')
     .option('-I, --include <dir>', 'more directories for relative references (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .action(async (file: string, opts: { include: string[] }) => {
-      const r = await loadDefinitionFile(file, { includeDirs: opts.include });
+      const r = await loadAnyDefinitionFile(file, { includeDirs: opts.include });
       if (!r.definition) {
         for (const p of r.problems) console.error(formatProblem(p));
         process.exitCode = 1;
         return;
       }
-      process.stdout.write(toMermaid(r.definition));
+      process.stdout.write(isV1Definition(r.definition) ? toMermaidV1(r.definition) : toMermaid(r.definition));
     });
 }

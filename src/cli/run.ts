@@ -78,7 +78,7 @@ function readJsonArg(what: string, value: string): Json {
 
 export async function runCommand(file: string, opts: RunCliOptions, out: (line: string) => void = (l) => console.log(l)): Promise<number> {
   const dsl = await import('../dsl');
-  const loaded = await dsl.loadDefinitionFile(file);
+  const loaded = await dsl.loadAnyDefinitionFile(file);
   for (const p of loaded.problems) if (p.severity === 'warning') console.error(dsl.formatProblem(p));
   const errors = loaded.problems.filter((p) => p.severity === 'error');
   if (errors.length || !loaded.definition) {
@@ -125,7 +125,7 @@ export async function runCommand(file: string, opts: RunCliOptions, out: (line: 
           definitions: [definition],
         }),
       );
-      // The built-in adapters (REST), finding OpenAPI documents next to the definition.
+      // The built-in adapters (REST, 1.0 http/openapi), finding OpenAPI documents next to the definition.
       const { createAdapterWorker } = await import('../worker/adapter-worker');
       workers.push(await createAdapterWorker({ connection: nativeConnection, namespace: target.namespace, baseDirs: [dirname(resolve(file))] }));
       for (const w of workers) runs.push(w.run());
@@ -152,7 +152,7 @@ export async function runCommand(file: string, opts: RunCliOptions, out: (line: 
       try {
         const s = await handle.query<InstanceState>(STATE_QUERY);
         for (; printed < s.statesEntered.length; printed++) out(`→ ${s.statesEntered[printed]}`);
-        while (pending.length && s.awaitedEvents.includes(pending[0].type)) {
+        while (pending.length && (s.awaitedEvents.includes(pending[0].type) || s.awaitedEvents.includes('*'))) {
           const e = pending.shift()!;
           await handle.signal(EVENT_SIGNAL, { specversion: '1.0', source: 'swflow-run', id: randomUUID(), ...(e as Record<string, unknown>) });
           out(`  (delivered event ${e.type})`);

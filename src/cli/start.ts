@@ -19,6 +19,7 @@ import { ensureSearchAttributes } from '../platform/search-attributes';
 import { resolveTemporalCli } from '../platform/temporal-binary';
 import { createInterpreterWorker } from '../worker/interpreter-worker';
 import { createAdapterWorker } from '../worker/adapter-worker';
+import { createProcessWorker } from '../worker/process-worker';
 import { DefinitionRegistry } from '../activities/definitions';
 import { GATEWAY_PORT, startGateway, type Gateway } from '../gateway/server';
 import { httpSink } from '../gateway/sink';
@@ -45,6 +46,8 @@ interface StartOptions {
   db?: string;
   gatewayPort: string;
   eventSink?: string[];
+  allowProcesses?: boolean;
+  lifecycleEvents?: boolean;
 }
 
 export function register(program: Command): void {
@@ -56,6 +59,8 @@ export function register(program: Command): void {
     .option('--ui-port <port>', 'dev server Web UI port', '8233')
     .option('--db <file>', 'dev server SQLite file (default .data/temporal.sqlite)')
     .option('--gateway-port <port>', 'event gateway port (CloudEvents over HTTP)', String(GATEWAY_PORT))
+    .option('--lifecycle-events', 'publish 1.0 lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks')
+    .option('--allow-processes', "also serve 1.0 run.shell / run.script tasks (queue swflow-processes): they execute the documents' commands and scripts with this process's rights")
     .option('--event-sink <urls...>', 'where produced CloudEvents are POSTed (default: $SWFLOW_EVENT_SINKS, comma-separated)')
     .action((opts: StartOptions) => start(opts));
 }
@@ -95,10 +100,13 @@ async function start(opts: StartOptions): Promise<void> {
       taskQueue: INTERPRETER_TASK_QUEUE,
       definitions: opts.definitions,
       eventSinks: sinkUrls.map((url) => httpSink(url)),
+      lifecycleEvents: opts.lifecycleEvents,
       log: (m) => log(m),
     });
     const dirs = definitionDirs(opts.definitions);
     const adapters = await createAdapterWorker({ connection, namespace: target.namespace, baseDirs: dirs });
+    const processes = opts.allowProcesses ? await createProcessWorker({ connection, namespace: target.namespace }) : undefined;
+    if (processes) log('Serving run.shell / run.script on swflow-processes (--allow-processes): documents run commands with this process\'s rights.');
 
     let exampleService: Server | undefined;
     if (dirs.includes(EXAMPLES_DIR)) {
@@ -122,7 +130,7 @@ async function start(opts: StartOptions): Promise<void> {
     printBanner({ target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url, sinks: sinkUrls });
     // The SDK's runtime shuts the workers down on SIGINT/SIGTERM; run() resolves after that.
     try {
-      await Promise.all([worker.run(), adapters.run()]);
+      await Promise.all([worker.run(), adapters.run(), ...(processes ? [processes.run()] : [])]);
     } finally {
       await gateway.close();
       await new Promise((r) => (exampleService ? exampleService.close(r) : r(undefined)));

@@ -1,40 +1,59 @@
 /**
- * `swflow worker`: runs the interpreter worker against a Temporal server (TEMPORAL_ADDRESS,
- * default localhost:7233), serving the definitions of `--definitions` (default examples/).
+ * `swflow worker`: runs a worker against a Temporal server (TEMPORAL_ADDRESS, default
+ * localhost:7233). By default the interpreter worker, serving the definitions of `--definitions`
+ * (default examples/); with `--adapter <module…>`, an adapter worker serving the adapters those
+ * modules export (defineAdapter, `swflow/adapter`) on `--task-queue`.
  */
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { NativeConnection } from '@temporalio/worker';
-import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
+import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, targetFromEnv } from '../client/connection';
 import { PROJECT_ROOT } from '../platform/paths';
 import { createInterpreterWorker } from '../worker/interpreter-worker';
+import { loadAdapters, runAdapterWorker } from '../adapter';
+import { loadSecrets } from './secrets';
 
 interface WorkerCliOptions {
   definitions: string[];
-  taskQueue: string;
+  taskQueue?: string;
+  adapter?: string[];
+  secrets?: string;
 }
 
 export function register(program: Command): void {
   program
     .command('worker')
-    .description('Run the interpreter worker (the generic workflow) against a Temporal server')
+    .description('Run the interpreter worker (the generic workflow), or with --adapter an adapter worker, against a Temporal server')
     .option('-d, --definitions <paths...>', 'definition folders or files', [join(PROJECT_ROOT, 'examples')])
-    .option('-q, --task-queue <queue>', 'task queue', INTERPRETER_TASK_QUEUE)
-    .action((opts: WorkerCliOptions) => runWorker(opts));
+    .option('-a, --adapter <modules...>', 'serve the adapters these modules export (defineAdapter) instead of the interpreter')
+    .option('-q, --task-queue <queue>', `task queue (default ${INTERPRETER_TASK_QUEUE}; with --adapter ${ADAPTER_TASK_QUEUE})`)
+    .option('--secrets <file>', 'with --adapter: a JSON or YAML file of $SECRETS values (default: the environment)')
+    .action((opts: WorkerCliOptions) => (opts.adapter ? runAdapters(opts) : runWorker(opts)));
+}
+
+async function runAdapters(opts: WorkerCliOptions): Promise<void> {
+  const adapters = loadAdapters(opts.adapter ?? []);
+  await runAdapterWorker({
+    adapters,
+    taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
+    secrets: loadSecrets(opts.secrets),
+    log: (m) => console.log(`[swflow worker] ${m} on ${targetFromEnv()?.address ?? 'localhost:7233'}`),
+  });
 }
 
 export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
+  const taskQueue = opts.taskQueue ?? INTERPRETER_TASK_QUEUE;
   const connection = await NativeConnection.connect(connectionOptions(target));
   const worker = await createInterpreterWorker({
     connection,
     namespace: target.namespace,
-    taskQueue: opts.taskQueue,
+    taskQueue,
     definitions: opts.definitions,
     log: (m) => console.log(`[swflow worker] ${m}`),
   });
-  console.log(`[swflow worker] serving task queue ${opts.taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}`);
+  console.log(`[swflow worker] serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}`);
   await worker.run();
   await connection.close();
 }

@@ -22,7 +22,11 @@ export interface StartWorkflowOptions {
   subflows?: Record<string, WorkflowDef>;
   /** Events delivered with the start (signal-with-start), e.g. for start event states. */
   startEvents?: CloudEventJson[];
-  /** workflowExecTimeout of the definition is applied when set there; this overrides it. */
+  /**
+   * A Temporal workflowExecutionTimeout for the run; none by default. The definition's
+   * workflowExecTimeout is the interpreter's own timer (it runs `runBefore`, honours `interrupt`):
+   * a server timeout of the same length would cut the run off before either.
+   */
   workflowExecutionTimeout?: string | number;
 }
 
@@ -40,7 +44,7 @@ export async function startWorkflow(client: Client, opts: StartWorkflowOptions):
   const startOptions: StartOptions = { ...(def ? { definition: def } : {}), ...(opts.subflows ? { subflows: opts.subflows } : {}) };
   const args: [Json, StartOptions?] = Object.keys(startOptions).length ? [opts.input ?? {}, startOptions] : [opts.input ?? {}];
   const summary = def ? `Serverless Workflow ${definitionTitle(def)}` : `Serverless Workflow ${type}`;
-  const timeout = opts.workflowExecutionTimeout ?? def?.timeouts?.workflowExecTimeout?.duration;
+  const timeout = opts.workflowExecutionTimeout;
   const common = {
     taskQueue: opts.taskQueue ?? INTERPRETER_TASK_QUEUE,
     workflowId: opts.workflowId ?? `${id}-${randomUUID().slice(0, 8)}`,

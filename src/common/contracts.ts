@@ -3,13 +3,19 @@
  * interpreter workflow, the workers, adapters, the client, the event gateway and the
  * test runner. Types and constants only: safe to import from the workflow sandbox.
  */
-import type { FunctionDef, Json, WorkflowDef } from '../dsl/model';
+import type { AuthDef, Definition, FunctionDef, Json } from '../dsl/model';
 
 /** The task queue of the interpreter worker (the generic workflow and its own activities). */
 export const INTERPRETER_TASK_QUEUE = 'swflow';
 
 /** The queue of the built-in adapter worker, for functions without `metadata.worker`. */
 export const ADAPTER_TASK_QUEUE = 'swflow-adapters';
+
+/**
+ * The opt-in queue of 1.0 `run.shell` / `run.script` processes (activities `sw.run.shell`,
+ * `sw.run.script`): no worker serves it unless started for it, since they execute arbitrary code.
+ */
+export const PROCESS_TASK_QUEUE = 'swflow-processes';
 
 /** Signal that delivers one CloudEvent (structured JSON form) to a running instance. */
 export const EVENT_SIGNAL = 'swflow.event';
@@ -45,44 +51,63 @@ export interface CloudEventJson {
  * definition itself.
  */
 export interface StartOptions {
-  definition?: WorkflowDef;
+  definition?: Definition;
   /** Subflow definitions by `id` or `id@version`, for runs whose worker does not know them. */
-  subflows?: Record<string, WorkflowDef>;
+  subflows?: Record<string, Definition>;
   /** Interpreter state carried over an automatic continue-as-new (opaque to callers). */
   carried?: Json;
 }
 
 /**
- * What every function-call activity receives: the adapter (or a test mock) serves it from
- * the function definition, the operation and the evaluated arguments.
+ * One function call as an adapter sees it: the function definition, the evaluated arguments and
+ * the call's context. Activity type and task queue: see `activityTypeOf` / `taskQueueOf`
+ * (src/common/calls.ts).
  *
- * Activity type: for `custom` functions the operation (CWM's `<adapter>.<activity>`),
- * otherwise `sw.<type>` (`sw.rest`, `sw.graphql`, ...). Task queue: the function's
- * `metadata.worker`, else {@link ADAPTER_TASK_QUEUE}.
+ * On the wire (runs with the `call-context-headers` feature) the activity's input is only
+ * `arguments` — what CWM sends, so an activity written with any Temporal SDK can serve it — and
+ * the rest travels in the `swflow-call` header ({@link CallContext}); the adapter SDK puts the two
+ * back together. Older runs sent the whole FunctionCall as the input.
  */
 export interface FunctionCall {
   function: Pick<FunctionDef, 'name' | 'type' | 'operation' | 'metadata'> & { authRef?: FunctionDef['authRef'] };
   arguments: Json;
   selectionSet?: string;
   /**
-   * Arguments that reference $SECRETS, still as expressions: the activity side resolves
-   * them, so secret values never reach workflow history.
+   * Arguments that reference $SECRETS, still as expressions (JSON Pointer into `arguments` →
+   * expression; `arguments` holds null there): the activity side resolves them, so secret
+   * values never reach workflow history.
    */
   secretArguments?: Record<string, string>;
   /**
-   * What those expressions read besides $SECRETS: the state data and the scope ($CONST,
-   * $WORKFLOW, iteration variables). Not secret, so it may be in history.
+   * What those expressions (and auth properties) read besides $SECRETS: the action's input data
+   * and the scope ($CONST, $WORKFLOW, iteration variables, expression functions). Not secret,
+   * so it may be in history.
    */
   secretContext?: { data: Json; scope: { constants?: Json; workflow?: Json; variables?: Record<string, Json>; functions?: Record<string, string> } };
+  /**
+   * The auth definitions the function's `authRef` names, with their properties as written
+   * (expressions over $SECRETS stay expressions): `invocation` for calling the function,
+   * `resource` for fetching its document (authRef.resource).
+   */
+  auth?: { invocation?: AuthDef; resource?: AuthDef };
   workflow: { id: string; instanceId: string; definitionId: string };
   state: string;
   action?: string;
 }
 
-/** What a failing service reports; `code` is matched by `errors[].code`. */
+/** What travels in the `swflow-call` header: the call without its arguments (which are the input). */
+export type CallContext = Omit<FunctionCall, 'arguments'>;
+
+/**
+ * What a failing service reports (`details[0]` of the activity's ApplicationFailure); `code` is
+ * matched by `errors[].code`. `request` and `answer` say what was sent and what came back
+ * (secrets redacted).
+ */
 export interface ServiceErrorDetails {
   code?: string;
   message: string;
+  request?: string;
+  answer?: Json;
 }
 
 /** The answer of the `state` query. */

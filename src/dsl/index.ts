@@ -7,7 +7,7 @@
  * `definition` is set only when there is no error (with `strict`, warnings count as errors).
  */
 import * as path from 'node:path';
-import type { DataSchemaDef, Dialect, Json, WorkflowDef } from './model';
+import type { DataSchemaDef, Definition, Dialect, Json, WorkflowDef } from './model';
 import { formatProblem, Reporter, type Problem } from './problems';
 import { applyLeniency, schemaView } from './lenient';
 import { normalize } from './normalize';
@@ -18,6 +18,8 @@ import { SourceDoc, SourceMap } from './source';
 import { isV01, translateV01 } from './v01';
 import { kogitoArguments, translateJsonPathDocument } from './kogito';
 import { isObj, type Obj } from './walk';
+import { isV1Document, loadV1 } from './v1/load';
+import { isV1Definition } from './v1/model';
 
 export type { Problem } from './problems';
 export { formatProblem } from './problems';
@@ -27,6 +29,11 @@ export interface LoadResult {
   definition?: WorkflowDef;
   problems: Problem[];
   source: string /* file or '<inline>' */;
+}
+
+/** What {@link loadAnyDefinition} returns: a 0.8-family definition, or a 1.0 one (`kind: 'sw-1.0'`, see ./v1/model.ts). */
+export interface AnyLoadResult extends Omit<LoadResult, 'definition'> {
+  definition?: Definition;
 }
 
 export interface LoadOptions {
@@ -42,7 +49,23 @@ export interface LoadOptions {
   knownWorkflows?: string[];
 }
 
+/** {@link loadAnyDefinitionFile} for 0.8-family documents only (a 1.0 document is an error). */
 export async function loadDefinitionFile(file: string, opts: Omit<LoadOptions, 'source'> & { source?: string } = {}): Promise<LoadResult> {
+  return only08(await loadAnyDefinitionFile(file, opts));
+}
+
+/** {@link loadAnyDefinition} for 0.8-family documents only (a 1.0 document is an error). */
+export async function loadDefinition(doc: unknown, opts: LoadOptions = {}): Promise<LoadResult> {
+  return only08(await loadAnyDefinition(doc, opts));
+}
+
+function only08(r: AnyLoadResult): LoadResult {
+  if (!r.definition || !isV1Definition(r.definition)) return r as LoadResult;
+  return { source: r.source, problems: [...r.problems, { severity: 'error', message: 'a Serverless Workflow 1.0 document where a 0.8-family definition is expected (load it with loadAnyDefinition)', file: r.source }] };
+}
+
+/** Loads a definition file (or http(s) URL) of any supported dialect, 0.8-family or 1.0. */
+export async function loadAnyDefinitionFile(file: string, opts: Omit<LoadOptions, 'source'> & { source?: string } = {}): Promise<AnyLoadResult> {
   const source = opts.source ?? file;
   let text: string;
   try {
@@ -58,10 +81,11 @@ export async function loadDefinitionFile(file: string, opts: Omit<LoadOptions, '
     return { source, problems: [{ severity: 'error', message: `cannot read definition: ${e.code ?? e.message}`, file: source }] };
   }
   const baseDir = opts.baseDir ?? (/^https?:\/\//i.test(file) ? file.replace(/[^/]*$/, '') : path.dirname(path.resolve(file)));
-  return loadDefinition(text, { ...opts, baseDir, source });
+  return loadAnyDefinition(text, { ...opts, baseDir, source });
 }
 
-export async function loadDefinition(doc: unknown, opts: LoadOptions = {}): Promise<LoadResult> {
+/** Loads a definition (text, or an already parsed document) of any supported dialect, routed by `document.dsl` (1.0) or `specVersion`. */
+export async function loadAnyDefinition(doc: unknown, opts: LoadOptions = {}): Promise<AnyLoadResult> {
   const source = opts.source ?? '<inline>';
   let main: SourceDoc | undefined;
   let value: unknown;
@@ -74,7 +98,7 @@ export async function loadDefinition(doc: unknown, opts: LoadOptions = {}): Prom
   const map = new SourceMap(main, source);
   const rep = new Reporter(map);
   if (main) for (const p of main.problems) rep.push(p);
-  const finish = (definition?: WorkflowDef): LoadResult => {
+  const finish = (definition?: Definition): AnyLoadResult => {
     let problems = rep.list;
     if (opts.strict) problems = problems.map((p) => (p.severity === 'warning' ? { ...p, severity: 'error' as const, message: `${p.message} (strict)` } : p));
     problems = sortProblems(problems);
@@ -86,6 +110,9 @@ export async function loadDefinition(doc: unknown, opts: LoadOptions = {}): Prom
     rep.error('', `a workflow definition must be an object (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})`);
     return finish();
   }
+
+  // A 1.0 document (routed by `document.dsl`) has its own loader.
+  if (isV1Document(value)) return finish(await loadV1(JSON.parse(JSON.stringify(value)), rep));
 
   // Dialect.
   let work: Obj = JSON.parse(JSON.stringify(value));

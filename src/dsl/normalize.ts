@@ -69,10 +69,11 @@ export function transition(t: unknown): TransitionDef | undefined {
 
 function wfExecTimeout(v: unknown): { duration: string; interrupt: boolean; runBefore?: string } | undefined {
   if (v === undefined) return undefined;
-  // 0.8 timeouts.json: interrupt defaults to true.
-  if (typeof v === 'string') return { duration: v, interrupt: true };
+  // Spec 0.8 "Workflow Timeouts": interrupt "Default is false" (the JSON schema says true; the
+  // prose is the spec's word). See docs/spec-defaults.md for how an event wait ends anyway.
+  if (typeof v === 'string') return { duration: v, interrupt: false };
   const o = v as Obj;
-  return clean({ duration: o.duration, interrupt: o.interrupt !== false, runBefore: o.runBefore });
+  return clean({ duration: o.duration, interrupt: o.interrupt === true, runBefore: o.runBefore });
 }
 
 export function end(e: unknown): EndDef | undefined {

@@ -6,6 +6,7 @@
 import { durationProblem } from './duration';
 import { fnRefs, jqProblem, referencesSecrets, unwrap } from './expressions';
 import { hasUntranslatedJsonPath } from './kogito';
+import { HEARTBEAT_METADATA, heartbeatProblem } from './metadata';
 import type { Reporter } from './problems';
 import {
   actionsOf,
@@ -177,6 +178,9 @@ export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOpti
     if (!isObj(f)) return;
     if (typeof f.authRef === 'string' && !auths.has(f.authRef)) rep.error(`/functions/${i}/authRef`, `function refers to unknown auth '${f.authRef}'`);
     if (isObj(f.authRef) && typeof f.authRef.resource === 'string' && !auths.has(f.authRef.resource)) rep.error(`/functions/${i}/authRef/resource`, `function refers to unknown auth '${f.authRef.resource}'`);
+    const heartbeat = isObj(f.metadata) ? f.metadata[HEARTBEAT_METADATA] : undefined;
+    const hbProblem = heartbeat === undefined ? undefined : heartbeatProblem(typeof heartbeat === 'boolean' ? String(heartbeat) : heartbeat);
+    if (hbProblem) rep.error(`/functions/${i}/metadata/${HEARTBEAT_METADATA}`, `${HEARTBEAT_METADATA}: ${hbProblem}`, 'the heartbeat timeout of the calls of this function (default PT30S), or "off" for an adapter that cannot heartbeat');
   });
 
   // Compensation rules.

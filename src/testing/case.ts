@@ -74,6 +74,11 @@ export interface TestCase {
   input: Json;
   constants?: Record<string, Json>;
   secrets: Record<string, string>;
+  /**
+   * Real adapters for the calls no mock rule answers (src/testing/README.md): module paths
+   * (absolute), or `builtin` for swflow's built-in adapters.
+   */
+  adapters: string[];
   functions: Record<string, MockRule[]>;
   events: CaseEvent[];
   expect: CaseExpect;
@@ -104,6 +109,7 @@ const TOP_FIELDS = new Set([
   'input',
   'constants',
   'secrets',
+  'adapters',
   'functions',
   'events',
   'expect',
@@ -245,6 +251,12 @@ export function parseCase(doc: unknown, file: string): TestCase {
 
   const expect = parseExpect(d.expect, fail);
 
+  const adapters: string[] = [];
+  if (d.adapters !== undefined) {
+    if (!Array.isArray(d.adapters) || !d.adapters.every((a) => typeof a === 'string' && a)) fail('adapters', 'must be a list of adapter module paths (relative to the case file) or `builtin`');
+    for (const a of d.adapters as string[]) adapters.push(a === BUILTIN_ADAPTERS ? a : resolve(dirname(file), a));
+  }
+
   return {
     name: caseNameOf(file),
     file,
@@ -254,11 +266,15 @@ export function parseCase(doc: unknown, file: string): TestCase {
     input,
     constants,
     secrets,
+    adapters,
     functions,
     events,
     expect,
   };
 }
+
+/** In a case's `adapters`: swflow's built-in adapters (REST...). */
+export const BUILTIN_ADAPTERS = 'builtin';
 
 function parseRule(r: Json, field: string, fail: (field: string, problem: string) => never): MockRule {
   if (!isObject(r)) fail(field, 'a rule must be a mapping (when?, times?, result | error, delay?)');

@@ -8,7 +8,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { FunctionCall, ServiceErrorDetails } from '../common/contracts';
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
-import type { Json, WorkflowDef } from '../dsl/model';
+import type { Definition, Json } from '../dsl/model';
+import { isV1Definition } from '../dsl/v1/model';
+import { v1Functions } from '../dsl/v1/functions';
 import type { MockRule } from './case';
 import type { RecordedCall } from './expect';
 
@@ -44,14 +46,21 @@ export class MockService {
     return this.handle(call);
   };
 
-  async handle(call: FunctionCall): Promise<Json> {
-    const name = call?.function?.name ?? '<unknown>';
+  /** Records a call (its arguments with secrets resolved, as the service sees them). */
+  async record(call: FunctionCall): Promise<RecordedCall> {
     let args: Json = call?.arguments ?? null;
     if (call?.secretArguments && Object.keys(call.secretArguments).length && this.opts.resolveSecretArguments) {
       args = await this.opts.resolveSecretArguments(args, call.secretArguments, call);
     }
-    const record: RecordedCall = { function: name, arguments: args, workflowId: call?.workflow?.id, state: call?.state };
+    const record: RecordedCall = { function: call?.function?.name ?? '<unknown>', arguments: args, workflowId: call?.workflow?.id, state: call?.state };
     this.calls.push(record);
+    return record;
+  }
+
+  async handle(call: FunctionCall): Promise<Json> {
+    const record = await this.record(call);
+    const name = record.function;
+    const args = record.arguments;
 
     const rules = this.rules[name];
     if (!rules) {
@@ -101,23 +110,33 @@ function truthy(v: unknown): boolean {
   return v !== false && v !== null && v !== undefined;
 }
 
+/**
+ * The mockable functions of a definition, by name, with their queue and type: a 0.8-family
+ * definition's `functions`; for a 1.0 document, its calls (`http`, `openapi`, a `use.functions`
+ * name, an `<activity>:<version>@default`; see src/dsl/v1/functions.ts).
+ */
+function functionsOf(def: Definition): { name: string; type: string; worker?: string }[] {
+  if (isV1Definition(def)) return v1Functions(def);
+  return def.functions.map((f) => ({ name: f.name, type: f.type, worker: f.metadata?.worker }));
+}
+
 /** The task queues a definition's (and its subflows') mockable functions are served on. */
-export function functionTaskQueues(defs: WorkflowDef[]): string[] {
+export function functionTaskQueues(defs: Definition[]): string[] {
   const queues = new Set<string>();
   for (const def of defs) {
-    for (const f of def.functions) {
+    for (const f of functionsOf(def)) {
       if (f.type === 'expression') continue;
-      queues.add(f.metadata?.worker || ADAPTER_TASK_QUEUE);
+      queues.add(f.worker || ADAPTER_TASK_QUEUE);
     }
   }
   return [...queues];
 }
 
 /** Problems with the case's `functions` against the definitions (unknown or expression functions). */
-export function mockProblems(rules: Record<string, MockRule[]>, defs: WorkflowDef[]): string[] {
+export function mockProblems(rules: Record<string, MockRule[]>, defs: Definition[]): string[] {
   const problems: string[] = [];
   const byName = new Map<string, string>();
-  for (const def of defs) for (const f of def.functions) byName.set(f.name, f.type);
+  for (const def of defs) for (const f of functionsOf(def)) byName.set(f.name, f.type);
   for (const name of Object.keys(rules)) {
     const type = byName.get(name);
     if (type === undefined) {

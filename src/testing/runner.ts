@@ -22,17 +22,23 @@ import {
   INTERPRETER_TASK_QUEUE,
   STATE_QUERY,
   type CloudEventJson,
+  type FunctionCall,
   type InstanceState,
   type StartOptions,
 } from '../common/contracts';
-import type { Json, WorkflowDef } from '../dsl/model';
-import { CASE_FILE_RE, CaseError, loadCaseFile, type DefinitionSource, type TestCase } from './case';
+import type { Definition, Json } from '../dsl/model';
+import { isV1Definition } from '../dsl/v1/model';
+import { BUILTIN_ADAPTERS, CASE_FILE_RE, CaseError, loadCaseFile, type DefinitionSource, type TestCase } from './case';
+import { activityTypeOf } from '../common/calls';
 import { checkOutcome, type RunOutcome } from './expect';
 import { childWorkflowIds, historyText, historyToFixture, openTimers, workflowTaskFailure, type History } from './history';
 import { MockService, functionTaskQueues, mockProblems } from './mocks';
 import { startTestServer } from './env';
 import { resolveSecretArguments } from '../expr/secrets';
+import { callInterceptor } from '../adapter/call';
 import { stopWorkers } from '../worker/stop';
+import { autoHeartbeat } from '../worker/heartbeat';
+import { mockDelay } from './delay';
 
 export interface CaseResult {
   name: string;
@@ -152,6 +158,11 @@ export async function runCases(paths: string[], opts: RunCasesOptions = {}): Pro
   return results;
 }
 
+/** `$CONST` of a 0.8-family definition (1.0 documents have none). */
+function constantsOf(def: Definition): Json | undefined {
+  return isV1Definition(def) ? undefined : def.constants;
+}
+
 interface CaseContext {
   env: TestWorkflowEnvironment;
   timeSkipping: boolean;
@@ -166,15 +177,15 @@ interface CaseContext {
 // ------------------------------------------------------------------ definitions
 
 interface LoadedDefs {
-  definition?: WorkflowDef;
-  subflows: WorkflowDef[];
+  definition?: Definition;
+  subflows: Definition[];
   /** Validation errors, formatted. */
   errors: string[];
 }
 
 async function loadDefinitions(tc: TestCase, dsl: DslModule): Promise<LoadedDefs> {
   const errors: string[] = [];
-  const load = async (src: DefinitionSource, constants?: Record<string, Json>): Promise<WorkflowDef | undefined> => {
+  const load = async (src: DefinitionSource, constants?: Record<string, Json>): Promise<Definition | undefined> => {
     let doc: unknown;
     let baseDir: string;
     let source: string;
@@ -189,7 +200,7 @@ async function loadDefinitions(tc: TestCase, dsl: DslModule): Promise<LoadedDefs
       baseDir = dirname(src.path);
       source = src.path;
       if (!constants) {
-        const res = await dsl.loadDefinitionFile(src.path);
+        const res = await dsl.loadAnyDefinitionFile(src.path);
         return collect(res);
       }
       try {
@@ -207,18 +218,18 @@ async function loadDefinitions(tc: TestCase, dsl: DslModule): Promise<LoadedDefs
     if (constants && doc && typeof doc === 'object' && typeof (doc as Record<string, unknown>).constants === 'string') {
       (doc as Record<string, unknown>).constants = constants;
     }
-    const res = await dsl.loadDefinition(doc as never, { baseDir, source });
+    const res = await dsl.loadAnyDefinition(doc as never, { baseDir, source });
     const def = collect(res);
-    if (def && constants) def.constants = { ...def.constants, ...constants };
+    if (def && constants && !isV1Definition(def)) def.constants = { ...def.constants, ...constants };
     return def;
   };
-  const collect = (res: Awaited<ReturnType<DslModule['loadDefinition']>>): WorkflowDef | undefined => {
+  const collect = (res: Awaited<ReturnType<DslModule['loadAnyDefinition']>>): Definition | undefined => {
     const errs = res.problems.filter((p) => p.severity === 'error');
     for (const p of errs) errors.push(dsl.formatProblem(p));
     return errs.length === 0 ? res.definition : undefined;
   };
   const definition = await load(tc.workflow, tc.constants);
-  const subflows: WorkflowDef[] = [];
+  const subflows: Definition[] = [];
   for (const s of tc.subflows) {
     const d = await load(s);
     if (d) subflows.push(d);
@@ -253,12 +264,23 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
   const { env } = ctx;
   const namespace = (env.client.options as { namespace?: string }).namespace ?? 'default';
   const mocks = new MockService(tc.functions, {
-    evaluate: (e, data) => ctx.expr.evaluateCondition(e, data, { constants: definition.constants }),
-    sleep: (ms) => env.sleep(ms),
+    evaluate: (e, data) => ctx.expr.evaluateCondition(e, data, { constants: constantsOf(definition) }),
+    sleep: mockDelay(env, ctx.timeSkipping),
     // As a real adapter does: secret arguments are resolved on the activity side only.
-    resolveSecretArguments: (args, secretArguments) =>
-      resolveSecretArguments(args, secretArguments, null, { constants: definition.constants }, tc.secrets),
+    // A 1.0 call's expressions read `$secrets` (a variable) and its context (secretContext).
+    resolveSecretArguments: (args, secretArguments, call) =>
+      isV1Definition(definition)
+        ? resolveSecretArguments(args, secretArguments, call.secretContext?.data ?? null, { variables: { ...(call.secretContext?.scope.variables ?? {}), secrets: tc.secrets } }, {})
+        : resolveSecretArguments(args, secretArguments, call.secretContext?.data ?? null, call.secretContext?.scope ?? { constants: definition.constants }, tc.secrets),
   });
+  const served = await caseAdapters(tc);
+  // A call whose function has no mock rules goes to a real adapter of the case, when one serves it.
+  const serve = async (call: FunctionCall): Promise<Json> => {
+    const real = tc.functions[call.function.name] ? undefined : served[activityTypeOf(call.function)];
+    if (!real) return mocks.handle(call);
+    await mocks.record(call);
+    return real(call);
+  };
   const produced: CloudEventJson[] = [];
   const workers: Worker[] = [];
   workers.push(
@@ -284,7 +306,10 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
         connection: env.nativeConnection,
         namespace,
         taskQueue,
-        activities: { default: mocks.activity },
+        activities: { default: serve },
+        // Puts each call back together from its arguments and `swflow-call` header, and heartbeats
+        // while it runs, as production adapter workers do.
+        interceptors: { activity: [callInterceptor, autoHeartbeat] },
       }),
     );
   }
@@ -326,6 +351,20 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
   return { ...base, passed, problems, workflowId, outcome };
 }
 
+/** The activities of the case's real adapters (`adapters:`), by activity type, with the case's secrets. */
+async function caseAdapters(tc: TestCase): Promise<Record<string, (call: FunctionCall) => Promise<Json>>> {
+  if (tc.adapters.length === 0) return {};
+  const sdk = await import('../adapter');
+  const { builtinAdapters } = await import('../worker/adapter-worker');
+  const definitionDir = tc.workflow.kind === 'file' ? dirname(tc.workflow.path) : dirname(tc.file);
+  try {
+    const adapters = tc.adapters.flatMap((a) => (a === BUILTIN_ADAPTERS ? builtinAdapters({ baseDirs: [definitionDir] }) : sdk.loadAdapters([a])));
+    return sdk.adapterActivities(adapters, sdk.adapterServices(tc.secrets));
+  } catch (err) {
+    throw new CaseError(tc.file, 'adapters', (err as Error).message);
+  }
+}
+
 interface DriveResult {
   outcome: Omit<RunOutcome, 'calls' | 'producedEvents'>;
   problems: string[];
@@ -348,8 +387,8 @@ const sleepReal = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 async function driveCase(
   tc: TestCase,
   ctx: CaseContext,
-  definition: WorkflowDef,
-  subflowDefs: WorkflowDef[],
+  definition: Definition,
+  subflowDefs: Definition[],
   workflowId: string,
 ): Promise<DriveResult> {
   const { env, timeSkipping } = ctx;
@@ -360,7 +399,7 @@ async function driveCase(
   const deadline = Date.now() + ctx.timeoutMs;
   const problems: string[] = [];
 
-  const subflows: Record<string, WorkflowDef> = {};
+  const subflows: Record<string, Definition> = {};
   for (const s of subflowDefs) {
     subflows[s.id] = s;
     if (s.version) subflows[`${s.id}@${s.version}`] = s;
@@ -444,7 +483,7 @@ async function driveCase(
     while (!delivered) {
       if (Date.now() > deadline) return timedOut(`waiting for the instance to wait for ${label}`);
       const s = await queryState();
-      if (s?.awaitedEvents.includes(event.type)) {
+      if (s?.awaitedEvents.includes(event.type) || s?.awaitedEvents.includes('*')) {
         await handle.signal(EVENT_SIGNAL, event);
         delivered = true;
         break;

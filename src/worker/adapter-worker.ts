@@ -1,11 +1,18 @@
 /**
- * The built-in adapter worker: serves the function types swflow implements itself (REST over
- * OpenAPI so far) on `swflow-adapters`, the queue of every function without `metadata.worker`.
- * Your own adapters run in their own workers on their own queues (see adapters/README.md).
+ * The built-in adapter worker: serves the function types swflow implements itself on
+ * `swflow-adapters`, the queue of every function without `metadata.worker`, plus any user adapters
+ * given (`swflow adapters --module <file>`). Built with the public adapter SDK (src/adapter): a new
+ * protocol adapter is one more entry in {@link builtinAdapters}. The 1.0 `call: http` and
+ * `call: openapi` activities (adapters/http) are served beside them as plain activities until they
+ * move onto the SDK. Your own adapters can also run in their own workers on their own queues
+ * (adapters/README.md). Running calls heartbeat automatically (./heartbeat.ts).
  */
-import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { Worker, type ActivityInterceptorsFactory, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
-import { createRestActivities } from '../../adapters/rest';
+import * as sdk from '../adapter';
+import { restAdapter } from '../../adapters/rest';
+import { createHttpActivities } from '../../adapters/http';
+import { autoHeartbeat } from './heartbeat';
 
 export interface AdapterWorkerOptions {
   connection: NativeConnection;
@@ -15,16 +22,49 @@ export interface AdapterWorkerOptions {
   /** Where relative OpenAPI document references are found: the definition folders. */
   baseDirs?: string[];
   /** Values of `$SECRETS` (default: the environment). */
-  secrets?: Record<string, string>;
+  secrets?: sdk.SecretValues;
+  /** User adapters served beside the built-in ones. */
+  adapters?: sdk.Adapter[];
+  /** Worker-level activity interceptors (e.g. automatic heartbeating). */
+  interceptors?: ActivityInterceptorsFactory[];
   workerOptions?: Partial<WorkerOptions>;
 }
 
+/** swflow's protocol adapters (activity types `sw.<function type>`). */
+export function builtinAdapters(opts: { baseDirs?: string[] } = {}): sdk.Adapter[] {
+  return [restAdapter({ baseDirs: opts.baseDirs })];
+}
+
 export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<Worker> {
+  const adapters = [...builtinAdapters({ baseDirs: opts.baseDirs }), ...(opts.adapters ?? [])];
+  const activities = {
+    ...sdk.adapterActivities(adapters, sdk.adapterServices(opts.secrets)),
+    ...createHttpActivities({ baseDirs: opts.baseDirs, secrets: opts.secrets as Record<string, string> | undefined }),
+  };
+  const extra = opts.workerOptions ?? {};
   return Worker.create({
+    ...extra,
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
-    activities: createRestActivities({ baseDirs: opts.baseDirs, secrets: opts.secrets }),
-    ...(opts.workerOptions ?? {}),
+    activities,
+    interceptors: { ...extra.interceptors, activity: [sdk.callInterceptor, autoHeartbeat, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
+  });
+}
+
+/** A worker serving `activities` on `opts.taskQueue` (else `defaultQueue`): the built-in process worker. */
+export function activityWorker(
+  opts: { connection: NativeConnection; namespace?: string; taskQueue?: string; workerOptions?: Partial<WorkerOptions> },
+  defaultQueue: string,
+  activities: Record<string, (...args: any[]) => Promise<unknown>>,
+): Promise<Worker> {
+  const extra = opts.workerOptions ?? {};
+  return Worker.create({
+    ...extra,
+    connection: opts.connection,
+    namespace: opts.namespace ?? 'default',
+    taskQueue: opts.taskQueue ?? defaultQueue,
+    activities,
+    interceptors: { ...extra.interceptors, activity: [autoHeartbeat, ...(extra.interceptors?.activity ?? [])] },
   });
 }

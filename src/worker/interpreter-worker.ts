@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import type { WorkflowDef } from '../dsl/model';
+import type { Definition } from '../dsl/model';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
 import { createInterpreterActivities } from '../activities/interpreter';
 import { DefinitionRegistry } from '../activities/definitions';
@@ -23,10 +23,12 @@ export interface InterpreterWorkerOptions {
   namespace?: string;
   /** Default `swflow` (INTERPRETER_TASK_QUEUE). */
   taskQueue?: string;
-  /** Folders or files of definitions, and/or normalized definitions. Default: the project's examples/. */
-  definitions?: (string | WorkflowDef)[];
+  /** Folders or files of definitions, and/or loaded definitions (0.8-family or 1.0). Default: the project's examples/. */
+  definitions?: (string | Definition)[];
   /** Where produced events go (the gateway, a test recorder, ...). */
   eventSinks?: ((e: CloudEventJson) => Promise<void>)[];
+  /** 1.0 runs publish lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks. Off by default (one activity per event). */
+  lifecycleEvents?: boolean;
   /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers). */
   workflowBundle?: WorkflowBundle;
   /** Extra activities to register on the interpreter queue. */
@@ -65,7 +67,7 @@ export async function bundleInterpreter(): Promise<WorkflowBundle> {
 export async function createInterpreterWorker(opts: InterpreterWorkerOptions): Promise<Worker> {
   const registry = new DefinitionRegistry(opts.definitions ?? [DEFAULT_DEFINITIONS_DIR]);
   const activities = {
-    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log }),
+    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log, lifecycleEvents: opts.lifecycleEvents }),
     ...(opts.activities ?? {}),
   };
   return Worker.create({

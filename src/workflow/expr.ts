@@ -61,6 +61,25 @@ export async function evalCondition(expr: string, data: Json, scope: ExprScope, 
   }
 }
 
+/** {@link evalExpr}, synchronously: for predicates that cannot await (a `condition()` over the mailbox). */
+export function evalExprSync(expr: string, data: Json, scope: ExprScope, site: ExprSite): Json {
+  try {
+    const v = evaluateExpression(expr, data, scope);
+    return (v === undefined ? null : v) as Json;
+  } catch (err) {
+    wrap(err, expr, site);
+  }
+}
+
+/** {@link evalCondition}, synchronously: for predicates that cannot await (a `condition()` over the mailbox). */
+export function evalConditionSync(expr: string, data: Json, scope: ExprScope, site: ExprSite): boolean {
+  try {
+    return Boolean(evaluateCondition(expr, data, scope));
+  } catch (err) {
+    wrap(err, expr, site);
+  }
+}
+
 /** A value that may be an expression string, an object with embedded `${}`, or literal JSON. */
 export async function evalValue(value: Json | undefined, data: Json, scope: ExprScope, site: ExprSite): Promise<Json | undefined> {
   if (value === undefined) return undefined;

@@ -1,25 +1,42 @@
 /**
  * Function calls. Expression functions are evaluated in the workflow; every other function
- * is a Temporal activity (`sw.<type>`, or the operation for `custom`) on the function's
- * `metadata.worker` queue (else ADAPTER_TASK_QUEUE), receiving a {@link FunctionCall}.
+ * is a Temporal activity (`activityTypeOf`: `sw.<type>`, or the operation for `custom`) on the
+ * function's queue (`taskQueueOf`: `metadata.worker`, else ADAPTER_TASK_QUEUE).
  * Arguments that reference $SECRETS travel unevaluated in `secretArguments`.
+ *
+ * With the `call-context-headers` feature the activity's input is the evaluated arguments alone
+ * and the rest of the {@link FunctionCall} goes in the `swflow-call` header (interceptors.ts);
+ * runs recorded before it send the whole FunctionCall as the input (and no secretContext/auth).
  */
-import { scheduleActivity, type ActivityOptions } from '@temporalio/workflow';
-import type { ActionDef, FunctionDef, Json, StateDef } from '../dsl/model';
-import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../common/contracts';
+import { scheduleActivity, type ActivityOptions, type RetryPolicy } from '@temporalio/workflow';
+import type { ActionDef, AuthDef, FunctionDef, Json, StateDef, WorkflowDef } from '../dsl/model';
+import type { FunctionCall } from '../common/contracts';
+import { activityTypeOf, taskQueueOf } from '../common/calls';
 import { parseDuration } from '../dsl/duration';
 import { evalExpr, evalValue, splitSecretArguments, type ExprScope } from './expr';
 import { merge } from './data/merge';
-import { withRetries } from './retry';
-import { FEATURE_NATIVE_RETRY_POLICY } from './resolve';
+import { nativeRetryOf, withRetries } from './retry';
+import { throughPlatformFailures } from './platform';
+import { callTimeouts, LEGACY_CALL_TIMEOUT_MS } from './timeouts';
+import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_PLATFORM_FAILURES } from './resolve';
+import { withCallContext } from './interceptors';
 import type { Runtime } from './runtime';
 
-export function activityTypeOf(fn: FunctionDef): string {
-  return fn.type === 'custom' ? fn.operation : `sw.${fn.type}`;
-}
+/** The document part of an operation (before the first `#`), which functions may share. */
+const documentOf = (operation: string): string => operation.split('#')[0];
 
-export function taskQueueOf(fn: FunctionDef): string {
-  return fn.metadata?.worker || ADAPTER_TASK_QUEUE;
+/**
+ * The auth definitions a function's `authRef` names. For the resource (its document), the spec
+ * says a resource auth given by any function with the same document applies to all of them.
+ */
+function authOf(def: WorkflowDef, fn: FunctionDef): FunctionCall['auth'] {
+  const byName = (name: string | undefined): AuthDef | undefined => (name ? def.auth.find((a) => a.name === name) : undefined);
+  const ref = fn.authRef;
+  const invocation = byName(typeof ref === 'string' ? ref : ref?.invocation);
+  const sharing = def.functions.find((f) => f.type === fn.type && typeof f.authRef === 'object' && documentOf(f.operation) === documentOf(fn.operation));
+  const resource = byName(typeof ref === 'object' ? ref.resource : typeof sharing?.authRef === 'object' ? sharing.authRef.resource : undefined);
+  if (!invocation && !resource) return undefined;
+  return { ...(invocation ? { invocation } : {}), ...(resource ? { resource } : {}) };
 }
 
 export async function callFunction(
@@ -46,29 +63,48 @@ export async function callFunction(
   const args = (await evalValue(split.arguments, input, scope, site)) ?? {};
   const secrets = split.secretArguments ?? {};
   const info = rt.info;
+  const withHeaders = rt.features.has(FEATURE_CALL_CONTEXT_HEADERS);
+  const auth = withHeaders ? authOf(rt.def, fn) : undefined;
   const call: FunctionCall = {
     function: { name: fn.name, type: fn.type, operation: fn.operation, metadata: fn.metadata ?? {}, ...(fn.authRef !== undefined ? { authRef: fn.authRef } : {}) },
     arguments: args,
     ...(ref.selectionSet ? { selectionSet: ref.selectionSet } : {}),
     ...(Object.keys(secrets).length ? { secretArguments: secrets } : {}),
+    // What the secret expressions (and auth properties) read besides $SECRETS: the action's input and scope.
+    ...(withHeaders && (Object.keys(secrets).length || auth) ? { secretContext: { data: input, scope } } : {}),
+    ...(auth ? { auth } : {}),
     workflow: { id: info.workflowId, instanceId: info.runId, definitionId: rt.def.id },
     state: state.name,
     action: action.name ?? action.id ?? label,
   };
   const summary = rt.summary(state.name, label, fn.name);
+  const platform = rt.features.has(FEATURE_PLATFORM_FAILURES);
   const options: ActivityOptions = {
     taskQueue: taskQueueOf(fn),
-    startToCloseTimeout: actionTimeout ? parseDuration(actionTimeout) : rt.defaultActivityTimeoutMs,
+    ...(platform ? callTimeouts(fn, actionTimeout) : { startToCloseTimeout: actionTimeout ? parseDuration(actionTimeout) : LEGACY_CALL_TIMEOUT_MS }),
     retry: { maximumAttempts: 1 },
     summary,
   };
   const type = activityTypeOf(fn);
+  // One args array per attempt: the interceptor finds the call's context by the array's identity.
+  const activityArgs = (): unknown[] => {
+    if (!withHeaders) return [call];
+    const { arguments: callArgs, ...context } = call;
+    return withCallContext([callArgs], context);
+  };
+  // One execution of the call; a platform failure (a lost worker: platform.ts) makes it again,
+  // outside the definition's retries. `retry` is the Temporal RetryPolicy that performs the
+  // definition's strategy, when one does (retry.ts).
+  const execute = (retry?: RetryPolicy): Promise<Json> => {
+    const once = (again?: string) =>
+      scheduleActivity<Json>(type, activityArgs(), { ...options, ...(retry ? { retry } : {}), ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) });
+    return platform ? throughPlatformFailures(actionTimeout !== undefined, once) : once();
+  };
   if (ref.invoke === 'async') {
     // Fire and forget: errors are ignored, the state does not wait.
     // The run still waits for them to settle before it closes (so the calls are really made).
-    rt.background(scheduleActivity(type, [call], options));
+    rt.background(execute());
     return undefined;
   }
-  // `retry` is the activity's Temporal RetryPolicy when it expresses the strategy exactly (see retry.ts).
-  return withRetries(rt.def, action, summary, (_n, retry) => scheduleActivity<Json>(type, [call], retry ? { ...options, retry } : options), rt.features.has(FEATURE_NATIVE_RETRY_POLICY));
+  return withRetries(rt.def, action, summary, (_n, retry) => execute(retry), nativeRetryOf(rt.features));
 }

@@ -22,7 +22,10 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Json, WorkflowDef } from '../dsl/model';
+import type { Definition, Json, WorkflowDef } from '../dsl/model';
+import { isV1Definition, type V1Definition } from '../dsl/v1/model';
+import { V1Run } from './v1/run';
+import { Lifecycle } from './v1/lifecycle';
 import { EVENT_SIGNAL, STATE_QUERY, type CloudEventJson, type InstanceState, type StartOptions } from '../common/contracts';
 import { Mailbox } from './events/mailbox';
 import { Runtime } from './runtime';
@@ -71,15 +74,20 @@ export default async function swflow(input?: Json, options?: StartOptions): Prom
   const opts: StartOptions = options && typeof options === 'object' ? options : {};
   const mailbox = new Mailbox();
   let rt: Runtime | undefined;
+  let v1: V1Run | undefined;
   setHandler(eventSignal, (event: CloudEventJson) => mailbox.push(event));
   setHandler(stateQuery, () =>
-    rt
+    v1
+      ? v1.instanceState()
+      : rt
       ? rt.instanceState()
       : { definitionId: opts.definition?.id ?? info.workflowType, currentStates: [], statesEntered: [], data: input ?? null, awaitedEvents: [], status: 'running' },
   );
 
   const resolved = await resolve(info.workflowType, opts);
-  const def: WorkflowDef = resolved.definition ?? opts.definition!;
+  const pinned: Definition = resolved.definition ?? opts.definition!;
+  if (isV1Definition(pinned)) return runV1(pinned, resolved, opts, mailbox, input, (r) => (v1 = r));
+  const def: WorkflowDef = pinned;
   const tracker = new Tracker(`${def.name ?? def.id}${def.version ? ` ${def.version}` : ''}`, new Set(resolved.searchAttributes), resolved.features ?? []);
   tracker.upsert('SwDefinitionId', def.id);
   if (def.version) tracker.upsert('SwDefinitionVersion', def.version);
@@ -104,5 +112,22 @@ export default async function swflow(input?: Json, options?: StartOptions): Prom
     tracker.status = 'failed';
     tracker.render();
     throw runFailure(err);
+  }
+}
+
+/** A 1.0 document: the task-tree executor (./v1), on the same mailbox, tracker and search attributes. */
+async function runV1(def: V1Definition, resolved: ResolveResult, opts: StartOptions, mailbox: Mailbox, input: Json | undefined, expose: (r: V1Run) => void): Promise<Json> {
+  const tracker = new Tracker(`${def.name} ${def.version}`, new Set(resolved.searchAttributes), resolved.features ?? [], 'Task');
+  tracker.upsert('SwDefinitionId', def.id);
+  tracker.upsert('SwDefinitionVersion', def.version);
+  tracker.upsert('SwDefinitionHash', resolved.hash);
+  const info = workflowInfo();
+  const events = resolved.lifecycleEvents ? new Lifecycle(def, info.taskQueue, `${info.workflowId}.${def.namespace}`) : undefined;
+  const run = new V1Run(def, opts, mailbox, tracker, events);
+  expose(run);
+  try {
+    return await run.run(input === undefined || input === null ? {} : input);
+  } finally {
+    tracker.flush();
   }
 }

@@ -1,18 +1,38 @@
 /**
  * Workflow interceptors of the interpreter (registered by the worker's bundle,
- * `workflowInterceptorModules`): before every command that makes the run wait (an activity,
- * a local activity, a timer, a child workflow, continue-as-new), the search attributes that
- * changed are written, as one event (see Tracker in ui.ts).
+ * `workflowInterceptorModules`):
+ * - before every command that makes the run wait (an activity, a local activity, a timer, a
+ *   child workflow, continue-as-new), the search attributes that changed are written, as one
+ *   event (see Tracker in ui.ts);
+ * - a function call's context goes out as the `swflow-call` header of its activity
+ *   (functions.ts hands it over with {@link withCallContext}).
  */
-import type { WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import { defaultPayloadConverter, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import type { CallContext } from '../common/contracts';
+import { CALL_HEADER } from '../common/calls';
 import { beforeBlocking } from './ui';
+
+/** Call contexts by the identity of the args array they go out with (see withCallContext). */
+const contexts = new WeakMap<unknown[], CallContext>();
+
+/**
+ * Marks an activity's args array as a function call with this context: the outbound interceptor
+ * sends the context as the `swflow-call` header. (scheduleActivity has no header parameter; the
+ * array is the one thing that reaches the interceptor unchanged.)
+ */
+export function withCallContext(args: unknown[], context: CallContext): unknown[] {
+  contexts.set(args, context);
+  return args;
+}
 
 export const interceptors: WorkflowInterceptorsFactory = () => ({
   outbound: [
     {
       scheduleActivity(input, next) {
         beforeBlocking();
-        return next(input);
+        const context = contexts.get(input.args as unknown[]);
+        if (!context) return next(input);
+        return next({ ...input, headers: { ...input.headers, [CALL_HEADER]: defaultPayloadConverter.toPayload(context) } });
       },
       scheduleLocalActivity(input, next) {
         beforeBlocking();

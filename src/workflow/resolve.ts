@@ -2,7 +2,7 @@
  * The seam between the generic workflow and the interpreter worker's local activity that
  * resolves (by workflow type) and pins the definition. Types and constants only.
  */
-import type { WorkflowDef } from '../dsl/model';
+import type { Definition } from '../dsl/model';
 
 export const RESOLVE_DEFINITION_ACTIVITY = 'swflow.resolveDefinition';
 
@@ -10,12 +10,12 @@ export interface ResolveRequest {
   /** The workflow type: `<id>` or `<id>@<version>`. */
   type: string;
   /** Given when the run was started with StartOptions.definition (then only hashed). */
-  definition?: WorkflowDef;
+  definition?: Definition;
 }
 
 export interface ResolveResult {
-  /** The normalized definition; omitted when the request carried it. */
-  definition?: WorkflowDef;
+  /** The normalized definition (0.8-family, or 1.0 as written); omitted when the request carried it. */
+  definition?: Definition;
   /** sha256 of the canonical JSON of the definition (SwDefinitionHash). */
   hash: string;
   /** Where it came from (file path, or "start options"). */
@@ -31,6 +31,11 @@ export interface ResolveResult {
    * rejected on some query-triggered replays.)
    */
   features?: string[];
+  /**
+   * 1.0 runs publish lifecycle CloudEvents (`io.serverlessworkflow.workflow.*`, `….task.*`) to
+   * the worker's event sinks: opted into per interpreter worker, recorded with this result.
+   */
+  lifecycleEvents?: boolean;
 }
 
 /** Search attributes written once per workflow task, just before the run blocks (ui.ts). */
@@ -41,8 +46,38 @@ export const FEATURE_NATIVE_RETRY_POLICY = 'native-retry-policy';
 export const FEATURE_KEEP_ACTIVE_EVENTS = 'keep-active-events';
 /** A redelivered event (same source and id as one consumed) is not consumed again (events/mailbox.ts). */
 export const FEATURE_EVENT_DEDUPE = 'event-dedupe';
+/**
+ * A function activity's input is its evaluated arguments only (what CWM sends); the call's context
+ * (function, workflow, state, action, secret-argument expressions with the data they read, auth
+ * definitions) travels in the `swflow-call` header (functions.ts, interceptors.ts).
+ */
+export const FEATURE_CALL_CONTEXT_HEADERS = 'call-context-headers';
+/**
+ * Failures of the platform are not the user's errors (platform.ts): function calls without a
+ * definition timeout run unlimited (a very long start-to-close) with a heartbeat timeout; a call
+ * that ends by a heartbeat timeout, a start-to-close timeout the definition did not set, or a
+ * worker shutdown is made again, outside the definition's retries; a Temporal RetryPolicy only
+ * carries strategies with unlimited attempts (retry.ts).
+ */
+export const FEATURE_PLATFORM_FAILURES = 'platform-failures';
+/** Unlimited attempts are a RetryPolicy without maximumAttempts (was 0, which the SDK rejects: retry.ts). */
+export const FEATURE_UNLIMITED_AUTO_RETRIES = 'unlimited-auto-retries';
+/**
+ * workflowExecTimeout with `interrupt: false`: the current state may finish its work, but a wait for
+ * an event (which may never come) ends at the timeout, as with `interrupt: true` (runtime.ts).
+ */
+export const FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS = 'exec-timeout-ends-event-waits';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
-export const INTERPRETER_FEATURES = [FEATURE_UPSERTS_BEFORE_BLOCKING, FEATURE_NATIVE_RETRY_POLICY, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_EVENT_DEDUPE];
+export const INTERPRETER_FEATURES = [
+  FEATURE_UPSERTS_BEFORE_BLOCKING,
+  FEATURE_NATIVE_RETRY_POLICY,
+  FEATURE_KEEP_ACTIVE_EVENTS,
+  FEATURE_EVENT_DEDUPE,
+  FEATURE_CALL_CONTEXT_HEADERS,
+  FEATURE_PLATFORM_FAILURES,
+  FEATURE_UNLIMITED_AUTO_RETRIES,
+  FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS,
+];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
 

@@ -15,6 +15,11 @@
  * or with only a name, matched as the type — and no description, and not the interpreter's
  * `timeout`). Subflows always use timers (a child workflow's retry policy reruns the whole child).
  *
+ * On runs with the `platform-failures` feature only strategies with unlimited attempts go to
+ * Temporal: Temporal counts a call cut short by the platform (a lost worker, platform.ts) as an
+ * attempt, which must not use up a finite `maxAttempts` of the user's; with unlimited attempts
+ * that count does not matter.
+ *
  * `maxAttempts` counts all attempts (the first one included), as Temporal's maximumAttempts;
  * absent = unlimited (CWM's `maxAttempts: 0` is normalized to absent by src/dsl).
  */
@@ -22,6 +27,23 @@ import { sleep, type RetryPolicy } from '@temporalio/workflow';
 import type { ActionDef, RetryDef, WorkflowDef } from '../dsl/model';
 import { parseDuration } from '../dsl/duration';
 import { classify, isCancellation, matchingErrorNames, TIMEOUT_CODE, type SwError } from './errors';
+import { FEATURE_NATIVE_RETRY_POLICY, FEATURE_PLATFORM_FAILURES, FEATURE_UNLIMITED_AUTO_RETRIES } from './resolve';
+
+/** Which strategies a run hands to Temporal as the activity's RetryPolicy, by its features (resolve.ts). */
+export interface NativeRetry {
+  /** Only strategies with unlimited attempts (feature `platform-failures`). */
+  unlimitedOnly: boolean;
+  /** Unlimited attempts = no maximumAttempts, as the SDK wants (feature `unlimited-auto-retries`); older runs wrote 0, which it rejects. */
+  omitUnlimited: boolean;
+}
+
+/** The run's native-retry behaviour; undefined on runs that always retry with timers. */
+export function nativeRetryOf(features: ReadonlySet<string>): NativeRetry | undefined {
+  if (!features.has(FEATURE_NATIVE_RETRY_POLICY)) return undefined;
+  return { unlimitedOnly: features.has(FEATURE_PLATFORM_FAILURES), omitUnlimited: features.has(FEATURE_UNLIMITED_AUTO_RETRIES) };
+}
+
+const CURRENT: NativeRetry = { unlimitedOnly: true, omitUnlimited: true };
 
 /**
  * The strategy used when autoRetries is true and the action names none: unlimited attempts,
@@ -77,16 +99,17 @@ export function retrySchedule(r: RetryDef, retries: number, random: () => number
  * The Temporal RetryPolicy that performs exactly this action's retries, or undefined when
  * one cannot (then the interpreter retries with timers).
  */
-export function temporalRetryPolicy(def: WorkflowDef, action: ActionDef): RetryPolicy | undefined {
+export function temporalRetryPolicy(def: WorkflowDef, action: ActionDef, native: NativeRetry = CURRENT): RetryPolicy | undefined {
   const r = retryStrategy(def, action);
   if (!r || !def.autoRetries) return undefined;
+  if (native.unlimitedOnly && r.maxAttempts !== undefined) return undefined;
   if (r.increment || (r.jitter !== undefined && r.jitter !== null)) return undefined;
   const mult = r.multiplier ?? 1;
   if (!(mult >= 1)) return undefined;
   if (!r.maxDelay && mult !== 1) return undefined; // Temporal would cap at 100× the first delay
   const types = new Set<string>();
   for (const name of action.nonRetryableErrors ?? []) {
-    if (name === '*') return { maximumAttempts: 1 };
+    if (name === '*') return native.unlimitedOnly ? undefined : { maximumAttempts: 1 };
     const d = def.errors.find((e) => e.name === name);
     if (!d || d.description !== undefined) return undefined;
     const type = d.code !== undefined && d.code !== null ? String(d.code) : d.name;
@@ -100,7 +123,7 @@ export function temporalRetryPolicy(def: WorkflowDef, action: ActionDef): RetryP
     initialInterval: delay,
     backoffCoefficient: mult,
     maximumInterval: Math.max(delay, maxDelay),
-    maximumAttempts: r.maxAttempts ?? 0, // 0 = unlimited
+    ...(r.maxAttempts !== undefined ? { maximumAttempts: r.maxAttempts } : native.omitUnlimited ? {} : { maximumAttempts: 0 }),
     ...(types.size ? { nonRetryableErrorTypes: [...types] } : {}),
   };
 }
@@ -116,11 +139,11 @@ export async function withRetries<T>(
   action: ActionDef,
   summary: string,
   attempt: (n: number, retry?: RetryPolicy) => Promise<T>,
-  native = false,
+  native?: NativeRetry,
 ): Promise<T> {
   const strategy = retryStrategy(def, action);
   if (native && strategy) {
-    const policy = temporalRetryPolicy(def, action);
+    const policy = temporalRetryPolicy(def, action, native);
     if (policy) return attempt(1, policy);
   }
   let previous: number | undefined;

@@ -27,7 +27,7 @@ import { Mailbox } from './events/mailbox';
 import { stateExecTimeout, withTimeout } from './timeouts';
 import { beforeBlocking, summary, Tracker } from './ui';
 import { findSubflow, subflowKey } from './subflows';
-import { FEATURE_EVENT_DEDUPE, FEATURE_KEEP_ACTIVE_EVENTS } from './resolve';
+import { FEATURE_EVENT_DEDUPE, FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS, FEATURE_KEEP_ACTIVE_EVENTS } from './resolve';
 import { runInject } from './states/inject';
 import { runOperation } from './states/operation';
 import { runSleep } from './states/sleep';
@@ -89,7 +89,6 @@ const NO_END: EndDef = { terminate: false, produceEvents: [], compensate: false 
 export class Runtime {
   readonly info: WorkflowInfo = workflowInfo();
   readonly compensation = new CompensationLog();
-  defaultActivityTimeoutMs = 10 * 60_000;
   /** The data of the state(s) currently running (for the state query). */
   private holders: Holder[] = [];
   private lastData: Json = null;
@@ -178,6 +177,8 @@ export class Runtime {
   /** True once workflowExecTimeout has passed. */
   expired = false;
   private runningBefore = false;
+  /** A keepActive instance whose flow ended, waiting for its next event (not a state). */
+  private idle = false;
 
   /**
    * Runs the whole definition; returns the workflow data output (or continues as new).
@@ -206,6 +207,10 @@ export class Runtime {
       .then(() => {
         this.expired = true;
         if (wt.interrupt) main.cancel();
+        // interrupt: false lets the current state finish its work, but not wait for an event that
+        // may never come (the spec's purchase-order-deadline example relies on that): a wait for an
+        // event, now or later in the state, ends the flow as interrupt: true does.
+        else if (this.features.has(FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS)) void condition(() => this.mailbox.awaited.size > 0 && !this.idle).then(() => main.cancel());
       })
       .catch(() => undefined);
     const keepActiveEnds = this.def.keepActive && this.features.has(FEATURE_KEEP_ACTIVE_EVENTS);
@@ -275,7 +280,9 @@ export class Runtime {
       const listen = this.keepActiveEvents();
       for (const n of listen) this.mailbox.awaited.add(n);
       beforeBlocking();
+      this.idle = true;
       await condition(() => this.expired || (listen.length > 0 && this.mailbox.has(listen)));
+      this.idle = false;
       for (const n of listen) this.mailbox.awaited.delete(n);
       if (this.expired) break;
       await this.maybeContinueAsNew(this.def.start.stateName, data);

@@ -4,7 +4,7 @@
  * `onParentComplete: continue` → ParentClosePolicy ABANDON, else TERMINATE.
  */
 import { executeChild, startChild, uuid4, ParentClosePolicy } from '@temporalio/workflow';
-import type { ActionDef, Json, StateDef, WorkflowDef } from '../dsl/model';
+import type { ActionDef, Definition, Json, StateDef } from '../dsl/model';
 import type { StartOptions } from '../common/contracts';
 import { parseDuration } from '../dsl/duration';
 import { withRetries } from './retry';
@@ -14,7 +14,7 @@ export function subflowKey(id: string, version?: string): string {
   return version ? `${id}@${version}` : id;
 }
 
-export function findSubflow(options: StartOptions, id: string, version?: string): WorkflowDef | undefined {
+export function findSubflow(options: StartOptions, id: string, version?: string): Definition | undefined {
   const map = options.subflows ?? {};
   if (version && map[subflowKey(id, version)]) return map[subflowKey(id, version)];
   if (map[id] && (!version || !map[id].version || map[id].version === version)) return map[id];

@@ -3,10 +3,32 @@
  * state's onErrors can handle), branchExecTimeout, actionExecTimeout resolution, and the
  * workflow's workflowExecTimeout. Every timer carries a summary.
  */
-import { CancellationScope, sleep } from '@temporalio/workflow';
-import type { StateDef, WorkflowDef } from '../dsl/model';
+import { CancellationScope, sleep, type ActivityOptions } from '@temporalio/workflow';
+import type { FunctionDef, StateDef, WorkflowDef } from '../dsl/model';
 import { parseDuration } from '../dsl/duration';
+import { heartbeatTimeoutMs } from '../dsl/metadata';
 import { SwTimeoutError } from './errors';
+
+/**
+ * "Unlimited" for a function call (spec 0.8: "if not defined, all the timeout settings should be
+ * assumed to be 'unlimited'"): Temporal needs some activity timeout, so ten years.
+ */
+export const UNLIMITED_CALL_MS = 10 * 365 * 24 * 3600_000;
+
+/** The start-to-close timeout of a call without actionExecTimeout on runs before the platform-failures feature. */
+export const LEGACY_CALL_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * The timeouts of a function call's activity: start-to-close = the definition's actionExecTimeout
+ * (per attempt), else {@link UNLIMITED_CALL_MS}; and the function's heartbeat timeout
+ * (`metadata['swflow.heartbeat']`, default PT30S; none when `off`), so that a lost worker is
+ * noticed within it (platform.ts) whatever the start-to-close is.
+ */
+export function callTimeouts(fn: FunctionDef, actionTimeout: string | undefined): Pick<ActivityOptions, 'startToCloseTimeout' | 'heartbeatTimeout'> {
+  const startToClose = actionTimeout ? parseDuration(actionTimeout) : UNLIMITED_CALL_MS;
+  const heartbeat = heartbeatTimeoutMs(fn.metadata);
+  return { startToCloseTimeout: startToClose, ...(heartbeat !== undefined && heartbeat < startToClose ? { heartbeatTimeout: heartbeat } : {}) };
+}
 
 /** Runs `fn`, cancelling it and raising SwTimeoutError(message) when `duration` passes first. */
 export async function withTimeout<T>(duration: string | undefined, summary: string, message: string, fn: () => Promise<T>): Promise<T> {

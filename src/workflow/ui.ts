@@ -45,6 +45,8 @@ export class Tracker {
     private readonly registered: Set<string>,
     /** The run's interpreter features (ResolveResult.features, recorded in history). */
     features: readonly string[] = [],
+    /** What a step is called in the table: a 0.8 `State`, a 1.0 `Task` (its JSON pointer). */
+    private readonly stepHeading = 'State',
   ) {
     this.coalesced = features.includes(FEATURE_UPSERTS_BEFORE_BLOCKING);
     active = this;
@@ -118,7 +120,7 @@ export class Tracker {
     const rows = shown.map((s, i) => `| ${this.steps.length - shown.length + i + 1} | ${esc(s.state)} | ${s.type} | ${s.status} |`);
     const more = this.steps.length > shown.length ? `\n_${this.steps.length - shown.length} earlier steps not shown_` : '';
     setCurrentDetails(
-      `### ${esc(this.title)}\n\nCurrent: ${cur} (${this.status})\n\n| # | State | Type | Status |\n|---|---|---|---|\n${rows.join('\n')}${more}`,
+      `### ${esc(this.title)}\n\nCurrent: ${cur} (${this.status})\n\n| # | ${this.stepHeading} | Type | Status |\n|---|---|---|---|\n${rows.join('\n')}${more}`,
     );
   }
 }

@@ -16,7 +16,8 @@ import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { loadDefinition } from '../../src/dsl';
 import { createAdapterWorker } from '../../src/worker/adapter-worker';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
-import { findOperation, locate } from '../../adapters/rest/openapi';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { findOperation, locate, resolveOperation } from '../../adapters/rest/openapi';
 import { buildRequest } from '../../adapters/rest/request';
 import { startDevEnv } from '../helpers/temporal';
 
@@ -88,8 +89,8 @@ before(async () => {
 after(() => new Promise<void>((r) => server.close(() => r())));
 
 // ---- pure parts -----------------------------------------------------------------------------
-test('operations resolve with path-level $ref parameters and server variables', () => {
-  const op = findOperation(openapi('http://svc.example'), 'getPet', 'http://svc.example/openapi.json');
+test('operations resolve with path-level $ref parameters and server variables', async () => {
+  const op = findOperation(await SwaggerParser.dereference(openapi('http://svc.example') as never), 'getPet', 'http://svc.example/openapi.json');
   assert.equal(op.method, 'GET');
   assert.equal(op.urlTemplate, 'http://svc.example/v1/pets/{petId}');
   assert.deepEqual(op.parameters.map((p) => `${p.in}:${p.name}:${p.required}`), ['header:X-Api-Key:true', 'path:petId:true', 'query:verbose:false']);
@@ -99,8 +100,8 @@ test('operations resolve with path-level $ref parameters and server variables', 
   assert.equal(req.body, undefined);
 });
 
-test('arguments map to the body of an operation that takes one; left-overs elsewhere are an error', () => {
-  const doc = openapi('http://svc.example');
+test('arguments map to the body of an operation that takes one; left-overs elsewhere are an error', async () => {
+  const doc = await SwaggerParser.dereference(openapi('http://svc.example') as never);
   const add = buildRequest(findOperation(doc, 'addPet', 'x'), { 'X-Api-Key': 'k', name: 'Tom', tags: ['cat'] });
   assert.equal(add.method, 'POST');
   assert.deepEqual(JSON.parse(add.body!), { name: 'Tom', tags: ['cat'] });
@@ -237,4 +238,18 @@ test('an operation missing from its document fails at once with where it looked'
     states: [{ name: 'Call', type: 'operation', actions: [{ functionRef: 'ghost' }], end: true }],
   });
   await assert.rejects(r.result, (e: any) => /openapi\.json has no operation "ghost"/.test(e.cause?.message ?? ''));
+});
+
+test('$refs to other files are followed (swagger-parser), relative to the document', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'swflow-refs-'));
+  writeFileSync(join(dir, 'params.yaml'), 'Tenant:\n  name: tenant\n  in: query\n  required: true\n');
+  writeFileSync(
+    join(dir, 'api.yaml'),
+    'openapi: 3.0.3\ninfo: { title: t, version: "1" }\nservers: [{ url: "http://svc.example" }]\npaths:\n  /items:\n    get:\n      operationId: listItems\n      parameters: [{ $ref: "params.yaml#/Tenant" }]\n',
+  );
+  const op = await resolveOperation('file://api.yaml#listItems', [dir]);
+  assert.deepEqual(op.parameters, [{ name: 'tenant', in: 'query', required: true }]);
+  assert.equal(buildRequest(op, { tenant: 'acme' }).url, 'http://svc.example/items?tenant=acme');
+  writeFileSync(join(dir, 'broken.yaml'), 'openapi: 3.0.3\ninfo: { title: t, version: "1" }\npaths:\n  /x:\n    get: { operationId: x, parameters: [{ $ref: "missing.yaml#/P" }] }\n');
+  await assert.rejects(resolveOperation('broken.yaml#x', [dir]), (e: Error) => e.name === 'OperationError' && /broken\.yaml/.test(e.message));
 });

@@ -253,3 +253,11 @@ test('0.8 leniency: 0.7 names and Kogito forms are accepted with located warning
   assert.equal(def.states[1].timeouts?.eventTimeout, 'PT5S');
   assert.equal(def.states[1].end?.terminate, true);
 });
+
+test('function metadata swflow.heartbeat: an ISO 8601 duration of a second or more, or off', async () => {
+  const withHeartbeat = (value: unknown): Doc =>
+    base([op('A', [{ functionRef: 'f' }])], { functions: [{ name: 'f', operation: 'api.json#op', metadata: { 'swflow.heartbeat': value } }] });
+  for (const ok of ['PT2M', 'off', 'OFF', false]) assert.deepEqual(await errors(withHeartbeat(ok)), [], String(ok));
+  await expectError(withHeartbeat('soon'), 'swflow.heartbeat: "soon" is not an ISO 8601 duration (expected e.g. "PT30S", "PT1H30M", "P1D"), or "off"', '/functions/0/metadata/swflow.heartbeat');
+  await expectError(withHeartbeat('PT0.5S'), 'swflow.heartbeat: "PT0.5S" is shorter than a second: a worker cannot heartbeat that often', '/functions/0/metadata/swflow.heartbeat');
+});

@@ -14,6 +14,7 @@ import { activityInfo } from '@temporalio/activity';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE, type FunctionCall } from '../../src/common/contracts';
+import { callInterceptor } from '../../src/adapter/call';
 import { loadDefinition } from '../../src/dsl';
 import type { WorkflowDef } from '../../src/dsl/model';
 import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from '../../src/worker/interpreter-worker';
@@ -53,6 +54,7 @@ async function runMeasured(definition: WorkflowDef, input: unknown, service: (ca
     taskQueue: ADAPTER_TASK_QUEUE,
     maxConcurrentActivityTaskExecutions: 500,
     activities: { default: async (call: FunctionCall) => (void activityInfo(), service(call)) },
+    interceptors: { activity: [callInterceptor] },
   });
   // RSS of this process (test harness, server client, both workers) when the run starts and at
   // its peak: the worker's share is at most the peak.

@@ -248,6 +248,23 @@ test('subflow (async, onParentComplete continue): parent does not wait', async (
 });
 
 
+test('spec default: onParentComplete — terminate: an async subflow ends with its parent', async () => {
+  h.reset();
+  const sleepy = def({ id: 'sleepy-child', start: 'Nap', states: [{ name: 'Nap', type: 'sleep', duration: 'P1D', end: true }] });
+  const d = def({
+    id: 'short-parent',
+    start: 'Call',
+    states: [{ name: 'Call', type: 'operation', actions: [{ subFlowRef: { workflowId: 'sleepy-child', invoke: 'async' } }], end: true }],
+  });
+  assert.deepEqual(await h.run(d, { n: 1 }, { subflows: { 'sleepy-child': sleepy } }), { n: 1 });
+  const history = await h.env.client.workflow.getHandle(h.lastWorkflowId!).fetchHistory();
+  const started = history.events!.find((e: any) => e.childWorkflowExecutionStartedEventAttributes);
+  const childHandle = h.env.client.workflow.getHandle(started!.childWorkflowExecutionStartedEventAttributes!.workflowExecution!.workflowId!);
+  // the server applies the parent close policy once the parent has closed (a real server: the time-skipping one does not)
+  await assert.rejects(childHandle.result(), (e: any) => e instanceof WorkflowFailedError && /parent close policy/.test(String(e.cause?.message)));
+  assert.equal((await childHandle.describe()).status.name, 'TERMINATED');
+});
+
 test('arguments referencing $SECRETS travel unevaluated in secretArguments', async () => {
   h.reset();
   h.mocks.api = () => ({ ok: true });

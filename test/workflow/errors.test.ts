@@ -60,7 +60,7 @@ test('retry schedule asserted from timer durations in history: increment, then m
   await h.saveHistory(h.lastWorkflowId!, 'interpreter-retry-schedule-timers');
 });
 
-test('autoRetries with a strategy Temporal expresses: the activity retry policy does the retries (attempt count in history, no timers)', async () => {
+test('autoRetries with an unlimited strategy Temporal expresses: the activity retry policy does the retries (attempt count in history, no timers)', async () => {
   h.reset();
   let n = 0;
   h.mocks.flaky = () => {
@@ -75,7 +75,8 @@ test('autoRetries with a strategy Temporal expresses: the activity retry policy 
     autoRetries: true,
     start: 'Call',
     errors: [{ name: 'NotFound', code: '404' }],
-    retries: [{ name: 'quick', delay: 'PT1S', multiplier: 2, maxDelay: 'PT2S', maxAttempts: 5 }],
+    // maxAttempts 0: unlimited (CWM's meaning). A finite one is retried with timers (next test).
+    retries: [{ name: 'quick', delay: 'PT1S', multiplier: 2, maxDelay: 'PT2S', maxAttempts: 0 }],
     functions: [{ name: 'flaky', operation: 'x#flaky' }, { name: 'missing', operation: 'x#missing' }],
     states: [
       { name: 'Call', type: 'operation', actions: [{ functionRef: 'flaky', retryRef: 'quick', nonRetryableErrors: ['NotFound'] }], transition: 'Miss' },
@@ -98,11 +99,46 @@ test('autoRetries with a strategy Temporal expresses: the activity retry policy 
   assert.equal(seconds(policy.initialInterval), 1);
   assert.equal(policy.backoffCoefficient, 2);
   assert.equal(seconds(policy.maximumInterval), 2);
-  assert.equal(policy.maximumAttempts, 5);
+  assert.ok(!policy.maximumAttempts, 'unlimited: no maximumAttempts');
   assert.deepEqual(policy.nonRetryableErrorTypes, ['404']);
   const started = events.filter((e) => e.activityTaskStartedEventAttributes);
   assert.equal(started[0].activityTaskStartedEventAttributes.attempt, 4, 'the attempt count shows in history (and the UI)');
-  await h.saveHistory(h.lastWorkflowId!, 'interpreter-retry-native-policy');
+  await h.saveHistory(h.lastWorkflowId!, 'interpreter-retry-native-unlimited');
+});
+
+test('a platform failure (the worker shut down mid-call) is made again and is not an attempt of a finite strategy', async () => {
+  h.reset();
+  const answers = [
+    () => {
+      // what the Core-based SDKs report for a call cut short by its worker's shutdown
+      throw ApplicationFailure.create({ type: 'WorkerShutdown', message: 'Worker is shutting down and this activity did not complete in time' });
+    },
+    () => {
+      throw serviceError('503', 'busy');
+    },
+    () => ({ ok: true }),
+  ];
+  h.mocks.flaky = () => answers.shift()!();
+  const d = def({
+    id: 'platform-not-an-attempt',
+    autoRetries: true,
+    start: 'Call',
+    retries: [{ name: 'twice', delay: 'PT5S', maxAttempts: 2 }],
+    functions: [{ name: 'flaky', operation: 'x#flaky' }],
+    states: [{ name: 'Call', type: 'operation', actions: [{ name: 'call', functionRef: 'flaky', retryRef: 'twice' }], end: true }],
+  });
+  assert.deepEqual(await h.run(d), { ok: true }, 'maxAttempts 2 = the 503 and the success; the shutdown did not count');
+  assert.equal(h.calls.length, 3);
+  const events = await history(h.lastWorkflowId!);
+  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes);
+  assert.deepEqual(
+    scheduled.map((e) => summaryOf(e)),
+    ['Call › call → flaky', 'Call › call → flaky (again: its worker shut down during the call)', 'Call › call → flaky'],
+  );
+  assert.ok(scheduled.every((e) => e.activityTaskScheduledEventAttributes.retryPolicy.maximumAttempts === 1), 'a finite strategy is retried by the interpreter');
+  const timers = events.filter((e) => e.timerStartedEventAttributes);
+  assert.deepEqual(timers.map((e) => summaryOf(e)), ['Call › call → flaky (retry 1 after: busy)'], 'one retry of the strategy: after the 503');
+  await h.saveHistory(h.lastWorkflowId!, 'interpreter-platform-failure-not-an-attempt');
 });
 
 // ---------------------------------------------------------------- errors

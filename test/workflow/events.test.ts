@@ -309,3 +309,43 @@ test('a redelivered event (same source and id) is not consumed twice', async () 
   assert.deepEqual(out, { first: 1, second: 2 });
   await h.saveHistory(h.lastWorkflowId!, 'interpreter-event-dedupe');
 });
+
+test('spec default: workflowExecTimeout.interrupt — false: the call in flight finishes, then runBefore runs; a wait for an event ends at the timeout', async () => {
+  h.reset();
+  h.mocks.slow = async () => {
+    await new Promise((r) => setTimeout(r, 1500));
+    return { slow: 'done' };
+  };
+  h.mocks.report = (a) => ({ reported: a });
+  const d = def({
+    id: 'interrupt-default',
+    start: 'Slow',
+    timeouts: { workflowExecTimeout: { duration: 'PT1S', runBefore: 'Report' } },
+    events: [{ name: 'Never', type: 'never' }],
+    functions: [{ name: 'slow', operation: 'x#slow' }, { name: 'report', operation: 'x#report' }],
+    states: [
+      { name: 'Slow', type: 'operation', actions: [{ functionRef: 'slow' }], transition: 'Wait' },
+      { name: 'Wait', type: 'event', onEvents: [{ eventRefs: ['Never'] }], end: true },
+      { name: 'Report', type: 'operation', actions: [{ functionRef: { refName: 'report', arguments: { slow: '${ .slow }' } } }], end: true },
+    ],
+  });
+  await assert.rejects(h.run(d), (e: any) => /workflowExecTimeout/.test(e.cause?.message ?? ''));
+  assert.deepEqual(h.calls.map((c) => [c.function, c.arguments]), [['slow', {}], ['report', { slow: 'done' }]], 'the call finished (its result reached runBefore)');
+});
+
+test('workflowExecTimeout with interrupt: false ends a wait for an event that starts after the timeout, within the current state', async () => {
+  h.reset();
+  h.mocks.slow = async () => {
+    await new Promise((r) => setTimeout(r, 1500));
+    return { slow: 'done' };
+  };
+  const d = def({
+    id: 'interrupt-false-event-later',
+    start: 'S',
+    timeouts: { workflowExecTimeout: { duration: 'PT1S', interrupt: false } },
+    events: [{ name: 'Never', type: 'never' }, { name: 'Go', type: 'go', kind: 'produced' }],
+    functions: [{ name: 'slow', operation: 'x#slow' }],
+    states: [{ name: 'S', type: 'operation', actions: [{ functionRef: 'slow' }, { eventRef: { triggerEventRef: 'Go', resultEventRef: 'Never' } }], end: true }],
+  });
+  await assert.rejects(h.run(d), (e: any) => /workflowExecTimeout/.test(e.cause?.message ?? ''));
+});

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Json, WorkflowDef } from '../../src/dsl/model';
@@ -15,6 +16,8 @@ import { historyToFixture } from '../../src/testing/history';
 import { formatProblem, loadDefinition } from '../../src/dsl';
 import { installQuietRuntime } from '../../src/testing/env';
 import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from '../../src/worker/interpreter-worker';
+import { autoHeartbeat } from '../../src/worker/heartbeat';
+import { callInterceptor } from '../../src/adapter/call';
 
 installQuietRuntime(); // before any test creates a server or worker
 
@@ -92,7 +95,9 @@ export async function harness(env: TestWorkflowEnvironment, extraQueues: string[
       workflowBundle: bundle,
     }),
     ...(await Promise.all(
-      [ADAPTER_TASK_QUEUE, ...extraQueues].map((taskQueue) => Worker.create({ connection: env.nativeConnection, taskQueue, activities: { default: mock } })),
+      [ADAPTER_TASK_QUEUE, ...extraQueues].map((taskQueue) =>
+        Worker.create({ connection: env.nativeConnection, taskQueue, activities: { default: mock }, interceptors: { activity: [callInterceptor, autoHeartbeat] } }),
+      ),
     )),
   ];
   const running = workers.map((w) => w.run());
@@ -126,24 +131,27 @@ export async function harness(env: TestWorkflowEnvironment, extraQueues: string[
       produced.length = 0;
       for (const k of Object.keys(mocks)) delete mocks[k];
     },
-    async saveHistory(workflowId, name) {
-      const history = await client.workflow.getHandle(workflowId).fetchHistory();
-      // Written when missing, or re-recorded with SWFLOW_RECORD_HISTORIES=1 (as the conformance
-      // runner does), so ordinary test runs do not churn the committed fixtures.
-      const file = join(FIXTURES_DIR, `${name}.json`);
-      if (process.env.SWFLOW_RECORD_HISTORIES === '1' || !existsSync(file)) {
-        mkdirSync(FIXTURES_DIR, { recursive: true });
-        // the same fixture format as the conformance runner's (src/testing/history.ts)
-        writeFileSync(file, historyToFixture(history as any));
-      }
-      return history;
-    },
+    saveHistory: (workflowId, name) => saveHistory(client, workflowId, name),
     async close() {
       for (const w of workers) w.shutdown();
       await Promise.allSettled(running);
     },
   };
   return h;
+}
+
+/** A finished run's history, saved as the replay fixture test/fixtures/histories/<name>.json (see Harness.saveHistory). */
+export async function saveHistory(client: Client, workflowId: string, name: string): Promise<Any> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  // Written when missing, or re-recorded with SWFLOW_RECORD_HISTORIES=1 (as the conformance
+  // runner does), so ordinary test runs do not churn the committed fixtures.
+  const file = join(FIXTURES_DIR, `${name}.json`);
+  if (process.env.SWFLOW_RECORD_HISTORIES === '1' || !existsSync(file)) {
+    mkdirSync(FIXTURES_DIR, { recursive: true });
+    // the same fixture format as the conformance runner's (src/testing/history.ts)
+    writeFileSync(file, historyToFixture(history as any));
+  }
+  return history;
 }
 
 export function ce(type: string, data?: Json, extra: Record<string, Json> = {}): CloudEventJson {

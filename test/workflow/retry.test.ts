@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadDefinition } from '../../src/dsl';
-import { DEFAULT_RETRY, retrySchedule, temporalRetryPolicy } from '../../src/workflow/retry';
+import { DEFAULT_RETRY, nativeRetryOf, retrySchedule, temporalRetryPolicy, type NativeRetry } from '../../src/workflow/retry';
+import { FEATURE_NATIVE_RETRY_POLICY, INTERPRETER_FEATURES } from '../../src/workflow/resolve';
 import type { WorkflowDef } from '../../src/dsl/model';
 
 // (not ./helpers: that installs the Temporal runtime, which would keep this server-less test alive)
@@ -13,6 +14,8 @@ async function def(doc: Record<string, unknown>): Promise<WorkflowDef> {
 }
 
 const s = (ms: number[]) => ms.map((x) => x / 1000);
+/** How runs recorded before the platform-failures and unlimited-auto-retries features hand strategies to Temporal. */
+const LEGACY: NativeRetry = { unlimitedOnly: false, omitUnlimited: false };
 
 test('retry schedule: the spec examples (increment; multiplier; increment then multiplier)', () => {
   assert.deepEqual(s(retrySchedule({ name: 'i', delay: 'PT10S', increment: 'PT2S', maxAttempts: 4 }, 4)), [10, 12, 14, 16]);
@@ -44,7 +47,10 @@ test('default strategy (autoRetries, no retryRef): unlimited attempts, 1 s, ×2,
   assert.equal(DEFAULT_RETRY.maxAttempts, undefined);
   assert.deepEqual(s(retrySchedule(DEFAULT_RETRY, 9)), [1, 2, 4, 8, 16, 32, 60, 60, 60]);
   const d = await def({ id: 'x', start: 'S', autoRetries: true, states: [{ name: 'S', type: 'inject', data: {}, end: true }] });
-  assert.deepEqual(temporalRetryPolicy(d, {} as any), { initialInterval: 1000, backoffCoefficient: 2, maximumInterval: 60_000, maximumAttempts: 0 });
+  // unlimited = no maximumAttempts (the SDK rejects 0: "RetryPolicy.maximumAttempts must be a positive integer")
+  assert.deepEqual(temporalRetryPolicy(d, {} as any), { initialInterval: 1000, backoffCoefficient: 2, maximumInterval: 60_000 });
+  // runs recorded before the unlimited-auto-retries feature replay with the 0 they scheduled
+  assert.deepEqual(temporalRetryPolicy(d, {} as any, LEGACY), { initialInterval: 1000, backoffCoefficient: 2, maximumInterval: 60_000, maximumAttempts: 0 });
 });
 
 test("CWM's maxAttempts: 0 is normalized to unlimited (absent)", async () => {
@@ -65,6 +71,7 @@ test('Temporal RetryPolicy only where it expresses the strategy exactly', async 
     start: 'S',
     errors: [{ name: 'NotFound', code: '404' }, { name: 'Gone', description: 'it is gone' }, { name: 'Slow', code: 'timeout' }],
     retries: [
+      { name: 'forever', delay: 'PT2S', multiplier: 3, maxDelay: 'PT30S', maxAttempts: 0 }, // 0: unlimited (CWM's meaning, accepted with a warning)
       { name: 'exp', delay: 'PT2S', multiplier: 3, maxDelay: 'PT30S', maxAttempts: 5 },
       { name: 'inc', delay: 'PT2S', increment: 'PT1S', maxAttempts: 5 },
       { name: 'jit', delay: 'PT2S', jitter: 0.1, maxAttempts: 5 },
@@ -73,20 +80,47 @@ test('Temporal RetryPolicy only where it expresses the strategy exactly', async 
     states: [{ name: 'S', type: 'inject', data: {}, end: true }],
   };
   const auto = await def({ ...base, autoRetries: true });
-  assert.deepEqual(temporalRetryPolicy(auto, { retryRef: 'exp', nonRetryableErrors: ['NotFound'] } as any), {
+  assert.deepEqual(temporalRetryPolicy(auto, { retryRef: 'forever', nonRetryableErrors: ['NotFound'] } as any), {
+    initialInterval: 2000,
+    backoffCoefficient: 3,
+    maximumInterval: 30_000,
+    nonRetryableErrorTypes: ['404'],
+  });
+  // a finite maxAttempts: timers, so that a lost worker (counted by Temporal as an attempt) does not use one up
+  assert.equal(temporalRetryPolicy(auto, { retryRef: 'exp', nonRetryableErrors: ['NotFound'] } as any), undefined);
+  assert.equal(temporalRetryPolicy(auto, { retryRef: 'fixed' } as any), undefined);
+  assert.equal(temporalRetryPolicy(auto, { retryRef: 'forever', nonRetryableErrors: ['*'] } as any), undefined);
+  // increment, jitter, a description match, the interpreter's timeout code: timers
+  assert.equal(temporalRetryPolicy(auto, { retryRef: 'inc' } as any), undefined);
+  assert.equal(temporalRetryPolicy(auto, { retryRef: 'jit' } as any), undefined);
+  assert.equal(temporalRetryPolicy(auto, { retryRef: 'forever', nonRetryableErrors: ['Gone'] } as any), undefined);
+  assert.equal(temporalRetryPolicy(auto, { retryRef: 'forever', nonRetryableErrors: ['Slow'] } as any), undefined);
+  // autoRetries false = an allow-list (retryableErrors), which Temporal cannot express: timers
+  assert.equal(temporalRetryPolicy(await def(base), { retryRef: 'forever', retryableErrors: ['NotFound'] } as any), undefined);
+});
+
+test('runs recorded before platform-failures hand finite strategies to Temporal too (replayed as they ran)', async () => {
+  const auto = await def({
+    id: 'x',
+    start: 'S',
+    autoRetries: true,
+    errors: [{ name: 'NotFound', code: '404' }],
+    retries: [{ name: 'exp', delay: 'PT2S', multiplier: 3, maxDelay: 'PT30S', maxAttempts: 5 }, { name: 'fixed', delay: 'PT5S', maxAttempts: 3 }],
+    states: [{ name: 'S', type: 'inject', data: {}, end: true }],
+  });
+  assert.deepEqual(temporalRetryPolicy(auto, { retryRef: 'exp', nonRetryableErrors: ['NotFound'] } as any, LEGACY), {
     initialInterval: 2000,
     backoffCoefficient: 3,
     maximumInterval: 30_000,
     maximumAttempts: 5,
     nonRetryableErrorTypes: ['404'],
   });
-  assert.deepEqual(temporalRetryPolicy(auto, { retryRef: 'fixed' } as any), { initialInterval: 5000, backoffCoefficient: 1, maximumInterval: 5000, maximumAttempts: 3 });
-  assert.deepEqual(temporalRetryPolicy(auto, { retryRef: 'exp', nonRetryableErrors: ['*'] } as any), { maximumAttempts: 1 });
-  // increment, jitter, a description match, the interpreter's timeout code: timers
-  assert.equal(temporalRetryPolicy(auto, { retryRef: 'inc' } as any), undefined);
-  assert.equal(temporalRetryPolicy(auto, { retryRef: 'jit' } as any), undefined);
-  assert.equal(temporalRetryPolicy(auto, { retryRef: 'exp', nonRetryableErrors: ['Gone'] } as any), undefined);
-  assert.equal(temporalRetryPolicy(auto, { retryRef: 'exp', nonRetryableErrors: ['Slow'] } as any), undefined);
-  // autoRetries false = an allow-list (retryableErrors), which Temporal cannot express: timers
-  assert.equal(temporalRetryPolicy(await def(base), { retryRef: 'exp', retryableErrors: ['NotFound'] } as any), undefined);
+  assert.deepEqual(temporalRetryPolicy(auto, { retryRef: 'fixed' } as any, LEGACY), { initialInterval: 5000, backoffCoefficient: 1, maximumInterval: 5000, maximumAttempts: 3 });
+  assert.deepEqual(temporalRetryPolicy(auto, { retryRef: 'exp', nonRetryableErrors: ['*'] } as any, LEGACY), { maximumAttempts: 1 });
+});
+
+test('the native-retry behaviour follows the run\'s recorded features', () => {
+  assert.equal(nativeRetryOf(new Set()), undefined);
+  assert.deepEqual(nativeRetryOf(new Set([FEATURE_NATIVE_RETRY_POLICY])), LEGACY);
+  assert.deepEqual(nativeRetryOf(new Set(INTERPRETER_FEATURES)), { unlimitedOnly: true, omitUnlimited: true });
 });

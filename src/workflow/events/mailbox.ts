@@ -64,6 +64,41 @@ export class Mailbox {
   }
 
   /**
+   * Takes the oldest kept/arriving event that `match` accepts (1.0 `listen` filters, which are
+   * not event definitions); `labels` are shown as awaited meanwhile. Resolves undefined when
+   * `timeoutMs` passes first. Redeliveries of consumed events are always dropped (1.0 runs have
+   * no older histories to replay).
+   */
+  async takeWhere(match: (e: CloudEventJson) => boolean, labels: string[], timeoutMs?: number, summary?: string): Promise<CloudEventJson | undefined> {
+    const find = () => {
+      if (this.consumed.length) {
+        const seen = new Set(this.consumed);
+        for (let i = this.events.length - 1; i >= 0; i--) if (seen.has(Mailbox.key(this.events[i]))) this.events.splice(i, 1);
+      }
+      return this.events.findIndex(match);
+    };
+    let index = find();
+    if (index < 0) {
+      for (const n of labels) this.awaited.add(n);
+      try {
+        const ready = () => (index = find()) >= 0;
+        if (timeoutMs !== undefined) {
+          if (!(await condition(ready, timeoutMs, summary ? { summary } : {}))) return undefined;
+        } else {
+          beforeBlocking();
+          await condition(ready);
+        }
+      } finally {
+        for (const n of labels) this.awaited.delete(n);
+      }
+    }
+    const [event] = this.events.splice(index, 1);
+    this.consumed.push(Mailbox.key(event));
+    if (this.consumed.length > Mailbox.CONSUMED_KEPT) this.consumed.splice(0, this.consumed.length - Mailbox.CONSUMED_KEPT);
+    return event;
+  }
+
+  /**
    * Takes the first kept/arriving event matching one of `names` (the oldest first).
    * Resolves undefined when `timeoutMs` passes first.
    */

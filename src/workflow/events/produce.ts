@@ -43,9 +43,15 @@ export async function buildEvent(
   return ce;
 }
 
-export async function emitEvent(rt: Runtime, ce: CloudEventJson, summary: string): Promise<void> {
+export function emitEvent(rt: Runtime, ce: CloudEventJson, summary: string): Promise<void> {
+  // Not async: the caller awaits scheduleProduceEvent's own promise, as deep as before (replays).
+  return scheduleProduceEvent(rt.info.taskQueue, ce, summary);
+}
+
+/** Hands a built CloudEvent to the event sinks of the interpreter worker on `taskQueue` (0.8 and 1.0 alike). */
+export async function scheduleProduceEvent(taskQueue: string, ce: CloudEventJson, summary: string): Promise<void> {
   await scheduleActivity(PRODUCE_EVENT_ACTIVITY, [ce], {
-    taskQueue: rt.info.taskQueue,
+    taskQueue,
     startToCloseTimeout: '1 minute',
     retry: { maximumAttempts: 5 },
     summary,

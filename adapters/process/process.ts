@@ -1,0 +1,56 @@
+/**
+ * `run.shell` and `run.script` processes (pure parts): the command line to start, and the
+ * task's output per `return` (`stdout` by default, `stderr`, `code`, `all`: { code, stdout,
+ * stderr }, `none`). A non-zero exit is a failure unless the output is the code (`code`, `all`).
+ */
+import type { Json } from '../../src/dsl/model';
+
+export interface ProcessSpec {
+  kind: 'shell' | 'script';
+  /** shell: the command; script: the code. */
+  code: string;
+  language?: string;
+  arguments?: string[];
+  environment?: Record<string, string>;
+  stdin?: string;
+  return?: 'stdout' | 'stderr' | 'code' | 'all' | 'none';
+}
+
+export interface ProcessResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A spec swflow cannot run (an unknown script language): retrying cannot help. */
+export class ProcessSpecError extends Error {}
+
+/** Whether the script is JavaScript (run from a file, so that `process.argv[2]` is the first argument, as the spec's example reads it). */
+export function isJavaScript(spec: ProcessSpec): boolean {
+  const lang = (spec.language ?? '').toLowerCase();
+  return spec.kind === 'script' && (lang === 'js' || lang === 'javascript');
+}
+
+/**
+ * The executable and argv: `sh -c <command> sh <args…>` (the arguments are `$1`, `$2`…);
+ * `node <scriptFile.mjs> <args…>` for js/javascript (`process.argv[2…]`; `scriptFile` holds the
+ * code); `python3 -c <code> <args…>` for python (`sys.argv[1…]`).
+ */
+export function commandLine(spec: ProcessSpec, scriptFile?: string): { file: string; args: string[] } {
+  const args = spec.arguments ?? [];
+  if (spec.kind === 'shell') return { file: 'sh', args: ['-c', spec.code, 'sh', ...args] };
+  const lang = (spec.language ?? '').toLowerCase();
+  if (isJavaScript(spec)) return { file: process.execPath, args: [scriptFile ?? '', ...args] };
+  if (lang === 'python') return { file: 'python3', args: ['-c', spec.code, ...args] };
+  throw new ProcessSpecError(`script language '${spec.language}' is not supported (js, javascript, python are)`);
+}
+
+/** The task's output, or undefined when the exit code makes the run a failure. */
+export function processOutput(spec: ProcessSpec, r: ProcessResult): { output: Json } | undefined {
+  const mode = spec.return ?? 'stdout';
+  if (mode === 'code') return { output: r.code };
+  if (mode === 'all') return { output: { code: r.code, stdout: r.stdout, stderr: r.stderr } };
+  if (r.code !== 0) return undefined;
+  if (mode === 'none') return { output: null };
+  return { output: mode === 'stderr' ? r.stderr : r.stdout };
+}

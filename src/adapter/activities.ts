@@ -1,0 +1,148 @@
+/**
+ * Adapters → Temporal activities. Each activity of an adapter is wrapped so that, per call:
+ * the {@link FunctionCall} (put together by callInterceptor) has its secret arguments and auth
+ * resolved in the worker; the adapter's function runs with an {@link ActivityContext}; and
+ * whatever leaves the worker — the result, or the failure with its message, details, stack and
+ * causes — has every secret value redacted. A failure is an ApplicationFailure whose type and
+ * `details[0].code` are the error's code and whose message names the state, action, function,
+ * the request and the service's answer.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import type { FunctionCall, ServiceErrorDetails } from '../common/contracts';
+import type { Json } from '../dsl/model';
+import { resolveAuth, TokenCache, type Auth } from './auth';
+import { isFunctionCall } from './call';
+import type { ActivityContext, Adapter } from './define';
+import { ErrorCodes } from './errors';
+import { callHttp, sendHttp } from './http';
+import { Redactor } from './redact';
+import { resolveArguments, type SecretValues } from './secrets';
+
+/** What the activities of one worker share. */
+export interface AdapterServices {
+  /** `$SECRETS` values (default: the worker's environment). */
+  secrets: SecretValues;
+  /** OAuth2 tokens, cached for the worker's lifetime. */
+  tokens: TokenCache;
+}
+
+export function adapterServices(secrets?: SecretValues): AdapterServices {
+  return { secrets: secrets ?? (process.env as SecretValues), tokens: new TokenCache() };
+}
+
+/** A Temporal activity serving function calls. */
+export type CallActivity = (call: FunctionCall) => Promise<Json>;
+
+/** The activities of some adapters, by activity type. Two adapters may not serve the same type. */
+export function adapterActivities(adapters: Adapter[], services: AdapterServices): Record<string, CallActivity> {
+  const out: Record<string, CallActivity> = {};
+  const owner = new Map<string, string>();
+  for (const adapter of adapters) {
+    for (const [type, fn] of Object.entries(adapter.activityTypes)) {
+      if (owner.has(type)) throw new Error(`activity type "${type}" is served by two adapters (${owner.get(type)} and ${adapter.name})`);
+      owner.set(type, adapter.name);
+      out[type] = (call) => serveCall(fn, call, services);
+    }
+  }
+  return out;
+}
+
+/** Serves one call with an adapter's activity function (see the module comment). */
+export async function serveCall(fn: Adapter['activityTypes'][string], call: FunctionCall, services: AdapterServices): Promise<Json> {
+  if (!isFunctionCall(call)) {
+    throw ApplicationFailure.create({
+      type: ErrorCodes.OperationError,
+      message: 'this activity was given no swflow function call: register callInterceptor on the worker (createAdapterWorker does)',
+      nonRetryable: true,
+    });
+  }
+  const redactor = new Redactor();
+  try {
+    const args = await resolveArguments(call, services.secrets, redactor);
+    const ctx = await activityContext(call, services, redactor);
+    const result = (await fn(args, ctx)) as Json;
+    return redactor.value(result === undefined ? null : result);
+  } catch (err) {
+    throw failureOf(err, call, redactor);
+  }
+}
+
+async function activityContext(call: FunctionCall, services: AdapterServices, redactor: Redactor): Promise<ActivityContext> {
+  const temporal = Context.current();
+  const auth = call.auth?.invocation ? await resolveAuth(call.auth.invocation, call, services.secrets, redactor, services.tokens) : undefined;
+  const resourceAuth = call.auth?.resource ? await resolveAuth(call.auth.resource, call, services.secrets, redactor, services.tokens) : undefined;
+  const withDefaults = (o: { auth?: Auth; signal?: AbortSignal } = {}) => ({ auth: 'auth' in o ? o.auth : auth, signal: o.signal ?? temporal.cancellationSignal });
+  return {
+    function: call.function,
+    workflow: call.workflow,
+    state: call.state,
+    ...(call.action !== undefined ? { action: call.action } : {}),
+    ...(call.selectionSet !== undefined ? { selectionSet: call.selectionSet } : {}),
+    ...(auth ? { auth } : {}),
+    ...(resourceAuth ? { resourceAuth } : {}),
+    info: temporal.info,
+    signal: temporal.cancellationSignal,
+    heartbeat: (details) => temporal.heartbeat(redactor.value(details)),
+    secret(name) {
+      const value = services.secrets[name];
+      redactor.add(value);
+      return value;
+    },
+    redact: (...values) => redactor.add(...values),
+    fetch: (request, options) => sendHttp(request, withDefaults(options)),
+    http: (request, options) => callHttp(request, withDefaults(options)),
+  };
+}
+
+/** How many characters of an answer a failure's details keep. */
+const MAX_ANSWER = 4000;
+
+/** Where the call was made, for messages: `state "S", action "A", function "f"`. */
+export function callSite(call: Pick<FunctionCall, 'state' | 'action' | 'function'>): string {
+  return [`state "${call.state}"`, call.action !== undefined ? `action "${call.action}"` : undefined, `function "${call.function.name}"`].filter(Boolean).join(', ');
+}
+
+/** The redacted Temporal failure of an error thrown while serving a call. */
+function failureOf(err: unknown, call: FunctionCall, redactor: Redactor): unknown {
+  if (err instanceof CancelledFailure) return err;
+  // Cancelled mid-call (an AbortError from fetch...): report the cancellation, not the error.
+  if (Context.current().cancellationSignal.aborted) return new CancelledFailure(redactor.text(`${callSite(call)}: cancelled (${(err as Error)?.message ?? String(err)})`));
+  const e = (err ?? {}) as { code?: unknown; message?: string; nonRetryable?: boolean; request?: string; answer?: Json; serviceMessage?: string; stack?: string; cause?: unknown };
+  // An ApplicationFailure thrown by the adapter keeps its type and details' message.
+  const own = err instanceof ApplicationFailure ? { code: err.type, message: (err.details?.[0] as ServiceErrorDetails | undefined)?.message } : {};
+  const raw = e.code ?? own.code;
+  const code = typeof raw === 'string' && raw ? raw : typeof raw === 'number' ? String(raw) : ErrorCodes.AdapterError;
+  const message = e.message ?? String(err);
+  const details: ServiceErrorDetails = { code, message: e.serviceMessage ?? own.message ?? message };
+  if (e.request !== undefined) details.request = e.request;
+  if (e.answer !== undefined && e.answer !== null) details.answer = bounded(e.answer);
+  const failure = ApplicationFailure.create({
+    type: code,
+    message: redactor.text(`${callSite(call)}: ${message}`),
+    details: [redactor.value(details)],
+    nonRetryable: Boolean(e.nonRetryable),
+    cause: causeOf(e.cause, redactor),
+  });
+  failure.stack = redactor.text(e.stack ?? failure.stack ?? '');
+  return failure;
+}
+
+/** The cause chain, redacted, as plain failures (an Error's own fields could hold secrets). */
+function causeOf(cause: unknown, redactor: Redactor, depth = 0): ApplicationFailure | undefined {
+  if (!cause || depth > 4) return undefined;
+  const c = cause as { name?: string; message?: string; code?: unknown; stack?: string; cause?: unknown };
+  const f = ApplicationFailure.create({
+    type: typeof c.code === 'string' ? c.code : c.name ?? 'Error',
+    message: redactor.text(c.message ?? String(cause)),
+    cause: causeOf(c.cause, redactor, depth + 1),
+  });
+  f.stack = redactor.text(c.stack ?? '');
+  return f;
+}
+
+function bounded(answer: Json): Json {
+  const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
+  if (text.length <= MAX_ANSWER) return answer;
+  return `${text.slice(0, MAX_ANSWER)}…`;
+}

@@ -1,0 +1,115 @@
+/**
+ * HTTP for adapters: `fetch` with the call's auth, cancellation and error codes, and an answer
+ * reader that fails clearly on a body that is not what its content type says. Every HTTP-based
+ * adapter (REST, GraphQL, OData, a plain HTTP call) gets the same behaviour from here.
+ */
+import type { Json } from '../dsl/model';
+import type { Auth } from './auth';
+import { AdapterError, ErrorCodes, networkFailure } from './errors';
+
+export interface HttpRequest {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: string | URLSearchParams | Uint8Array;
+}
+
+export interface HttpAnswer {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  /** Parsed JSON for a JSON content type, the text otherwise; null when empty. */
+  body: Json;
+}
+
+export interface HttpOptions {
+  /** Credentials to send (default: the function's invocation auth, when the helper is the context's). */
+  auth?: Auth;
+  signal?: AbortSignal;
+}
+
+/** How a request is named in messages: `GET https://host/path?query`. */
+export function describeRequest(req: Pick<HttpRequest, 'method' | 'url'>): string {
+  return `${req.method.toUpperCase()} ${req.url}`;
+}
+
+/**
+ * Sends a request with the auth's headers (an explicit `authorization` header wins). A network
+ * failure throws an {@link AdapterError} with its code (ConnectionRefused, HostNotFound, ...);
+ * a 401 with refreshable auth (OAuth2) is tried once more with a new token.
+ */
+export async function sendHttp(req: HttpRequest, opts: HttpOptions = {}): Promise<Response> {
+  const request = describeRequest(req);
+  const send = async (): Promise<Response> => {
+    const headers = { ...((await opts.auth?.headers()) ?? {}), ...lowerKeys(req.headers ?? {}) };
+    try {
+      return await fetch(req.url, { method: req.method, headers, body: req.body, signal: opts.signal });
+    } catch (err) {
+      if (opts.signal?.aborted) throw err;
+      const failure = networkFailure(err);
+      throw new AdapterError(failure.code, `${request} failed: ${failure.message}`, { request, cause: err });
+    }
+  };
+  const res = await send();
+  if (res.status === 401 && opts.auth && (await opts.auth.refresh())) {
+    await res.body?.cancel();
+    return send();
+  }
+  return res;
+}
+
+/** How many bytes of an unparsable answer a failure quotes. */
+const QUOTED_BYTES = 200;
+
+/**
+ * An answer's body: JSON for `application/json` and `+json` types (invalid JSON fails the call
+ * with code InvalidResponse, the content type and the first bytes), text for `text/*` and other
+ * types; without a content type, JSON when it parses. Empty: null.
+ */
+export async function readAnswer(res: Response, request: string): Promise<Json> {
+  const text = await res.text();
+  if (!text) return null;
+  const type = res.headers.get('content-type') ?? '';
+  const declaredJson = /^application\/(?:[\w.+-]+\+)?json\b/i.test(type.trim());
+  if (declaredJson || (!type && /^\s*[[{"]/.test(text))) {
+    try {
+      return JSON.parse(text) as Json;
+    } catch (err) {
+      if (!declaredJson || res.status >= 400) return text;
+      throw new AdapterError(
+        ErrorCodes.InvalidResponse,
+        `${request} answered ${res.status} with content type ${type} but a body that is not valid JSON (${(err as Error).message}): ${JSON.stringify(text.slice(0, QUOTED_BYTES))}${text.length > QUOTED_BYTES ? '…' : ''}`,
+        { request, answer: text.slice(0, QUOTED_BYTES) },
+      );
+    }
+  }
+  return text;
+}
+
+/** How many characters of a service's answer a failure message quotes. */
+const QUOTED_ANSWER = 2000;
+
+/**
+ * Sends a request and reads the answer; a status ≥ 400 fails the call with the status as its
+ * code, naming the request and quoting the answer (the service's own `message` is what the
+ * definition sees).
+ */
+export async function callHttp(req: HttpRequest, opts: HttpOptions = {}): Promise<HttpAnswer> {
+  const request = describeRequest(req);
+  const res = await sendHttp(req, opts);
+  const body = await readAnswer(res, request);
+  if (res.status >= 400) {
+    const answer = typeof body === 'string' ? body : body === null ? '' : JSON.stringify(body);
+    const own = body && typeof body === 'object' && !Array.isArray(body) && typeof body.message === 'string' ? body.message : undefined;
+    throw new AdapterError(String(res.status), `${request} answered ${res.status} ${res.statusText}${answer ? `: ${answer.slice(0, QUOTED_ANSWER)}` : ''}`, {
+      request,
+      answer: body,
+      serviceMessage: own ?? (answer || res.statusText),
+    });
+  }
+  return { status: res.status, statusText: res.statusText, headers: res.headers, body };
+}
+
+function lowerKeys(h: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
+}

@@ -1,0 +1,28 @@
+/**
+ * swflow's adapter SDK (`swflow/adapter`): write the activities that serve a workflow's
+ * function calls, and run them on a task queue.
+ *
+ * - {@link defineAdapter}: a name and its activities (`<name>.<activity>` activity types).
+ * - Each activity gets the call's evaluated arguments (`$SECRETS` resolved in the worker) and an
+ *   {@link ActivityContext}: the function definition, workflow/state/action, resolved auth, an
+ *   HTTP helper with auth and error codes, heartbeat and cancellation.
+ * - Throw an {@link AdapterError} (or any error with a string `code`) to fail the call with a
+ *   code `errors[].code` matches; {@link ErrorCodes} lists swflow's.
+ * - Whatever a call returns or throws leaves the worker with every secret value redacted.
+ * - {@link runAdapterWorker} / {@link createAdapterWorker} serve adapters on a queue
+ *   (`swflow worker --adapter <module…> --task-queue <queue>` from the command line).
+ *
+ * The guide: adapters/README.md.
+ */
+export { defineAdapter, isAdapter, type Adapter, type AdapterActivity, type AdapterDefinition, type ActivityContext } from './define';
+export { AdapterError, ErrorCodes, isAdapterError, networkFailure, type AdapterErrorOptions } from './errors';
+export { createAdapterWorker, runAdapterWorker, loadAdapters, type AdapterWorkerOptions } from './worker';
+export { callInterceptor, functionCallOf } from './call';
+export { adapterActivities, adapterServices, serveCall, callSite, type AdapterServices, type CallActivity } from './activities';
+export { callHttp, describeRequest, readAnswer, sendHttp, type HttpAnswer, type HttpOptions, type HttpRequest } from './http';
+export { type Auth, TokenCache } from './auth';
+export { Redactor, REDACTED, MIN_SECRET_LENGTH } from './redact';
+export type { SecretValues } from './secrets';
+export { ADAPTER_TASK_QUEUE, type FunctionCall, type CallContext, type ServiceErrorDetails } from '../common/contracts';
+export { CALL_HEADER, BUILTIN_ADAPTER, activityTypeOf, taskQueueOf, adapterActivityType } from '../common/calls';
+export type { Json, AuthDef, FunctionDef } from '../dsl/model';

@@ -1,0 +1,40 @@
+/**
+ * swflow's own keys in a function definition's `metadata` (0.8: "Metadata information. Can be
+ * used to define custom function information"). Pure: imported by validation (src/dsl) and by
+ * the workflow sandbox (src/workflow/timeouts.ts).
+ *
+ * `swflow.heartbeat` says how a lost adapter worker is noticed while a call is in flight:
+ * - absent: the call's activity gets a heartbeat timeout of {@link DEFAULT_HEARTBEAT_TIMEOUT};
+ *   swflow's workers heartbeat by themselves while any call runs (src/worker/heartbeat.ts), so
+ *   a killed or disconnected worker is noticed within that time and the call is made again;
+ * - an ISO 8601 duration (`PT2M`): that heartbeat timeout, for an adapter that heartbeats less often;
+ * - `off` (or `false`): no heartbeat timeout, for an adapter that cannot heartbeat (e.g. one
+ *   written with another Temporal SDK that does not). Its lost worker is then noticed only by
+ *   the definition's `actionExecTimeout`, if any.
+ */
+import { durationProblem, parseDuration } from './duration';
+
+/** The function metadata key that sets the heartbeat timeout of the function's calls. */
+export const HEARTBEAT_METADATA = 'swflow.heartbeat';
+
+/** The heartbeat timeout of a function call when the function's metadata does not set one. */
+export const DEFAULT_HEARTBEAT_TIMEOUT = 'PT30S';
+
+const OFF = new Set(['off', 'false']);
+
+/** Why `value` is not a valid `swflow.heartbeat`, or undefined when it is. */
+export function heartbeatProblem(value: unknown): string | undefined {
+  if (typeof value === 'string' && OFF.has(value.trim().toLowerCase())) return undefined;
+  const problem = durationProblem(value);
+  if (problem) return `${problem}, or "off"`;
+  if (parseDuration(value as string) < 1000) return `"${String(value)}" is shorter than a second: a worker cannot heartbeat that often`;
+  return undefined;
+}
+
+/** The heartbeat timeout (ms) of a call of a function with this metadata; undefined = none (`off`). */
+export function heartbeatTimeoutMs(metadata: Record<string, string> | undefined): number | undefined {
+  const v = metadata?.[HEARTBEAT_METADATA];
+  if (v === undefined || v === '') return parseDuration(DEFAULT_HEARTBEAT_TIMEOUT);
+  if (OFF.has(v.trim().toLowerCase())) return undefined;
+  return parseDuration(v);
+}

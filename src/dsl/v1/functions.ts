@@ -1,0 +1,31 @@
+/**
+ * What a 1.0 document calls through activities (sandbox-safe, pure): the names under which
+ * `swflow test` mocks answer its calls, and the queues they are served on. A call's name is
+ * `http` / `openapi` for inline calls, the `use.functions` entry's name for the calls it makes,
+ * and `<activity>:<version>@default` for swflow's default catalog (adapter activities).
+ */
+import { entryOf, type Task, type TaskList, type V1Definition } from './model';
+
+export interface CalledFunction {
+  name: string;
+  type: string;
+  /** The task queue (`metadata.worker`), when not the built-in adapters' queue. */
+  worker?: string;
+}
+
+export function v1Functions(def: V1Definition): CalledFunction[] {
+  const out = new Map<string, CalledFunction>();
+  const fns = def.workflow.use?.functions ?? {};
+  const visitTask = (t: Task, as?: string) => {
+    if (typeof t.call === 'string') {
+      const worker = typeof t.metadata?.worker === 'string' ? t.metadata.worker : undefined;
+      if (t.call === 'http' || t.call === 'openapi') out.set(as ?? t.call, { name: as ?? t.call, type: t.call, ...(worker ? { worker } : {}) });
+      else if (/@default$/.test(t.call)) out.set(t.call, { name: t.call, type: 'custom', ...(worker ? { worker } : {}) });
+      else if (fns[t.call]) visitTask(fns[t.call], t.call);
+    }
+    for (const list of [t.do, t.try, t.catch?.do, t.foreach?.do, t.fork?.branches]) visitList(list, as);
+  };
+  const visitList = (list: TaskList | undefined, as?: string) => (list ?? []).forEach((item) => visitTask(entryOf(item)[1], as));
+  visitList(def.workflow.do);
+  return [...out.values()];
+}

@@ -1,0 +1,230 @@
+/**
+ * The rules of a 1.0 document that its JSON schema cannot say, checked on the (possibly
+ * schema-invalid, so defensively read) document:
+ * - task names are unique within their list, and a flow directive (`then` of a task, of a
+ *   switch case, of a catch) names a task of its own list ("Flow directives may only redirect
+ *   to tasks declared within their own scope");
+ * - references into `use` resolve: functions (`call`), errors (`raise.error`), retries
+ *   (`catch.retry`), timeouts (`timeout`), authentications (`authentication.use`), secrets
+ *   (`basic: { use: secret }` …), catalogs (`call: name:version@catalog`);
+ * - runtime expressions compile (jq), and `$secrets` appears only in call arguments (`with`),
+ *   which the activity evaluates: secret values never enter workflow history;
+ * - what swflow cannot run yet is a warning (an error with --strict), named in the
+ *   conformance matrix (docs/dsl-1.0-conformance.md).
+ */
+import { checkExpressionSyntax } from '../../expr/syntax';
+import type { Reporter } from '../problems';
+import { joinPointer } from '../source';
+import { isObj, type Obj } from '../walk';
+import { BUILTIN_CALLS, entryOf, taskTypeOf, type Task } from './model';
+
+const DIRECTIVES = new Set(['continue', 'exit', 'end']);
+const SECRETS_RE = /\$secrets(?![A-Za-z0-9_])/;
+
+/** Why swflow cannot run something yet (the warning text; the matrix quotes it). */
+export const UNSUPPORTED = {
+  grpc: "'call: grpc' is not supported yet (the gRPC adapter is a later wave)",
+  asyncapi: "'call: asyncapi' is not supported yet (the AsyncAPI adapter is a later wave)",
+  a2a: "'call: a2a' is not supported yet",
+  mcp: "'call: mcp' is not supported yet",
+  container: "'run.container' is not supported (no container runtime on swflow's workers)",
+  script: "'run.script' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
+  shell: "'run.shell' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
+  schedule: "'schedule' is not supported yet (start runs yourself, or with a Temporal Schedule)",
+  extensions: "'use.extensions' are not supported yet: they are ignored",
+  catalog: 'cataloged functions (`name:version@catalog`) are not supported yet, except `@default` (adapter activities)',
+  externalFunction: 'functions referenced by URI are not supported yet',
+  loose: "'evaluate.mode: loose' is not supported: expressions are evaluated in strict mode",
+  schemaResource: "a schema 'resource' is not supported yet: only inline schema 'document's are checked",
+  auth: (scheme: string) => `'${scheme}' authentication is not supported yet (basic and bearer are)`,
+} as const;
+
+interface Ctx {
+  rep: Reporter;
+  use: Obj;
+}
+
+export function checkV1Semantics(doc: Obj, rep: Reporter): void {
+  const use = isObj(doc.use) ? doc.use : {};
+  const ctx: Ctx = { rep, use };
+  const ev = isObj(doc.evaluate) ? doc.evaluate : {};
+  if (ev.language !== undefined && ev.language !== 'jq') rep.error('/evaluate/language', `expression language '${ev.language}' is not supported`, "only 'jq' is");
+  if (ev.mode === 'loose') rep.warn('/evaluate/mode', UNSUPPORTED.loose);
+  if (doc.schedule !== undefined) rep.warn('/schedule', UNSUPPORTED.schedule);
+  if (Array.isArray(use.extensions) && use.extensions.length) rep.warn('/use/extensions', UNSUPPORTED.extensions);
+  if (typeof doc.timeout === 'string') ref(ctx, 'timeouts', doc.timeout, '/timeout', 'timeout');
+  checkDataSlots(ctx, doc, '');
+  checkList(ctx, doc.do, '/do', false);
+  if (isObj(use.functions)) for (const [name, fn] of Object.entries(use.functions)) if (isObj(fn)) checkTask(ctx, fn as Task, joinPointer('use', 'functions', name), false);
+  if (isObj(use.authentications)) for (const [name, a] of Object.entries(use.authentications)) checkAuth(ctx, a, joinPointer('use', 'authentications', name));
+  checkExpressions(ctx, doc, '');
+}
+
+function ref(ctx: Ctx, kind: 'functions' | 'errors' | 'retries' | 'timeouts' | 'authentications', name: string, pointer: string, what: string): void {
+  const defined = isObj(ctx.use[kind]) ? Object.keys(ctx.use[kind]) : [];
+  if (!defined.includes(name)) {
+    ctx.rep.error(pointer, `unknown ${what} '${name}'`, defined.length ? `use.${kind} defines: ${defined.join(', ')}` : `define it under use.${kind}`);
+  }
+}
+
+function checkList(ctx: Ctx, list: unknown, pointer: string, inFork: boolean, extraTargets: string[] = []): void {
+  if (!Array.isArray(list)) return;
+  const names = new Map<string, number>();
+  list.forEach((item, i) => {
+    if (!isObj(item) || Object.keys(item).length !== 1) return;
+    const [name] = entryOf(item);
+    if (names.has(name)) ctx.rep.error(joinPointer(...pointer.slice(1).split('/'), i, name), `duplicate task name '${name}'`, 'task names must be unique within their list', { key: true });
+    else names.set(name, i);
+  });
+  const known = [...names.keys(), ...extraTargets];
+  const target = (t: unknown, p: string) => {
+    if (typeof t !== 'string' || DIRECTIVES.has(t)) return;
+    if (inFork) ctx.rep.error(p, `'then: ${t}' cannot leave a fork branch`, 'branches run concurrently: only continue, exit and end apply');
+    else if (!known.includes(t)) ctx.rep.error(p, `'then' names task '${t}', which is not in this task list`, `flow directives may only go to tasks of their own list: ${known.join(', ') || 'none'}`);
+  };
+  list.forEach((item, i) => {
+    if (!isObj(item) || Object.keys(item).length !== 1) return;
+    const [name, task] = entryOf(item);
+    if (!isObj(task)) return;
+    const tp = `${pointer}${joinPointer(i, name)}`;
+    target(task.then, `${tp}/then`);
+    if (Array.isArray(task.switch)) {
+      task.switch.forEach((c: unknown, j: number) => {
+        if (!isObj(c) || Object.keys(c).length !== 1) return;
+        const [cname, body] = entryOf(c);
+        if (isObj(body)) target(body.then, `${tp}${joinPointer('switch', j, cname, 'then')}`);
+      });
+    }
+    if (isObj(task.catch)) target(task.catch.then, `${tp}/catch/then`);
+    checkTask(ctx, task as Task, tp, inFork);
+  });
+}
+
+function checkTask(ctx: Ctx, task: Task, tp: string, _inFork: boolean): void {
+  const type = taskTypeOf(task);
+  if (typeof task.timeout === 'string') ref(ctx, 'timeouts', task.timeout, `${tp}/timeout`, 'timeout');
+  checkDataSlots(ctx, task as Obj, tp);
+  switch (type) {
+    case 'call':
+      checkCall(ctx, task, tp);
+      break;
+    case 'raise':
+      if (typeof task.raise?.error === 'string') ref(ctx, 'errors', task.raise.error, `${tp}/raise/error`, 'error');
+      break;
+    case 'try':
+      checkList(ctx, task.try, `${tp}/try`, false);
+      if (typeof task.catch?.retry === 'string') ref(ctx, 'retries', task.catch.retry, `${tp}/catch/retry`, 'retry policy');
+      checkList(ctx, task.catch?.do, `${tp}/catch/do`, false);
+      break;
+    case 'do':
+    case 'for':
+      checkList(ctx, task.do, `${tp}/do`, false);
+      break;
+    case 'fork':
+      checkList(ctx, task.fork?.branches, `${tp}/fork/branches`, true);
+      break;
+    case 'listen':
+      checkList(ctx, task.foreach?.do, `${tp}/foreach/do`, false);
+      break;
+    case 'run':
+      if (isObj(task.run?.container)) ctx.rep.warn(`${tp}/run/container`, UNSUPPORTED.container);
+      if (isObj(task.run?.script)) ctx.rep.warn(`${tp}/run/script`, UNSUPPORTED.script);
+      if (isObj(task.run?.shell)) ctx.rep.warn(`${tp}/run/shell`, UNSUPPORTED.shell);
+      break;
+    default:
+      break;
+  }
+}
+
+function checkCall(ctx: Ctx, task: Task, tp: string): void {
+  const call = task.call;
+  if (typeof call !== 'string') return;
+  const w = isObj(task.with) ? task.with : {};
+  if ((BUILTIN_CALLS as readonly string[]).includes(call)) {
+    if (call in UNSUPPORTED) ctx.rep.warn(`${tp}/call`, UNSUPPORTED[call as 'grpc']);
+    const doc = isObj(w.document) ? (w.document as Obj) : undefined;
+    const endpoint: Obj | undefined = isObj(w.endpoint) ? (w.endpoint as Obj) : doc && isObj(doc.endpoint) ? (doc.endpoint as Obj) : undefined;
+    const authPtr = isObj(w.endpoint) ? `${tp}/with/endpoint/authentication` : `${tp}/with/authentication`;
+    if (endpoint && endpoint.authentication !== undefined) checkAuth(ctx, endpoint.authentication, `${tp}/with/endpoint/authentication`);
+    else if (w.authentication !== undefined) checkAuth(ctx, w.authentication, authPtr);
+    return;
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(call)) {
+    ctx.rep.warn(`${tp}/call`, UNSUPPORTED.externalFunction);
+    return;
+  }
+  const cataloged = /^(.+):([^:@]+)@([^@]+)$/.exec(call);
+  if (cataloged) {
+    const catalog = cataloged[3];
+    if (catalog === 'default') return; // swflow's default catalog: adapter activities
+    const catalogs = isObj(ctx.use.catalogs) ? Object.keys(ctx.use.catalogs) : [];
+    if (!catalogs.includes(catalog)) ctx.rep.error(`${tp}/call`, `unknown catalog '${catalog}'`, catalogs.length ? `use.catalogs defines: ${catalogs.join(', ')}` : 'define it under use.catalogs, or use @default');
+    else ctx.rep.warn(`${tp}/call`, UNSUPPORTED.catalog);
+    return;
+  }
+  ref(ctx, 'functions', call, `${tp}/call`, 'function');
+}
+
+function checkAuth(ctx: Ctx, auth: unknown, pointer: string): void {
+  if (!isObj(auth)) return;
+  if (typeof auth.use === 'string' && Object.keys(auth).length === 1) {
+    ref(ctx, 'authentications', auth.use, `${pointer}/use`, 'authentication');
+    return;
+  }
+  for (const scheme of ['basic', 'bearer', 'digest', 'oauth2', 'oidc', 'certificate']) {
+    const body = auth[scheme];
+    if (body === undefined) continue;
+    if (scheme !== 'basic' && scheme !== 'bearer') ctx.rep.warn(`${pointer}/${scheme}`, UNSUPPORTED.auth(scheme));
+    if (isObj(body) && typeof body.use === 'string') {
+      const secrets: unknown[] = Array.isArray(ctx.use.secrets) ? ctx.use.secrets : [];
+      if (!secrets.includes(body.use)) ctx.rep.error(`${pointer}/${scheme}/use`, `unknown secret '${body.use}'`, 'list it under use.secrets');
+    }
+  }
+}
+
+/** input/output/export schemas: only inline JSON schema documents are checked. */
+function checkDataSlots(ctx: Ctx, holder: Obj, base: string): void {
+  for (const slot of ['input', 'output', 'export']) {
+    const s = isObj(holder[slot]) && isObj(holder[slot].schema) ? holder[slot].schema : undefined;
+    if (!s) continue;
+    if (s.resource !== undefined && s.document === undefined) ctx.rep.warn(`${base}/${slot}/schema/resource`, UNSUPPORTED.schemaResource);
+    if (s.format !== undefined && !/^json(:|$)/.test(String(s.format))) ctx.rep.error(`${base}/${slot}/schema/format`, `schema format '${s.format}' is not supported`, "only 'json' (JSON Schema) is");
+  }
+}
+
+/** Keys whose string value is always a runtime expression (bare jq accepted), outside data. */
+const ALWAYS_EXPRESSION = new Set(['if', 'while', 'when', 'exceptWhen', 'in', 'from', 'as', 'until', 'set']);
+/** Keys under which values are data (only `${ }` strings are expressions there). */
+const DATA_SLOTS = new Set(['with', 'set', 'data', 'body', 'headers', 'query', 'arguments', 'environment', 'parameters', 'input', 'as', 'from']);
+/** Subtrees that hold JSON schemas or free metadata, not expressions. */
+const NOT_EXPRESSIONS = new Set(['schema', 'metadata']);
+/** Keys that hold names (a catch's `as`, a for's `each`/`at`, an iterator's `item`) or durations (`jitter.from`). */
+function isName(key: string, parentKey: string | undefined): boolean {
+  return (key === 'as' && parentKey === 'catch') || key === 'each' || key === 'at' || key === 'item' || (key === 'from' && parentKey === 'jitter') || (key === 'in' && parentKey !== 'for');
+}
+
+/** Every runtime expression compiles; `$secrets` only inside call arguments. */
+function checkExpressions(ctx: Ctx, doc: Obj, base: string): void {
+  const visit = (v: unknown, p: string, key: string | undefined, parentKey: string | undefined, data: boolean, inWith: boolean) => {
+    if (typeof v === 'string') {
+      const always = !data && key !== undefined && ALWAYS_EXPRESSION.has(key);
+      if (!always && !v.includes('${')) return;
+      if (SECRETS_RE.test(v) && !inWith) {
+        ctx.rep.error(p, '$secrets may only be used in the arguments (with) of a call', 'secret values are resolved by the activity, so they never enter workflow history');
+      }
+      const problem = checkExpressionSyntax(v);
+      if (problem) ctx.rep.error(p, `invalid runtime expression: ${problem}`);
+      return;
+    }
+    // Below a data key, only `${ }` strings are expressions.
+    const inner = data || (key !== undefined && DATA_SLOTS.has(key));
+    if (Array.isArray(v)) v.forEach((x, i) => visit(x, `${p}/${i}`, undefined, key, inner, inWith));
+    else if (isObj(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        if (!inner && (NOT_EXPRESSIONS.has(k) || isName(k, key))) continue;
+        visit(x, `${p}${joinPointer(k)}`, k, key, inner, inWith || (k === 'with' && 'call' in v));
+      }
+    }
+  };
+  for (const [k, v] of Object.entries(doc)) if (k !== 'document') visit(v, `${base}${joinPointer(k)}`, k, undefined, false, false);
+}

@@ -1,0 +1,73 @@
+/**
+ * What a 1.0 task executor sees of its run: a narrow interface (not the run object), so each
+ * executor (./tasks/<type>.ts) is a function of (task, where it is, its input, this context).
+ * The run (./run.ts) implements it.
+ */
+import type { WorkflowInfo } from '@temporalio/workflow';
+import type { Json } from '../../dsl/model';
+import type { FlowDirective, SchemaDef, Task, TaskList, V1Definition } from '../../dsl/v1/model';
+import type { StartOptions } from '../../common/contracts';
+import type { Mailbox } from '../events/mailbox';
+
+/** Runtime-expression variables added by enclosing tasks: a for's `$item`/`$index`, a catch's `$error`, … */
+export type Locals = Record<string, Json>;
+
+/** Where a task runs. */
+export interface TaskAt {
+  name: string;
+  /** JSON pointer of the task in the document (`/do/0/tryGetPet/try/0/getPet`): errors' `instance`, Web UI summaries. */
+  reference: string;
+  locals: Locals;
+  /** The `use.functions` entry this task runs on behalf of, if any (mocks and summaries name it). */
+  fn?: string;
+  /** `$task`: name, reference, definition, raw input, startedAt (and raw output once known). */
+  task?: Json;
+}
+
+/** What an executor returns: the task's raw output, and a flow directive overriding the task's own `then`. */
+export interface TaskOutcome {
+  output: Json;
+  then?: FlowDirective;
+  /** `$authorization` for the task's output.as / export.as (a call with authentication). */
+  authorization?: Json;
+}
+
+/** How a task list ended: after its last task, by `exit`, or by `end` (the whole workflow ends). */
+export interface ListOutcome {
+  output: Json;
+  end: boolean;
+  exited: boolean;
+}
+
+/** The runtime-expression arguments of one evaluation (`$context`, `$input`, `$task`, locals, …). */
+export type Args = Record<string, Json>;
+
+export interface TaskContext {
+  readonly def: V1Definition;
+  readonly info: WorkflowInfo;
+  readonly options: StartOptions;
+  readonly mailbox: Mailbox;
+  /** Correlation values fixed by the first event that matched a `correlate` without `expect`. */
+  readonly correlation: Record<string, Json>;
+  /** The arguments every expression of the task at `at` sees ($context, $workflow, $runtime, locals). */
+  args(at: TaskAt, extra?: Args): Args;
+  /** A field that is always an expression (`${ }` or bare jq). */
+  expression(expr: string, data: Json, args: Args, what: string): Promise<Json>;
+  condition(expr: string, data: Json, args: Args, what: string): Promise<boolean>;
+  /** A value whose `${ }` strings are evaluated (objects recursively). */
+  value(v: Json | undefined, data: Json, args: Args, what: string): Promise<Json>;
+  /** Checks `data` against an input/output/export schema (a ValidationError at `instance` when it does not match). */
+  validate(schema: SchemaDef | undefined, data: Json, instance: string, what: string): Promise<void>;
+  /** Replaces `$context` by `export.as` evaluated over `output` (a listen iterator's `export`). */
+  exportContext(as: string | Json | undefined, output: Json, args: Args): Promise<void>;
+  /** Runs a nested task list (`do`, `try`, `catch.do`, a for's iteration). */
+  runList(list: TaskList, base: string, input: Json, locals: Locals): Promise<ListOutcome>;
+  /** Runs one task (a fork branch; a called function, `fn` naming it). */
+  runTask(name: string, task: Task, reference: string, input: Json, locals: Locals, fn?: string): Promise<{ output: Json; then: FlowDirective }>;
+  /** `<reference> → <target>`: the summary of every activity, timer and child. */
+  summary(reference: string, target: string): string;
+  /** A lifecycle CloudEvent about the task at `reference` (a no-op unless the worker opted in). */
+  lifecycle(type: 'task.retried', reference: string, data?: Record<string, Json>): void;
+  /** Event types awaited now (the `state` query; `*` for any). */
+  readonly awaited: Set<string>;
+}

@@ -1,0 +1,111 @@
+/**
+ * `call`: `http` and `openapi` are activities (`sw.http`, `sw.openapi`) of the built-in adapter
+ * worker (adapters/http) on `swflow-adapters` (or the task's `metadata.worker` queue); a
+ * function of `use.functions` runs as its own task, on the evaluated `with` as input; a call
+ * to swflow's default catalog, `<activity>:<version>@default`, is the adapter activity of that
+ * name (the 1.0 way to reach custom adapters). Every call activity receives a FunctionCall
+ * (src/common/contracts.ts), like 0.8 calls, so adapters and `swflow test` mocks serve both.
+ *
+ * In the workflow: `with` is evaluated (except strings referencing `$secrets`, which travel
+ * unevaluated: see ../secrets.ts), a literal endpoint's URI template is expanded from the
+ * task's input, and `authentication: { use }` is replaced by the named policy.
+ */
+import { scheduleActivity } from '@temporalio/workflow';
+import { BUILTIN_CALLS, type Authentication, type Task } from '../../../dsl/v1/model';
+import type { Json } from '../../../dsl/model';
+import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
+import type { TaskAt, TaskContext, TaskOutcome } from '../context';
+import { WorkflowError } from '../errors';
+import { splitSecrets } from '../secrets';
+import { expandUriTemplate, UriTemplateError } from '../uri-template';
+
+/** Start-to-close timeout of a call activity (a task `timeout` also bounds the whole task). */
+export const CALL_ACTIVITY_TIMEOUT_MS = 10 * 60_000;
+
+const DEFAULT_CATALOG = /^(.+):([^:@]+)@default$/;
+
+export async function runCall(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
+  const call = task.call!;
+  if (call === 'http' || call === 'openapi') return callAdapter(task, at, input, ctx, `sw.${call}`);
+  if ((BUILTIN_CALLS as readonly string[]).includes(call)) {
+    throw WorkflowError.standard('runtime', at.reference, `call: ${call} is not supported by this runtime yet`, 501);
+  }
+  const cataloged = DEFAULT_CATALOG.exec(call);
+  if (cataloged) return callAdapter(task, at, input, ctx, cataloged[1]);
+  const fn = ctx.def.workflow.use?.functions?.[call];
+  if (!fn) throw WorkflowError.standard('runtime', at.reference, `function '${call}' cannot be called by this runtime (only use.functions and @default)`, 501);
+  const fnInput = task.with !== undefined ? await ctx.value(task.with, input, ctx.args(at, { input }), 'with') : input;
+  const r = await ctx.runTask(call, fn, at.reference, fnInput, at.locals, call);
+  return { output: r.output };
+}
+
+function endpointOf(v: Json | undefined): { uri?: string; authentication?: Authentication } | undefined {
+  if (typeof v === 'string') return { uri: v };
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as { uri?: string; authentication?: Authentication }) : undefined;
+}
+
+async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext, activity: string): Promise<TaskOutcome> {
+  const args = ctx.args(at, { input });
+  const written = (task.with ?? {}) as Record<string, Json>;
+  const split = splitSecrets(written);
+  const w = ((await ctx.value(split.value, input, args, 'with')) ?? {}) as Record<string, Json>;
+  let authorization: Json | undefined;
+  const resolveAuth = async (holder: { authentication?: Authentication } | undefined) => {
+    const a = holder?.authentication;
+    if (!a || typeof a !== 'object') return;
+    if (typeof a.use === 'string' && Object.keys(a).length === 1) {
+      const named = ctx.def.workflow.use?.authentications?.[a.use];
+      holder!.authentication = (await ctx.value((named ?? {}) as Json, input, args, `authentication ${a.use}`)) as Authentication;
+    }
+    authorization = authorizationOf(holder!.authentication!);
+  };
+  let target = activity;
+  if (activity === 'sw.http') {
+    const e = endpointOf(w.endpoint);
+    const literal = endpointOf(written.endpoint)?.uri;
+    if (e?.uri !== undefined && literal !== undefined && !literal.includes('${')) {
+      try {
+        e.uri = expandUriTemplate(e.uri, input);
+      } catch (err) {
+        if (err instanceof UriTemplateError) throw WorkflowError.standard('expression', at.reference, err.message);
+        throw err;
+      }
+    }
+    if (e) {
+      await resolveAuth(e);
+      w.endpoint = e as Json;
+    }
+    target = `${String(w.method ?? 'get').toUpperCase()} ${e?.uri ?? ''}`;
+  } else if (activity === 'sw.openapi') {
+    await resolveAuth(w as { authentication?: Authentication });
+    target = `openapi ${String(w.operationId)}`;
+  }
+  const secretArguments = Object.keys(split.secrets).length ? split.secrets : undefined;
+  const fc: FunctionCall = {
+    function: { name: at.fn ?? task.call!, type: (task.call === 'http' || task.call === 'openapi' ? task.call : 'custom') as FunctionCall['function']['type'], operation: task.call!, metadata: (task.metadata ?? {}) as Record<string, string> },
+    arguments: w as Json,
+    ...(secretArguments ? { secretArguments, secretContext: { data: input, scope: { variables: args } } } : {}),
+    workflow: { id: ctx.info.workflowId, instanceId: ctx.info.runId, definitionId: ctx.def.id },
+    state: at.reference,
+    action: at.name,
+  };
+  const queue = typeof task.metadata?.worker === 'string' ? task.metadata.worker : ADAPTER_TASK_QUEUE;
+  const output = await scheduleActivity<Json>(activity, [fc], {
+    taskQueue: queue,
+    startToCloseTimeout: CALL_ACTIVITY_TIMEOUT_MS,
+    retry: { maximumAttempts: 1 }, // 1.0 retries are explicit: try/catch retry
+    summary: ctx.summary(at.reference, target).slice(0, 200),
+  });
+  return { output, ...(authorization !== undefined ? { authorization } : {}) };
+}
+
+/** `$authorization` of an inline policy: the scheme and its parameter (secret-based policies: the scheme only). */
+function authorizationOf(a: Authentication): Json | undefined {
+  if (a.bearer) return typeof a.bearer.token === 'string' ? { scheme: 'Bearer', parameter: a.bearer.token } : { scheme: 'Bearer' };
+  if (a.basic) {
+    const { username, password } = a.basic;
+    const b64 = (globalThis as { btoa?: (s: string) => string }).btoa;
+    return typeof username === 'string' && b64 ? { scheme: 'Basic', parameter: b64(`${username}:${password ?? ''}`) } : { scheme: 'Basic' };
+  }
+  return undefined;
+}

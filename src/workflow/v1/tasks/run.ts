@@ -1,0 +1,78 @@
+/**
+ * `run`: `run.workflow` is a child workflow of the same generic workflow (type
+ * `<namespace>/<name>@<version>`, `latest`: the highest version the worker knows), given the
+ * definition when the run carries it (StartOptions.subflows); its input is `run.workflow.input`
+ * (evaluated), else the task's input. `await: false` starts it and goes on (the child outlives
+ * the parent), the output then being the input.
+ *
+ * `run.shell` / `run.script` are activities (`sw.run.shell`, `sw.run.script`) on the opt-in
+ * `swflow-processes` queue (or the task's `metadata.worker`), which no worker serves unless its
+ * operator starts one (they execute arbitrary code): the command or code, `arguments`,
+ * `environment` and `stdin` are evaluated here, the process runs there. `run.container` is not
+ * supported.
+ */
+import { executeChild, ParentClosePolicy, scheduleActivity, startChild, uuid4 } from '@temporalio/workflow';
+import type { Task } from '../../../dsl/v1/model';
+import type { Json } from '../../../dsl/model';
+import { PROCESS_TASK_QUEUE, type FunctionCall, type StartOptions } from '../../../common/contracts';
+import { CALL_ACTIVITY_TIMEOUT_MS } from './call';
+import type { TaskAt, TaskContext, TaskOutcome } from '../context';
+import { WorkflowError } from '../errors';
+
+export async function runRun(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
+  const run = task.run!;
+  const w = run.workflow;
+  if (run.shell || run.script) return runProcess(task, at, input, ctx);
+  if (!w) throw WorkflowError.standard('runtime', at.reference, 'run.container is not supported by this runtime', 501);
+  const id = `${w.namespace}/${w.name}`;
+  const type = w.version && w.version !== 'latest' ? `${id}@${w.version}` : id;
+  const subflows = ctx.options.subflows ?? {};
+  const definition = subflows[type] ?? subflows[id];
+  const childInput = w.input !== undefined ? await ctx.value(w.input, input, ctx.args(at, { input }), 'run.workflow.input') : input;
+  const startOptions: StartOptions = { ...(definition ? { definition } : {}), ...(ctx.options.subflows ? { subflows: ctx.options.subflows } : {}) };
+  const options = {
+    args: [childInput, startOptions] as [Json, StartOptions],
+    workflowId: `${w.name}-${uuid4()}`,
+    taskQueue: ctx.info.taskQueue,
+    parentClosePolicy: run.await === false ? ParentClosePolicy.ABANDON : ParentClosePolicy.TERMINATE,
+    staticSummary: ctx.summary(at.reference, `workflow ${type}`),
+    staticDetails: `Subflow **${type}** of ${ctx.def.id} (task ${at.reference})`,
+  };
+  if (run.await === false) {
+    await startChild(type, options);
+    return { output: input };
+  }
+  return { output: await executeChild<(...a: any[]) => Promise<Json>>(type, options) };
+}
+
+async function runProcess(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
+  const run = task.run!;
+  const kind = run.shell ? 'shell' : 'script';
+  const p = (run.shell ?? run.script)! as Record<string, Json>;
+  const spec = (await ctx.value(
+    { kind, code: (p.command ?? p.code ?? '') as Json, ...(p.language ? { language: p.language } : {}), arguments: (p.arguments ?? []) as Json, environment: (p.environment ?? {}) as Json, ...(p.stdin !== undefined ? { stdin: p.stdin } : {}), return: run.return ?? 'stdout' },
+    input,
+    ctx.args(at, { input }),
+    `run.${kind}`,
+  )) as Record<string, Json>;
+  if (typeof spec.stdin !== 'string' && spec.stdin !== undefined) spec.stdin = JSON.stringify(spec.stdin);
+  const call: FunctionCall = {
+    function: { name: kind, type: 'custom', operation: `run.${kind}`, metadata: {} },
+    arguments: spec,
+    workflow: { id: ctx.info.workflowId, instanceId: ctx.info.runId, definitionId: ctx.def.id },
+    state: at.reference,
+    action: at.name,
+  };
+  const queue = typeof task.metadata?.worker === 'string' ? task.metadata.worker : PROCESS_TASK_QUEUE;
+  const done = scheduleActivity<Json>(`sw.run.${kind}`, [call], {
+    taskQueue: queue,
+    startToCloseTimeout: CALL_ACTIVITY_TIMEOUT_MS,
+    retry: { maximumAttempts: 1 },
+    summary: ctx.summary(at.reference, `run ${kind} on ${queue}`),
+  });
+  if (run.await === false) {
+    done.catch(() => undefined); // not awaited: its outcome does not matter to the task
+    return { output: input };
+  }
+  return { output: await done };
+}

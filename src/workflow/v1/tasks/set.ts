@@ -1,0 +1,11 @@
+/** `set`: the task's output is the given data (an object whose `${ }` are evaluated, or one expression). */
+import type { Task } from '../../../dsl/v1/model';
+import type { Json } from '../../../dsl/model';
+import type { TaskAt, TaskContext, TaskOutcome } from '../context';
+
+export async function runSet(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
+  const args = ctx.args(at, { input });
+  const spec = task.set!;
+  const output = typeof spec === 'string' ? await ctx.expression(spec, input, args, 'set') : await ctx.value(spec, input, args, 'set');
+  return { output };
+}

@@ -1,0 +1,61 @@
+/**
+ * `try`/`catch`: runs `try`; an error it raises is caught when it matches `catch.errors.with`,
+ * `catch.when` holds and `catch.exceptWhen` does not (both see the error as `.` and as `$<as>`,
+ * default `$error`). A caught error is retried per `catch.retry` (the whole `try` list again,
+ * after a durable timer; `limit.attempt.duration` bounds each attempt) while the policy allows;
+ * then `catch.do` runs with `$<as>` bound, its output the task's ("retrying failed tasks before
+ * proceeding with alternate ones"). Without `catch.do` a caught error gives the output null (as
+ * the conformance kit's runtime does), unless retries were used up: then the error stands. `catch.then` (after 1.0.3) overrides the task's `then`.
+ */
+import { sleep, isCancellation } from '@temporalio/workflow';
+import type { RetryPolicy, Task } from '../../../dsl/v1/model';
+import type { Json } from '../../../dsl/model';
+import type { TaskAt, TaskContext, TaskOutcome } from '../context';
+import { matchesFilter, problemJson, toWorkflowError, type WorkflowError } from '../errors';
+import { durationIso } from '../durations';
+import { mayRetry, retryDelayMs } from '../retry';
+import { withTimeout } from '../../timeouts';
+
+async function holds(ctx: TaskContext, at: TaskAt, expr: string | undefined, e: Json, name: string, what: string): Promise<boolean | undefined> {
+  if (expr === undefined) return undefined;
+  return ctx.condition(expr, e, ctx.args(at, { [name]: e }), what);
+}
+
+export async function runTry(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
+  const c = task.catch ?? {};
+  const name = c.as ?? 'error';
+  const policy: RetryPolicy | undefined = typeof c.retry === 'string' ? ctx.def.workflow.use?.retries?.[c.retry] : c.retry;
+  const started = Date.now();
+  for (let retry = 1; ; retry++) {
+    let caught: WorkflowError;
+    try {
+      const attempt = () => ctx.runList(task.try!, `${at.reference}/try`, input, at.locals);
+      const perAttempt = policy?.limit?.attempt?.duration;
+      const r = perAttempt
+        ? await withTimeout(durationIso(perAttempt), ctx.summary(at.reference, `attempt timeout ${durationIso(perAttempt)}`), `an attempt of ${at.reference} did not finish within ${durationIso(perAttempt)} (retry limit.attempt.duration)`, attempt)
+        : await attempt();
+      return { output: r.output, ...(r.end ? { then: 'end' } : {}) };
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      caught = toWorkflowError(err, at.reference);
+    }
+    const e = problemJson(caught.problem);
+    if (!matchesFilter(caught.problem, c.errors?.with as Record<string, Json> | undefined)) throw caught;
+    if ((await holds(ctx, at, c.when, e, name, 'catch.when')) === false) throw caught;
+    if ((await holds(ctx, at, c.exceptWhen, e, name, 'catch.exceptWhen')) === true) throw caught;
+    if (policy) {
+      const retryHolds = (await holds(ctx, at, policy.when, e, name, 'retry.when')) !== false && (await holds(ctx, at, policy.exceptWhen, e, name, 'retry.exceptWhen')) !== true;
+      if (retryHolds && mayRetry(policy, retry, Date.now() - started)) {
+        await sleep(retryDelayMs(policy, retry), { summary: ctx.summary(at.reference, `retry ${retry} after: ${caught.message}`).slice(0, 200) });
+        ctx.lifecycle('task.retried', at.reference);
+        continue;
+      }
+      // Retries used up: the alternate path (catch.do) if there is one, else the error stands.
+      if (retryHolds && !c.do) throw caught;
+    }
+    if (!c.do) return { output: null, ...(c.then !== undefined ? { then: c.then } : {}) };
+    const r = await ctx.runList(c.do, `${at.reference}/catch/do`, input, { ...at.locals, [name]: e });
+    const then = c.then ?? (r.end ? 'end' : undefined);
+    return { output: r.output, ...(then !== undefined ? { then } : {}) };
+  }
+}

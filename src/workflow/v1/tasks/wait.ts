@@ -1,0 +1,18 @@
+/** `wait`: a durable timer (inline duration, ISO 8601, or an expression yielding one); the output is the input. */
+import { sleep } from '@temporalio/workflow';
+import type { Duration, Task } from '../../../dsl/v1/model';
+import type { Json } from '../../../dsl/model';
+import type { TaskAt, TaskContext, TaskOutcome } from '../context';
+import { durationIso, durationMs } from '../durations';
+
+/** A duration, evaluating it first when it is an expression. */
+export async function resolveDuration(d: Duration, at: TaskAt, input: Json, ctx: TaskContext, what: string): Promise<Duration> {
+  if (typeof d === 'string' && d.includes('${')) return (await ctx.value(d, input, ctx.args(at, { input }), what)) as Duration;
+  return d;
+}
+
+export async function runWait(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
+  const d = await resolveDuration(task.wait!, at, input, ctx, 'wait');
+  await sleep(durationMs(d), { summary: ctx.summary(at.reference, `wait ${durationIso(d)}`) });
+  return { output: input };
+}
