@@ -88,7 +88,7 @@ function part2(): void {
   console.log('\nPart 2: loading the engine, ms (each in a fresh process; median of 5)\n');
   const script = `
     const ms = () => Number(process.hrtime.bigint()) / 1e6;
-    const t0 = ms(); require(${JSON.stringify(path.join(ROOT, 'src/expr/jq-binary.js'))}); const t1 = ms();
+    const t0 = ms(); require(${JSON.stringify(path.join(ROOT, 'src/expr/jq-binary.ts'))}); const t1 = ms();
     const engine = require(${JSON.stringify(path.join(ROOT, 'src/expr/engine.ts'))}); const t2 = ms();
     engine.runJq('.a', '{"a":1}'); const t3 = ms();
     console.log(JSON.stringify([t1 - t0, t2 - t1, t3 - t2]));`;
@@ -100,7 +100,7 @@ function part2(): void {
   const median = (k: number) => samples.map((s) => s[k]).sort((a, b) => a - b)[Math.floor(samples.length / 2)].toFixed(1);
   console.log('| step | ms |');
   console.log('|---|---|');
-  console.log(`| read the embedded binary (src/expr/jq-binary.js, base64) | ${median(0)} |`);
+  console.log(`| read the embedded binary (src/expr/jq-binary.ts, base64) | ${median(0)} |`);
   console.log(`| decode + compile + instantiate (evaluating src/expr/engine.ts) | ${median(1)} |`);
   console.log(`| first run (first jq compile, cold code) | ${median(2)} |`);
 }

@@ -5,7 +5,7 @@
  *
  * SANDBOX-SAFE: no node: imports, no fs, no process. This module runs both in Node and in the
  * Temporal workflow sandbox (webpack bundle, `vm` context):
- * - the binary comes base64-encoded in `jq-binary.js` (workflow code cannot read files) and is
+ * - the binary comes base64-encoded in `jq-binary.ts` (workflow code cannot read files) and is
  *   decoded in pure JS (the sandbox has no `Buffer`);
  * - `new WebAssembly.Module` / `new WebAssembly.Instance` are synchronous: the engine is ready
  *   when this module has been evaluated, before any workflow code runs;
@@ -31,7 +31,7 @@
  * cache are shared by all workflows of a worker thread. jq keeps no state between runs, so a
  * shared instance gives the same results as a fresh one.
  */
-import JQ_WASM_BASE64 = require('./jq-binary');
+import { JQ_WASM_BASE64 } from './jq-binary';
 import { WasiExit, wasiImports } from './wasi';
 
 /** What one run of a program on one input gave. `stderr`: what `debug`/`stderr` printed. */

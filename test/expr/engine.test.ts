@@ -19,10 +19,10 @@ function outputs(r: JqResult): unknown[] {
   return JSON.parse(r.outputs) as unknown[];
 }
 
-test('src/expr/jq-binary.js carries exactly wasm/jq/jq.wasm', () => {
+test('src/expr/jq-binary.ts carries exactly wasm/jq/jq.wasm', () => {
   const wasm = readFileSync(join(ROOT, 'wasm', 'jq', 'jq.wasm'));
-  const js = readFileSync(join(ROOT, 'src', 'expr', 'jq-binary.js'), 'utf8');
-  const embedded = Buffer.from(/module\.exports = '([A-Za-z0-9+/=]+)'/.exec(js)![1], 'base64');
+  const js = readFileSync(join(ROOT, 'src', 'expr', 'jq-binary.ts'), 'utf8');
+  const embedded = Buffer.from(/JQ_WASM_BASE64: string =\s*'([A-Za-z0-9+/=]+)'/.exec(js)![1], 'base64');
   assert.ok(embedded.equals(wasm), 'rebuild with wasm/jq/build.sh');
   assert.ok(js.includes(createHash('sha256').update(wasm).digest('hex')));
 });

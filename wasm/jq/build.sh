@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds wasm/jq/jq.wasm (jq 1.8.2 from vendor/jq + api.c, a wasm32-wasi reactor) and its
-# embedding for the workflow sandbox, src/expr/jq-binary.js. Byte-reproducible: same sources,
+# embedding for the workflow sandbox, src/expr/jq-binary.ts. Byte-reproducible: same sources,
 # same Debian toolchain -> same bytes.
 #
 #   apt-get install -y clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32
@@ -65,15 +65,15 @@ OUT="$WORK/jq.wasm"
   -o "$OUT" "${OBJECTS[@]}" \
   -lwasi-emulated-signal -lwasi-emulated-getpid -lm
 
-node "$HERE/embed.js" "$OUT" "$WORK/jq-binary.js"
+node "$HERE/embed.js" "$OUT" "$WORK/jq-binary.ts"
 
 if [ "$CHECK" = 1 ]; then
   status=0
   cmp "$OUT" "$HERE/jq.wasm" || { echo "build.sh --check: wasm/jq/jq.wasm differs from a fresh build" >&2; status=1; }
-  cmp "$WORK/jq-binary.js" "$ROOT/src/expr/jq-binary.js" || { echo "build.sh --check: src/expr/jq-binary.js differs from a fresh build" >&2; status=1; }
-  [ "$status" = 0 ] && echo "build.sh --check: jq.wasm and src/expr/jq-binary.js are reproducible ($(sha256sum "$OUT" | cut -c1-16))"
+  cmp "$WORK/jq-binary.ts" "$ROOT/src/expr/jq-binary.ts" || { echo "build.sh --check: src/expr/jq-binary.ts differs from a fresh build" >&2; status=1; }
+  [ "$status" = 0 ] && echo "build.sh --check: jq.wasm and src/expr/jq-binary.ts are reproducible ($(sha256sum "$OUT" | cut -c1-16))"
   exit "$status"
 fi
 cp "$OUT" "$HERE/jq.wasm"
-cp "$WORK/jq-binary.js" "$ROOT/src/expr/jq-binary.js"
+cp "$WORK/jq-binary.ts" "$ROOT/src/expr/jq-binary.ts"
 echo "wasm/jq/jq.wasm: $(wc -c < "$HERE/jq.wasm") bytes, sha256 $(sha256sum "$HERE/jq.wasm" | cut -d' ' -f1)"
