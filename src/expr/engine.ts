@@ -1,73 +1,100 @@
 /**
- * The jq engine: jq 1.8 compiled to WebAssembly (jq-wasm 3.x, inline build), one instance
- * per worker thread / V8 context, called synchronously.
+ * The jq engine: jq 1.8.2 built by us to WebAssembly (wasm/jq: jq's C sources and a small C
+ * API, compile once, run many times), one instance per worker thread / V8 context, called
+ * synchronously.
  *
  * SANDBOX-SAFE: no node: imports, no fs, no process. This module runs both in Node and in the
- * Temporal workflow sandbox (webpack bundle, `vm` context), where:
- * - there is no `Buffer`: jq-wasm/inline decodes its embedded base64 binary with
- *   `Buffer.from(b64, 'base64')` when it is first evaluated, so we install a tiny pure-JS
- *   shim for the duration of that `require` only (the global is removed again);
- * - the asynchronous default instantiation (`WebAssembly.instantiate`) never resolves inside
- *   a workflow task, so we compile with `new WebAssembly.Module` and instantiate with
- *   `new WebAssembly.Instance` in a synchronous `instantiateWasm` hook: loading then settles
- *   within the current microtask checkpoint (the sandbox drains microtasks before returning);
- * - there is no `crypto`: Emscripten's `random_get` (jq seeds itself once, on its first run)
- *   calls `crypto.getRandomValues`. We install a shim that fills bytes from a FIXED-seed
- *   PRNG, not from the workflow's `Math.random`: the instance is shared by all workflows of a
- *   context, so only the first workflow would consume randomness, which would shift that
- *   workflow's `Math.random`/`uuid4()` sequence between the original run and a replay on a
- *   fresh worker. Nothing jq outputs depends on these bytes.
- * - `Date` is the sandbox's deterministic `Date` (looked up at call time, so in the current
- *   workflow's context): jq's `now` returns workflow time and replays identically.
+ * Temporal workflow sandbox (webpack bundle, `vm` context):
+ * - the binary comes base64-encoded in `jq-binary.ts` (workflow code cannot read files) and is
+ *   decoded in pure JS (the sandbox has no `Buffer`);
+ * - `new WebAssembly.Module` / `new WebAssembly.Instance` are synchronous: the engine is ready
+ *   when this module has been evaluated, before any workflow code runs;
+ * - the WASI imports are ours and deterministic (wasi.ts): the clock is `Date.now()` at call
+ *   time (inside a workflow: workflow time, so `now` replays identically), random bytes come
+ *   from a fixed-seed PRNG, the environment is empty, there is no filesystem (no jq modules),
+ *   and the build has no time zone data (local time is UTC).
+ *
+ * Programs are compiled once and kept in an LRU cache of jq handles (evicted handles are
+ * freed in jq). Per-call values must therefore travel in the input, never in the program text.
+ * The last input stays parsed in jq: expressions evaluated one after the other over the same
+ * data (identical JSON text) parse it once.
+ *
+ * A trap (stack overflow: the stack is placed first in linear memory, so an overflow faults
+ * instead of corrupting data; out of memory; a jq assertion) leaves the instance unusable: it
+ * is discarded, the call fails with {@link JqEngineError}, and the next call instantiates a
+ * fresh one. An instance whose memory grew past {@link MAX_RETAINED_MEMORY} is discarded after
+ * the call (wasm memory never shrinks).
  *
  * Sharing across workflows: with the default reusable V8 context, Temporal evaluates workflow
- * modules once PER WORKFLOW EXECUTION, unless listed in `bundlerOptions.preloadModules`.
- * Add this module (`src/expr/engine`) there so the 1.2 MB decode + wasm compile happen once
- * per worker thread; without it everything still works, each workflow just pays ~30 ms to load.
- * The preload runs outside any workflow (no `Date`), so there we only decode and compile; the
- * instance is created on the first call of {@link startEngine} made inside a workflow.
- *
- * jq itself is stateless between runs (each run is a fresh `main()`), so a shared instance
- * gives the same results as a fresh one.
+ * modules once PER WORKFLOW EXECUTION, unless listed in `bundlerOptions.preloadModules`. Add
+ * this module (`src/expr/engine`) there so that the decode, the wasm compile and the program
+ * cache are shared by all workflows of a worker thread. jq keeps no state between runs, so a
+ * shared instance gives the same results as a fresh one.
  */
+import { JQ_WASM_BASE64 } from './jq-binary';
+import { WasiExit, wasiImports } from './wasi';
 
-/** Output of one jq run. */
-export interface JqRun {
-  stdout: string;
-  stderr: string;
-  exitCode: number;
+/** What one run of a program on one input gave. `stderr`: what `debug`/`stderr` printed. */
+export type JqResult =
+  /** `outputs`: the JSON array (text) of all outputs, each as `jq -c` prints it. */
+  | { kind: 'ok'; outputs: string; stderr: string }
+  /** `message`: jq's compile errors as the CLI prints them (ends with "jq: N compile error(s)"). */
+  | { kind: 'compile-error'; message: string; stderr: string }
+  /** An uncaught error: jq's message, or the JSON of a non-string error value. Outputs before it are kept. */
+  | { kind: 'error'; outputs: string; message: string; notAString: boolean; stderr: string }
+  /** `halt` / `halt_error`: the exit code and the text jq prints for it. */
+  | { kind: 'halt'; outputs: string; exitCode: number; message: string; stderr: string }
+  /** The input is not one JSON text. */
+  | { kind: 'bad-input'; message: string; stderr: string };
+
+/** The engine itself failed (a trap: stack overflow, out of memory...); the instance was replaced. */
+export class JqEngineError extends Error {
+  constructor(message: string) {
+    super(message);
+    Object.defineProperty(this, 'name', { value: 'JqEngineError', writable: true, configurable: true });
+  }
 }
+
+/** How many compiled programs an instance keeps (LRU); a typical expression's takes ~13 kB. */
+export const PROGRAM_CACHE_SIZE = 1000;
+/** Linear memory above which an instance is replaced after a call. */
+export const MAX_RETAINED_MEMORY = 256 * 1024 * 1024;
 
 // Minimal WebAssembly typings (the project compiles without the DOM lib).
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+}
 type WasmModule = object;
-type WasmInstance = object;
-type WasmImports = object;
 declare const WebAssembly: {
   Module: new (bytes: Uint8Array) => WasmModule;
-  Instance: new (module: WasmModule, imports: WasmImports) => WasmInstance;
+  Instance: new (module: WasmModule, imports: object) => { exports: unknown };
 };
+declare const TextEncoder: new () => { encodeInto(s: string, into: Uint8Array): { read: number; written: number } };
+declare const TextDecoder: new () => { decode(bytes: Uint8Array): string };
 
-interface JqHandle {
-  raw(input: string, query: string, flags?: string[]): JqRun;
+/** The exports of wasm/jq/api.c (plus the reactor's `_initialize`). */
+interface JqExports {
+  memory: WasmMemory;
+  _initialize(): void;
+  jqw_alloc(size: number): number;
+  jqw_dealloc(ptr: number): void;
+  jqw_compile(program: number): number;
+  jqw_input(input: number, length: number): number;
+  jqw_run(handle: number, limit: number): number;
+  jqw_free(handle: number): void;
+  jqw_result(): number;
+  jqw_result_len(): number;
+  jqw_message(): number;
+  jqw_message_len(): number;
+  jqw_stderr(): number;
+  jqw_stderr_len(): number;
+  jqw_exit_code(): number;
 }
 
-interface JqWasmModule {
-  loadJq(options: {
-    instantiateWasm: (
-      imports: WasmImports,
-      onSuccess: (instance: WasmInstance, module: WasmModule) => void,
-    ) => void;
-  }): Promise<JqHandle>;
-}
-
-// State lives in this closure only (never exported: a preloaded module's exports are frozen).
-const state: {
-  mod?: JqWasmModule;
-  wasm?: WasmModule;
-  jq?: JqHandle;
-  loading?: Promise<void>;
-  error?: unknown;
-} = {};
+// Statuses of jqw_input / jqw_run (api.c); 1 is an error with a string message, 4 bad input.
+const OK = 0;
+const ERROR_NOT_STRING = 2;
+const HALT = 3;
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
@@ -75,183 +102,262 @@ function decodeBase64(s: string): Uint8Array {
   const lookup = new Uint8Array(128);
   for (let i = 0; i < B64.length; i++) lookup[B64.charCodeAt(i)] = i;
   let len = s.length;
-  while (len > 0 && (s[len - 1] === '=' || s[len - 1] === '\n')) len--;
+  while (len > 0 && s[len - 1] === '=') len--;
   const out = new Uint8Array(Math.floor((len * 3) / 4));
   let o = 0;
   let i = 0;
   for (; i + 4 <= len; i += 4) {
     const n =
-      (lookup[s.charCodeAt(i)] << 18) |
-      (lookup[s.charCodeAt(i + 1)] << 12) |
-      (lookup[s.charCodeAt(i + 2)] << 6) |
-      lookup[s.charCodeAt(i + 3)];
+      (lookup[s.charCodeAt(i)] << 18) | (lookup[s.charCodeAt(i + 1)] << 12) | (lookup[s.charCodeAt(i + 2)] << 6) | lookup[s.charCodeAt(i + 3)];
     out[o++] = (n >> 16) & 255;
     out[o++] = (n >> 8) & 255;
     out[o++] = n & 255;
   }
   const rest = len - i;
-  if (rest === 2) {
-    const n = (lookup[s.charCodeAt(i)] << 18) | (lookup[s.charCodeAt(i + 1)] << 12);
+  if (rest >= 2) {
+    const n = (lookup[s.charCodeAt(i)] << 18) | (lookup[s.charCodeAt(i + 1)] << 12) | (rest === 3 ? lookup[s.charCodeAt(i + 2)] << 6 : 0);
     out[o++] = (n >> 16) & 255;
-  } else if (rest === 3) {
-    const n = (lookup[s.charCodeAt(i)] << 18) | (lookup[s.charCodeAt(i + 1)] << 12) | (lookup[s.charCodeAt(i + 2)] << 6);
-    out[o++] = (n >> 16) & 255;
-    out[o++] = (n >> 8) & 255;
+    if (rest === 3) out[o++] = (n >> 8) & 255;
   }
   return o === out.length ? out : out.subarray(0, o);
 }
 
-/** Deterministic bytes for Emscripten's random_get (see the header comment). */
-let prngState = 0x9e3779b9;
-function fillDeterministic<T extends ArrayBufferView | null>(view: T): T {
-  if (view) {
-    const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-    for (let i = 0; i < bytes.length; i++) {
-      // xorshift32
-      prngState ^= prngState << 13;
-      prngState ^= prngState >>> 17;
-      prngState ^= prngState << 5;
-      bytes[i] = prngState & 255;
-    }
-  }
-  return view;
-}
-const cryptoShim = { getRandomValues: fillDeterministic };
+/** One instance of jq.wasm with its program cache. */
+class JqInstance {
+  private readonly exports: JqExports;
+  private readonly encoder = new TextEncoder();
+  private readonly decoder = new TextDecoder();
+  private readonly programs = new Map<string, number | string>(); // program -> handle, or its compile errors
+  private scratch = 0;
+  private scratchSize = 0;
+  /** The input jq holds parsed (several expressions over the same data parse it once). */
+  private input: string | undefined;
+  /** What jq itself wrote to fd 2 (e.g. "cannot allocate memory" before aborting). */
+  wasiStderr = '';
 
-function ensureCrypto(): void {
-  const g = globalThis as { crypto?: unknown };
-  if (typeof g.crypto === 'undefined') {
-    // In the sandbox, globals are per workflow: install in the current one.
-    Object.defineProperty(globalThis, 'crypto', { value: cryptoShim, writable: true, configurable: true, enumerable: false });
-  }
-}
-
-/**
- * Sync part of loading: evaluate jq-wasm/inline and keep the wasm bytes it decodes. The inline
- * build does not export its binary: it decodes it at module evaluation with
- * `Buffer.from(b64, 'base64')` (Node 20 has no `Uint8Array.fromBase64`), so we swap in a
- * capturing pure-JS `Buffer` for the duration of that synchronous `require` (in Node as well,
- * so both sides load the same way), then restore the original global (or remove the shim).
- */
-function prepare(): void {
-  if (state.mod) return;
-  const g = globalThis as { Buffer?: unknown };
-  const original = Object.getOwnPropertyDescriptor(globalThis, 'Buffer');
-  let captured: Uint8Array | undefined;
-  const isWasm = (value: unknown, encoding: unknown): value is string =>
-    encoding === 'base64' && typeof value === 'string' && value.startsWith('AGFzbQ'); // "\0asm"
-  const originalBuffer = original ? (original.get ? original.get.call(globalThis) : original.value) : undefined;
-  let shim: unknown;
-  if (originalBuffer) {
-    // Node: other code (e.g. tsx's loader) may use Buffer meanwhile; only observe `from`.
-    const from = (originalBuffer as { from: (...a: unknown[]) => Uint8Array }).from;
-    shim = new Proxy(originalBuffer as object, {
-      get(target, prop, receiver) {
-        if (prop !== 'from') return Reflect.get(target, prop, receiver);
-        return (value: unknown, encoding: unknown, ...rest: unknown[]) => {
-          const r = from.call(target, value, encoding, ...rest);
-          if (isWasm(value, encoding)) captured = r;
-          return r;
-        };
-      },
-    });
-  } else {
-    shim = {
-      from(value: unknown, encoding?: unknown): Uint8Array {
-        if (!isWasm(value, encoding)) throw new Error('swflow Buffer shim: only the jq-wasm binary can be decoded');
-        captured = decodeBase64(value);
-        return captured;
-      },
-    };
-  }
-  Object.defineProperty(globalThis, 'Buffer', { value: shim, writable: true, configurable: true });
-  let mod: JqWasmModule;
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    mod = require('jq-wasm/inline') as JqWasmModule;
-  } finally {
-    if (original) Object.defineProperty(globalThis, 'Buffer', original);
-    else delete g.Buffer;
-  }
-  state.mod = mod;
-  // Compile now (sync, no clock needed): in a preloaded module this happens once per context.
-  if (captured) state.wasm = new WebAssembly.Module(captured);
-}
-
-function canUseClock(): boolean {
-  try {
-    Date.now();
-    return true;
-  } catch {
-    return false; // preloading in the sandbox: no workflow yet
-  }
-}
-
-/**
- * Starts loading jq if needed and returns a promise settled when {@link runJq} is usable.
- * Loading is synchronous at heart, so the promise settles within the current microtask
- * checkpoint. Safe to call repeatedly. Outside a workflow context in the sandbox (preload)
- * it only prepares, and returns undefined.
- */
-export function startEngine(): Promise<void> | undefined {
-  if (state.jq) return Promise.resolve();
-  if (state.loading) return state.loading;
-  prepare();
-  if (!canUseClock()) return undefined;
-  ensureCrypto();
-  state.error = undefined;
-  const wasm = state.wasm;
-  // Without captured bytes (jq-wasm/inline was already loaded by someone else in this Node
-  // process) fall back to the package's default async loader: fine in Node, never reached in
-  // the sandbox where the module registry is ours.
-  const loaded = wasm
-    ? state.mod!.loadJq({
-        instantiateWasm(imports, onSuccess) {
-          onSuccess(new WebAssembly.Instance(wasm, imports), wasm);
-        },
-      })
-    : (state.mod as unknown as { loadJq(): Promise<JqHandle> }).loadJq();
-  const loading = loaded.then(
-      (jq) => {
-        state.jq = jq;
-        state.loading = undefined;
-      },
-      (err: unknown) => {
-        state.error = err;
-        state.loading = undefined;
-        throw err;
+  constructor(module: WasmModule) {
+    const imports = wasiImports(
+      () => this.exports.memory.buffer,
+      (text) => {
+        if (this.wasiStderr.length < 4096) this.wasiStderr += text;
       },
     );
-  // Never an unhandled rejection: callers that care await the returned promise.
-  loading.catch(() => undefined);
-  state.loading = loading;
-  return loading;
+    this.exports = new WebAssembly.Instance(module, { wasi_snapshot_preview1: imports }).exports as JqExports;
+    this.exports._initialize();
+  }
+
+  /** Writes `text` + NUL into the scratch buffer; returns its UTF-8 length. */
+  private write(text: string): number {
+    const need = text.length * 3 + 1;
+    if (need > this.scratchSize) {
+      if (this.scratch) this.exports.jqw_dealloc(this.scratch);
+      this.scratchSize = Math.max(need, 64 * 1024);
+      this.scratch = this.exports.jqw_alloc(this.scratchSize);
+      if (!this.scratch) throw new JqEngineError('jq ran out of memory');
+    }
+    const bytes = new Uint8Array(this.exports.memory.buffer, this.scratch, this.scratchSize);
+    const { written } = this.encoder.encodeInto(text, bytes);
+    bytes[written] = 0;
+    return written;
+  }
+
+  private read(ptr: number, len: number): string {
+    return len === 0 ? '' : this.decoder.decode(new Uint8Array(this.exports.memory.buffer, ptr, len));
+  }
+
+  private message(): string {
+    return this.read(this.exports.jqw_message(), this.exports.jqw_message_len());
+  }
+
+  /** A handle for `program` (from the cache, or compiled now), or its compile errors. */
+  private handle(program: string): number | string {
+    const hit = this.programs.get(program);
+    if (hit !== undefined) {
+      this.programs.delete(program); // most recently used goes last
+      this.programs.set(program, hit);
+      return hit;
+    }
+    this.write(program);
+    const handle = this.exports.jqw_compile(this.scratch);
+    const entry = handle || this.message();
+    this.programs.set(program, entry);
+    if (this.programs.size > state.cacheSize) {
+      const [oldest, old] = this.programs.entries().next().value as [string, number | string];
+      this.programs.delete(oldest);
+      if (typeof old === 'number') this.exports.jqw_free(old);
+    }
+    return entry;
+  }
+
+  /** jq's compile errors for `program`, or undefined. Not cached (validation compiles each expression once). */
+  check(program: string): string | undefined {
+    if (this.programs.has(program)) {
+      const entry = this.programs.get(program)!;
+      return typeof entry === 'string' ? entry : undefined;
+    }
+    this.write(program);
+    const handle = this.exports.jqw_compile(this.scratch);
+    if (!handle) return this.message();
+    this.exports.jqw_free(handle);
+    return undefined;
+  }
+
+  run(program: string, input: string, limit: number): JqResult {
+    const handle = this.handle(program);
+    if (typeof handle === 'string') return { kind: 'compile-error', message: handle, stderr: '' };
+    const e = this.exports;
+    if (input !== this.input) {
+      this.input = undefined;
+      const length = this.write(input); // first: it may move the scratch buffer
+      if (e.jqw_input(this.scratch, length) !== OK) return { kind: 'bad-input', message: this.message(), stderr: '' };
+      this.input = input;
+    }
+    const status = e.jqw_run(handle, limit);
+    const stderr = this.read(e.jqw_stderr(), e.jqw_stderr_len());
+    if (status > HALT) return { kind: 'bad-input', message: this.message(), stderr };
+    const outputs = this.read(e.jqw_result(), e.jqw_result_len());
+    if (status === OK) return { kind: 'ok', outputs, stderr };
+    if (status === HALT) return { kind: 'halt', outputs, exitCode: e.jqw_exit_code(), message: this.message(), stderr };
+    return { kind: 'error', outputs, message: this.message(), notAString: status === ERROR_NOT_STRING, stderr };
+  }
+
+  get cachedPrograms(): number {
+    return this.programs.size;
+  }
+
+  get memoryBytes(): number {
+    return this.exports.memory.buffer.byteLength;
+  }
 }
 
-const runs = { count: 0 };
+// State lives in this closure only (never exported: a preloaded module's exports are frozen).
+const state: { module?: WasmModule; instance?: JqInstance; error?: unknown; instances: number; runs: number; cacheSize: number } = {
+  instances: 0,
+  runs: 0,
+  cacheSize: PROGRAM_CACHE_SIZE,
+};
+
+function instance(): JqInstance {
+  if (state.instance) return state.instance;
+  if (state.error) throw new JqEngineError(`jq engine failed to load: ${String(state.error)}`);
+  try {
+    state.module ??= new WebAssembly.Module(decodeBase64(JQ_WASM_BASE64));
+    state.instance = new JqInstance(state.module);
+    state.instances++;
+  } catch (err) {
+    state.error = err;
+    throw new JqEngineError(`jq engine failed to load: ${String(err)}`);
+  }
+  return state.instance;
+}
+
+/** Calls into the instance; a trap discards it (see the header). */
+function guarded<T>(call: (jq: JqInstance) => T): T {
+  const jq = instance();
+  let result: T;
+  try {
+    result = call(jq);
+  } catch (err) {
+    state.instance = undefined;
+    if (err instanceof JqEngineError) throw err;
+    if (err instanceof WasiExit) throw new JqEngineError(err.message);
+    const said = jq.wasiStderr.trim();
+    const what = /cannot allocate memory/.test(said)
+      ? 'jq ran out of memory'
+      : /call stack|out of bounds/i.test(String(err))
+        ? 'jq ran out of stack (too deeply nested data or recursion)'
+        : 'jq failed';
+    throw new JqEngineError(`${what}: ${String(err)}${said ? ` (${said})` : ''}`);
+  }
+  if (jq.memoryBytes > MAX_RETAINED_MEMORY) state.instance = undefined;
+  return result;
+}
+
+/**
+ * Makes sure the engine is loaded. Kept for callers of the former asynchronous loader:
+ * loading is synchronous and happens when this module is evaluated.
+ */
+export function startEngine(): Promise<void> {
+  try {
+    instance();
+    return Promise.resolve();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+/** True when {@link runJq} can be called (always, unless the binary failed to load). */
+export function isEngineReady(): boolean {
+  try {
+    instance();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs `program` (compiled once, then cached) on one JSON text. `limit` > 0 stops after that
+ * many outputs. Throws {@link JqEngineError} only when the engine itself fails.
+ */
+export function runJq(program: string, inputJson: string, limit = 0): JqResult {
+  state.runs++;
+  return guarded((jq) => jq.run(program, inputJson, limit));
+}
+
+/** jq's compile errors for `program` (as the CLI prints them), or undefined if it compiles. Never runs it. */
+export function checkJq(program: string): string | undefined {
+  return guarded((jq) => jq.check(program));
+}
+
+/** A run as the `jq -c` command line reports it: the former engine's view, see {@link runJqCli}. */
+export interface JqCliRun {
+  /** 0 when jq succeeded (also `halt`), 3 for compile errors, 5 for errors, else `halt_error`'s code. */
+  exitCode: number;
+  /** The JSON array (text) of the outputs. */
+  outputs: string;
+  /** What jq prints on stderr: its error messages, `debug`/`stderr` output, `halt_error`'s text. */
+  stderr: string;
+}
+
+/**
+ * {@link runJq} seen as the `jq -c` command line sees it (exit status and stderr text). src/expr
+ * reads errors from that text, exactly as it did with the former CLI-based engine (jq-wasm),
+ * so messages stay identical for recorded histories.
+ */
+export function runJqCli(program: string, inputJson: string): JqCliRun {
+  const r = runJq(program, inputJson);
+  switch (r.kind) {
+    case 'ok':
+      return { exitCode: 0, outputs: r.outputs, stderr: r.stderr };
+    case 'compile-error':
+      return { exitCode: 3, outputs: '[]', stderr: r.message };
+    case 'error': {
+      const at = r.notAString ? 'jq: error (at <stdin>:0) (not a string): ' : 'jq: error (at <stdin>:0): ';
+      return { exitCode: 5, outputs: r.outputs, stderr: `${r.stderr}${at}${r.message}\n` };
+    }
+    case 'halt':
+      return { exitCode: r.exitCode, outputs: r.outputs, stderr: r.stderr + r.message };
+    case 'bad-input':
+      return { exitCode: 2, outputs: '[]', stderr: `${r.stderr}jq: parse error: ${r.message}\n` };
+  }
+}
+
+/** @internal A smaller program cache, for tests of eviction (takes effect at the next compile). */
+export function setProgramCacheSize(size: number): void {
+  state.cacheSize = size;
+}
+
 /** How many jq runs this context made (tests and benchmarks use it to count batching). */
 export function jqRunCount(): number {
-  return runs.count;
+  return state.runs;
 }
 
-/** True when {@link runJq} can be called. */
-export function isEngineReady(): boolean {
-  return state.jq !== undefined;
+/** The engine's state in this context: instances created so far, the current one's cache and memory. */
+export function jqEngineStats(): { instances: number; runs: number; cachedPrograms: number; memoryBytes: number } {
+  const jq = state.instance;
+  return { instances: state.instances, runs: state.runs, cachedPrograms: jq?.cachedPrograms ?? 0, memoryBytes: jq?.memoryBytes ?? 0 };
 }
 
-/** Runs jq synchronously on JSON text. Throws if the engine is not loaded yet. */
-export function runJq(inputJson: string, program: string): JqRun {
-  const jq = state.jq;
-  if (!jq) {
-    if (state.error) throw new Error(`jq engine failed to load: ${String(state.error)}`);
-    startEngine();
-    if (!state.jq) {
-      throw new Error(
-        'jq engine not initialised yet: `await initExpressions()` (src/expr) once before evaluating expressions synchronously',
-      );
-    }
-  }
-  ensureCrypto();
-  runs.count++;
-  return state.jq!.raw(inputJson, program, ['-c']);
-}
+// Load now (synchronously): in a preloaded module this happens once per worker thread.
+isEngineReady();

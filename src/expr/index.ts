@@ -1,6 +1,7 @@
 /**
- * Workflow expressions (jq 1.8 through jq-wasm), evaluated deterministically: in Node and
- * inside the Temporal workflow sandbox alike. SANDBOX-SAFE: no node: imports, no fs, no process.
+ * Workflow expressions (jq 1.8.2 built to WebAssembly, see engine.ts), evaluated
+ * deterministically and synchronously: in Node and inside the Temporal workflow sandbox alike.
+ * SANDBOX-SAFE: no node: imports, no fs, no process.
  *
  * - `${ expr }` marks an expression (whitespace around it allowed); fields that are always
  *   expressions also take bare jq; strings without `${` are literals; a string mixing text and
@@ -16,13 +17,12 @@
  *   activity (`FunctionCall.secretArguments`, see {@link splitSecretArguments}), which evaluates
  *   them with `evaluateWithSecrets` (src/expr/secrets.ts, Node side). See README.md.
  *
- * Initialisation: the engine starts loading when this module is imported and is ready after
- * the current microtask checkpoint (synchronous wasm instantiation). Inside a workflow that is
- * always the case before workflow code runs; in Node, `await initExpressions()` once if you
- * evaluate in the same tick as the import. See engine.ts for the sandbox details.
+ * Initialisation: the engine is loaded synchronously when this module is imported, so every
+ * function here can be called right away (`initExpressions()` is kept for older callers). See
+ * engine.ts for the sandbox details.
  */
 import type { Json } from '../dsl/model';
-import { isEngineReady, runJq, startEngine, type JqRun } from './engine';
+import { checkJq, isEngineReady, JqEngineError, runJqCli, startEngine, type JqCliRun } from './engine';
 import { DECLINE, evalFastPath, parseFastPath, setKey, type FastPath } from './fastpath';
 import { findFnRefs, findVariables, fnIdentifier, splitTemplate, unwrapExpression, type Segment } from './text';
 
@@ -53,14 +53,12 @@ export class ExpressionError extends Error {
   }
 }
 
-void startEngine();
-
-/** Resolves when the jq engine is loaded (immediately when it already is). */
+/** Resolves when the jq engine is loaded: at once, loading is synchronous (kept for older callers). */
 export function initExpressions(): Promise<void> {
-  return startEngine() ?? Promise.reject(new Error('jq engine cannot load outside a workflow context'));
+  return startEngine();
 }
 
-/** True when expressions can be evaluated synchronously right now. */
+/** True when expressions can be evaluated synchronously right now (always, unless jq failed to load). */
 export function expressionsReady(): boolean {
   return isEngineReady();
 }
@@ -282,11 +280,23 @@ export function toJqJson(value: unknown): string {
   return text.replace(/\\\\|\\ud[89a-f][0-9a-f]{2}/g, (m) => (m === '\\\\' ? m : '\\ufffd'));
 }
 
-function parseOutput(run: JqRun): Json {
-  const out = run.stdout.trim();
-  if (out === '') return null; // `halt`
-  const arr = JSON.parse(out) as Json[];
-  return arr.length ? arr[0] : null;
+/** A jq engine as src/expr uses it (see {@link withJqEngine}). */
+export type JqEngine = (program: string, inputJson: string) => JqCliRun;
+
+let engine: JqEngine = runJqCli;
+
+/**
+ * @internal Runs `fn` with another jq engine behind the same program assembly: the benchmark
+ * and the replay test compare the former jq-wasm engine with ours this way.
+ */
+export function withJqEngine<T>(other: JqEngine, fn: () => T): T {
+  const saved = engine;
+  engine = other;
+  try {
+    return fn();
+  } finally {
+    engine = saved;
+  }
 }
 
 /** jq's message without the `jq: error (at ...)` decoration; line numbers made relative. */
@@ -334,12 +344,19 @@ function runCompiled(list: Compiled[], data: Json, scope: ExprScope | undefined,
   const program = single
     ? `${head}[first((\n${list[0].body}\n))]`
     : `${head}[${list.map((c) => `([first((\n${c.body}\n))] | .[0])`).join(', ')}]`;
-  const run = runJq(toJqJson([data, values]), program);
+  let run: JqCliRun;
+  try {
+    run = engine(program, toJqJson([data, values]));
+  } catch (err) {
+    if (!(err instanceof JqEngineError)) throw err;
+    // The engine trapped (and was replaced): attribute it like any other failure.
+    run = { exitCode: -1, outputs: '[]', stderr: `jq: error: ${err.message}` };
+  }
   if (run.exitCode === 0) {
-    if (single) return [parseOutput(run)];
-    const out = run.stdout.trim();
-    if (out === '') return list.map(() => null);
-    return JSON.parse(out) as Json[];
+    // The program's one output is an array (`[first(e)]`, or one such per expression); none after `halt`.
+    const out = (JSON.parse(run.outputs) as Json[][])[0];
+    if (single) return [out?.length ? out[0] : null];
+    return out ?? list.map(() => null);
   }
   if (!single) {
     // Attribute the failure: rerun one by one (error path only).
@@ -520,9 +537,9 @@ export function checkSyntaxWithEngine(expr: string, functionNames?: string[], va
     }
     const head = PRELUDE + binds + fnDefs(c.fns, undefined, true) + 'if false then (';
     const program = `${head}\n${c.body}\n) else empty end`;
-    const run = runJq('[null,{}]', program);
-    if (run.exitCode !== 0) {
-      const { message } = jqErrorMessage(run.stderr, lineCount(head) + 1);
+    const errors = checkJq(program);
+    if (errors !== undefined) {
+      const { message } = jqErrorMessage(errors, lineCount(head) + 1);
       // An error on our closing line means the expression ended too early.
       const lastLine = lineCount(c.body) + 1;
       const m = /^(.*) at line (\d+), column \d+:\n[^\n]*\) else empty end\n[^\n]*/.exec(message);
@@ -535,3 +552,15 @@ export function checkSyntaxWithEngine(expr: string, functionNames?: string[], va
   }
   return undefined;
 }
+
+/**
+ * {@link evaluateExpression} under the name that states its contract: synchronous (a value,
+ * never a promise; the engine loads when src/expr is imported), so callers need no `await`.
+ */
+export const evaluateExpressionSync: typeof evaluateExpression = evaluateExpression;
+
+/** {@link evaluateCondition}, synchronous by contract (see {@link evaluateExpressionSync}). */
+export const evaluateConditionSync: typeof evaluateCondition = evaluateCondition;
+
+/** {@link evaluateTemplate}, synchronous by contract (see {@link evaluateExpressionSync}). */
+export const evaluateTemplateSync: typeof evaluateTemplate = evaluateTemplate;

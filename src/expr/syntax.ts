@@ -14,13 +14,10 @@ export { referencesSecrets, initExpressions };
  * unknown (undefined: any `fn:name` is accepted). `variables`: extra `$names` in scope besides
  * `$CONST`, `$WORKFLOW`, `$SECRETS` (e.g. a foreach iterationParam); undefined accepts any.
  *
- * Synchronous: the engine loads when src/expr is imported and is ready after the current
- * microtask checkpoint; call `await initExpressions()` first if you check in the same tick.
+ * Synchronous: the engine is loaded (synchronously) when src/expr is imported.
  */
 export function checkExpressionSyntax(expr: string, functionNames?: string[], variables?: string[]): string | undefined {
-  if (!expressionsReady()) {
-    throw new Error('checkExpressionSyntax: jq engine not loaded yet; `await initExpressions()` first');
-  }
+  if (!expressionsReady()) throw new Error('checkExpressionSyntax: the jq engine failed to load');
   return checkSyntaxWithEngine(expr, functionNames, variables);
 }
 

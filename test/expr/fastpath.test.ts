@@ -108,9 +108,10 @@ for (const shape of SHAPES) {
     const program = `[.[] | . as $__in | try ([${bind}${shape.root ? 'null' : '$__in'} | first(${shape.expr})] | {ok: .[0]}) catch {err: .}]`;
     const expected: { ok?: Json; err?: Json }[] = [];
     for (let i = 0; i < inputs.length; i += 1000) {
-      const run = runJq(toJqJson(inputs.slice(i, i + 1000)), program);
-      assert.equal(run.exitCode, 0, run.stderr);
-      expected.push(...(JSON.parse(run.stdout) as { ok?: Json; err?: Json }[]));
+      const run = runJq(program, toJqJson(inputs.slice(i, i + 1000)));
+      assert.equal(run.kind, 'ok', JSON.stringify(run));
+      const [outputs] = JSON.parse(run.kind === 'ok' ? run.outputs : '[]') as { ok?: Json; err?: Json }[][];
+      expected.push(...outputs);
     }
     assert.equal(expected.length, inputs.length);
 
