@@ -113,6 +113,7 @@ export async function startMqttInbound(opts: MqttInboundOptions): Promise<MqttIn
       }
     } catch (err) {
       result = { status: err instanceof EventProblem ? err.status : (500 as const), error: (err as Error).message } as EventResult;
+      entry.id ??= idOf(payload);
     }
     Object.assign(entry, { status: result.status, ms: Date.now() - started, ...(attempts > 1 ? { attempts } : {}) });
     if (result.delivered?.length) entry.workflowIds = result.delivered.map((d) => d.workflowId).slice(0, 10);
@@ -145,4 +146,14 @@ export async function startMqttInbound(opts: MqttInboundOptions): Promise<MqttIn
       await client.endAsync(unacknowledged);
     },
   };
+}
+
+/** The `id` of a message that is not a valid CloudEvent, when it has one (for the log). */
+function idOf(payload: Buffer): string | undefined {
+  try {
+    const id = JSON.parse(payload.toString('utf8'))?.id;
+    return typeof id === 'string' ? id.slice(0, 200) : undefined;
+  } catch {
+    return undefined;
+  }
 }
