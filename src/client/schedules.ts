@@ -27,7 +27,7 @@ import type { ScheduleDef, WorkflowDef } from '../dsl/model';
 import { parseCron, parseDateTime, parseInterval } from '../dsl/schedule';
 import { parseDuration } from '../dsl/duration';
 import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
-import { compareVersions } from '../activities/definitions';
+import { latestVersions } from '../activities/definitions';
 import { definitionTitle } from './start';
 
 /** What marks a Schedule as made by swflow (its memo `swflow`). */
@@ -135,12 +135,7 @@ export async function listSchedules(client: Client, taskQueue = INTERPRETER_TASK
 
 /** The scheduled definitions among `definitions`: the latest version of each id that has `start.schedule`. */
 export function scheduledDefinitions(definitions: WorkflowDef[]): WorkflowDef[] {
-  const latest = new Map<string, WorkflowDef>();
-  for (const d of definitions) {
-    const seen = latest.get(d.id);
-    if (!seen || compareVersions(d.version, seen.version) > 0) latest.set(d.id, d);
-  }
-  return [...latest.values()].filter((d) => d.start.schedule !== undefined);
+  return latestVersions(definitions).filter((d) => d.start.schedule !== undefined);
 }
 
 /** Makes the server's swflow Schedules (of `taskQueue`) match the scheduled definitions. */

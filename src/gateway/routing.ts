@@ -19,7 +19,7 @@
 import type { WorkflowDef } from '../dsl/model';
 import { eventMatches, startEventRefs } from '../dsl/events';
 import type { CloudEventJson } from '../common/contracts';
-import { compareVersions } from '../activities/definitions';
+import { latestVersions } from '../activities/definitions';
 
 /** A delivery to one instance, named by the event (its correlation values or its source and id). */
 export interface InstanceDelivery {
@@ -55,14 +55,9 @@ export type Delivery = InstanceDelivery | AwaitingDelivery;
 const part = (s: string) => s.replace(/%/g, '%25').replace(/\//g, '%2F').replace(/=/g, '%3D');
 
 export function route(definitions: WorkflowDef[], e: CloudEventJson): Delivery[] {
-  // One definition per id: the latest version decides (it is what a new instance would run).
-  const latest = new Map<string, WorkflowDef>();
-  for (const d of definitions) {
-    const seen = latest.get(d.id);
-    if (!seen || compareVersions(d.version, seen.version) > 0) latest.set(d.id, d);
-  }
   const out: Delivery[] = [];
-  for (const def of latest.values()) {
+  // One definition per id: the latest version decides (it is what a new instance would run).
+  for (const def of latestVersions(definitions)) {
     const matched = def.events.filter((ev) => (ev.kind ?? 'consumed') === 'consumed' && eventMatches(ev, e));
     if (!matched.length) continue;
     const starts = new Set(startEventRefs(def));

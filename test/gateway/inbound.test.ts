@@ -6,10 +6,9 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import { MQTT, type CloudEventV1 } from 'cloudevents';
 import type { Client } from '@temporalio/client';
@@ -22,8 +21,8 @@ import { startMqttInbound, type MqttInbound, type MqttLogEntry } from '../../src
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
 import { startMqttBroker, type MqttBroker } from '../helpers/mqtt-broker';
+import { runSwflow } from '../helpers/cli';
 
-const ROOT = resolve(__dirname, '..', '..');
 const TOKEN = 'inbound-token';
 
 const DEFINITIONS = {
@@ -114,18 +113,7 @@ test('MQTT: a malformed message is dropped (logged with the reason), later messa
   await handle.terminate('test over');
 });
 
-function swflow(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'swflow.js'), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: 'default', ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
-  return new Promise((r) => child.once('exit', (code) => r({ code, out, err })));
-}
+const swflow = (args: string[], extraEnv: Record<string, string> = {}) => runSwflow(env.address, args, extraEnv);
 
 test('swflow event send: from flags to the gateway, from a file straight to Temporal, to an MQTT topic; prints where it went', { timeout: 120_000 }, async () => {
   const data = join(dir, 'data.json');

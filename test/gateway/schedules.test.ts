@@ -7,10 +7,10 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -21,8 +21,8 @@ import { keepSchedulesInSync, listSchedules, scheduleIdOf, scheduleSpecOf, syncS
 import { resolveTemporalCli } from '../../src/platform/temporal-binary';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
+import { runSwflow } from '../helpers/cli';
 
-const ROOT = resolve(__dirname, '..', '..');
 
 const ticker = (interval: string) => ({
   id: 'ticker',
@@ -131,18 +131,8 @@ test('an interval schedule starts runs; it is updated when the definition change
 
   // The definition goes: `swflow schedules sync` (the real CLI) deletes its Schedule.
   rmSync(file);
-  const sync = await new Promise<{ code: number | null; out: string }>((done) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'swflow.js'), 'schedules', 'sync', '--definitions', dir], {
-      cwd: ROOT,
-      env: { ...process.env, TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: 'default' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout!.on('data', (d) => (out += d));
-    child.stderr!.on('data', (d) => (out += d));
-    child.once('exit', (code) => done({ code, out }));
-  });
-  assert.equal(sync.code, 0, sync.out);
+  const sync = await runSwflow(env.address, ['schedules', 'sync', '--definitions', dir]);
+  assert.equal(sync.code, 0, sync.err);
   assert.match(sync.out, new RegExp(`schedule ${id} deleted \\(its definition is gone\\)`));
   await assert.rejects(client.schedule.getHandle(id).describe(), ScheduleNotFoundError);
 });
