@@ -184,7 +184,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       entry.status = status;
       if (res.headersSent) return;
-      const connection = closing || status === 408 || status === 413 || status === 401 ? { connection: 'close' } : {};
+      // A refused body (401, 413) is read to its end and discarded, on an open connection: closing
+      // while the sender still writes would reset it before it reads the answer. A body too slow
+      // (408) is given up: that connection closes.
+      const connection = closing || status === 408 ? { connection: 'close' } : {};
       res.writeHead(status, { 'content-type': 'application/json', ...connection, ...headers });
       res.end(JSON.stringify(body));
     };
@@ -213,8 +216,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       inFlight--;
       entry.ms = Date.now() - started;
       opts.accessLog?.(entry);
-      // A body refused before it was read is discarded as it arrives (answering and closing at
-      // once would reset the connection before the client reads the answer).
+      // The rest of a body refused before it was read is discarded as it arrives (bounded by the
+      // server's requestTimeout).
       if (!req.complete) req.resume();
     }
   }
