@@ -18,6 +18,10 @@
  *
  * MQTT has no per-message credentials: `swflowworkflowid` is refused unless the broker is
  * `trusted` (its ACL decides who may publish on the topics).
+ *
+ * The cloudevents SDK's MQTT binding is what `swflow event send --mqtt` publishes with; reading,
+ * its `toEvent` does not fit: it fills in a missing id, time and specversion, and takes a 3.1.1
+ * message (no Content Type) for binary mode. So messages are read with the gateway's strict checks.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import mqtt, { type IPublishPacket, type MqttClient } from 'mqtt';

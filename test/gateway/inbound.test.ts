@@ -17,7 +17,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { DefinitionRegistry } from '../../src/activities/definitions';
 import { startGateway, type Gateway } from '../../src/gateway/server';
-import { startMqttInbound, type MqttInbound, type MqttLogEntry } from '../../src/gateway/mqtt';
+import { eventFromMqtt, startMqttInbound, type MqttInbound, type MqttLogEntry } from '../../src/gateway/mqtt';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
 import { startMqttBroker, type MqttBroker } from '../helpers/mqtt-broker';
@@ -150,4 +150,12 @@ test('swflow event send: from flags to the gateway, from a file straight to Temp
   const bad = await swflow(['event', 'send', '--source', 'web', '--gateway', gateway.url]);
   assert.notEqual(bad.code, 0);
   assert.match(bad.err, /the event needs a type/);
+});
+
+test('MQTT 5 binary mode (attributes in User Properties, Content Type as datacontenttype) reads as the binding says', () => {
+  // The embedded broker speaks MQTT 3.1.1 only, so this checks the mapping on the packet fields MQTT.js delivers.
+  const e = eventFromMqtt(Buffer.from('{"name":"Five"}'), { contentType: 'application/json', userProperties: { specversion: '1.0', id: 'm5-1', source: 'web', type: 'greet.request', orderid: '42' } });
+  assert.deepEqual(e, { specversion: '1.0', id: 'm5-1', source: 'web', type: 'greet.request', orderid: '42', datacontenttype: 'application/json', data: { name: 'Five' } });
+  assert.throws(() => eventFromMqtt(Buffer.from('{}'), { contentType: 'application/json', userProperties: { id: 'm5-2', source: 'web', type: 't' } }), /'specversion' is missing/);
+  assert.throws(() => eventFromMqtt(Buffer.from('<x/>'), { contentType: 'application/xml' }), /not a CloudEvent/);
 });
