@@ -11,7 +11,7 @@ import { runWorker } from '../src/cli/worker';
 const fromArgs = process.argv.slice(2);
 const definitions = fromArgs.length ? fromArgs : process.env.SWFLOW_DEFINITIONS ? process.env.SWFLOW_DEFINITIONS.split(':') : [join(PROJECT_ROOT, 'examples')];
 
-runWorker({ definitions, taskQueue: process.env.SWFLOW_TASK_QUEUE ?? INTERPRETER_TASK_QUEUE }).catch((err) => {
+runWorker({ definitions, taskQueue: process.env.SWFLOW_TASK_QUEUE ?? INTERPRETER_TASK_QUEUE, schedules: true }).catch((err) => {
   console.error(err);
   process.exit(1);
 });

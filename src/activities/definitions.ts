@@ -64,6 +64,16 @@ export function compareVersions(a = '', b = ''): number {
   return 0;
 }
 
+/** The latest version of each definition id (what a new instance of that id runs). */
+export function latestVersions(definitions: WorkflowDef[]): WorkflowDef[] {
+  const latest = new Map<string, WorkflowDef>();
+  for (const d of definitions) {
+    const seen = latest.get(d.id);
+    if (!seen || compareVersions(d.version, seen.version) > 0) latest.set(d.id, d);
+  }
+  return [...latest.values()];
+}
+
 export function parseType(type: string): { id: string; version?: string } {
   const at = type.lastIndexOf('@');
   if (at > 0) return { id: type.slice(0, at), version: type.slice(at + 1) };

@@ -1,9 +1,10 @@
 /**
  * `swflow start` (= `npm start`): the main job. Starts the embedded Temporal dev server
  * (unless TEMPORAL_ADDRESS names a server), the interpreter worker with the definitions of
- * `examples/` (or `--definitions`), the built-in adapter worker (REST, GraphQL, OData...), the event gateway
- * (CloudEvents over HTTP) and, while it serves the examples, their example service; prints
- * where everything is. Ctrl-C stops it all.
+ * `examples/` (or `--definitions`) and their Temporal Schedules (`start.schedule`), the
+ * built-in adapter worker (REST, GraphQL, OData...), the event gateway (CloudEvents over HTTP,
+ * and MQTT with `--mqtt`) and, while it serves the examples, their example service; prints where
+ * everything is. Ctrl-C stops it all.
  */
 import type { Server } from 'node:http';
 import { statSync } from 'node:fs';
@@ -22,6 +23,10 @@ import { createAdapterWorker } from '../worker/adapter-worker';
 import { createProcessWorker } from '../worker/process-worker';
 import { DefinitionRegistry } from '../activities/definitions';
 import { GATEWAY_PORT, startGateway, type Gateway } from '../gateway/server';
+import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
+import { keepSchedulesInSync } from '../client/schedules';
+import { addGatewayOptions, gatewaySettings, type GatewayCliOptions } from './gateway';
+import { scheduleSyncMs } from './worker';
 import { httpSink } from '../gateway/sink';
 import { startGreetingService, GREETING_SERVICE_PORT } from '../../examples/services/greeting-service';
 
@@ -39,7 +44,7 @@ function definitionDirs(paths: string[]): string[] {
   });
 }
 
-interface StartOptions {
+interface StartOptions extends GatewayCliOptions {
   definitions: string[];
   port: string;
   uiPort: string;
@@ -51,7 +56,7 @@ interface StartOptions {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('start')
     .description('Run the main job: Temporal dev server (unless TEMPORAL_ADDRESS is set), workers, examples')
     .option('-d, --definitions <paths...>', 'definition folders or files the worker serves', [join(PROJECT_ROOT, 'examples')])
@@ -61,12 +66,13 @@ export function register(program: Command): void {
     .option('--gateway-port <port>', 'event gateway port (CloudEvents over HTTP)', String(GATEWAY_PORT))
     .option('--lifecycle-events', 'publish 1.0 lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks')
     .option('--allow-processes', "also serve 1.0 run.shell / run.script tasks (queue swflow-processes): they execute the documents' commands and scripts with this process's rights")
-    .option('--event-sink <urls...>', 'where produced CloudEvents are POSTed (default: $SWFLOW_EVENT_SINKS, comma-separated)')
-    .action((opts: StartOptions) => start(opts));
+    .option('--event-sink <urls...>', 'where produced CloudEvents are POSTed (default: $SWFLOW_EVENT_SINKS, comma-separated)');
+  addGatewayOptions(cmd).action((opts: StartOptions) => start(opts));
 }
 
 async function start(opts: StartOptions): Promise<void> {
   const log = (msg: string) => console.log(`[swflow] ${msg}`);
+  const settings = gatewaySettings(opts, (line) => console.log(line));
   let devServer: DevServer | undefined;
   let target: ServerTarget | undefined = targetFromEnv();
   let uiUrl: string | undefined;
@@ -117,22 +123,25 @@ async function start(opts: StartOptions): Promise<void> {
     }
 
     const registry = new DefinitionRegistry(opts.definitions);
+    const client = new Client({ connection: clientConnection, namespace: target.namespace });
+    const schedules = keepSchedulesInSync(client, () => registry.definitions(), { taskQueue: INTERPRETER_TASK_QUEUE, intervalMs: scheduleSyncMs(), log: (m) => log(m) });
+    const common = { client, definitions: () => registry.definitions(), temporalTimeoutMs: settings.temporalTimeoutMs, log: (m: string) => log(`gateway: ${m}`) };
     const gateway: Gateway = await startGateway({
-      client: new Client({ connection: clientConnection, namespace: target.namespace }),
-      definitions: () => registry.definitions(),
+      ...common,
+      ...settings,
       host: process.env.SWFLOW_GATEWAY_HOST ?? '127.0.0.1',
       port: Number(opts.gatewayPort),
-      log: (m) => log(`gateway: ${m}`),
     }).catch((err) => {
       throw new Error(`The event gateway cannot listen on port ${opts.gatewayPort} (${(err as Error).message}); choose another with --gateway-port.`);
     });
+    const mqtt: MqttInbound | undefined = settings.mqtt ? await startMqttInbound({ ...common, ...settings.mqtt, accessLog: settings.accessLog ? (e) => console.log(JSON.stringify({ log: 'mqtt', ...e })) : undefined }) : undefined;
 
-    printBanner({ target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url, sinks: sinkUrls });
+    printBanner({ target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url, sinks: sinkUrls, mqtt: settings.mqtt && `${settings.mqtt.topics.join(', ')} on ${settings.mqtt.url.replace(/\/\/[^@/]*@/, '//')}` });
     // The SDK's runtime shuts the workers down on SIGINT/SIGTERM; run() resolves after that.
     try {
       await Promise.all([worker.run(), adapters.run(), ...(processes ? [processes.run()] : [])]);
     } finally {
-      await gateway.close();
+      await Promise.all([gateway.close(), mqtt?.close(), schedules.stop()]);
       await new Promise((r) => (exampleService ? exampleService.close(r) : r(undefined)));
     }
     await connection.close();
@@ -146,7 +155,7 @@ async function start(opts: StartOptions): Promise<void> {
   }
 }
 
-function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: string[]; dbFile?: string; exampleService: boolean; gatewayUrl: string; sinks: string[] }): void {
+function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: string[]; dbFile?: string; exampleService: boolean; gatewayUrl: string; sinks: string[]; mqtt?: string }): void {
   const address = info.target.address === '127.0.0.1:7233' ? '' : ` --address ${info.target.address}`;
   const lines = [
     '',
@@ -157,6 +166,7 @@ function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: 
     `  Task queues       ${INTERPRETER_TASK_QUEUE} (interpreter), ${ADAPTER_TASK_QUEUE} (built-in adapters)`,
     `  Definitions       ${info.definitions.join(', ')}`,
     `  Event gateway     ${info.gatewayUrl}  (POST CloudEvents; binary, structured or batch)`,
+    info.mqtt ? `  MQTT events       ${info.mqtt}` : undefined,
     `  Produced events   ${info.sinks.length ? info.sinks.join(', ') : 'logged only (set --event-sink <url> or SWFLOW_EVENT_SINKS)'}`,
     info.exampleService ? `  Example service   http://127.0.0.1:${GREETING_SERVICE_PORT} (examples/myapis/greetingapis.json)` : undefined,
     '',

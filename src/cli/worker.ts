@@ -1,12 +1,17 @@
 /**
  * `swflow worker`: runs a worker against a Temporal server (TEMPORAL_ADDRESS, default
  * localhost:7233). By default the interpreter worker, serving the definitions of `--definitions`
- * (default examples/); with `--adapter <module…>`, an adapter worker serving the adapters those
- * modules export (defineAdapter, `swflow/adapter`) on `--task-queue`.
+ * (default examples/) and keeping the Temporal Schedules of those with `start.schedule` in sync
+ * while it runs (`--no-schedules` leaves that to `swflow schedules sync`); with
+ * `--adapter <module…>`, an adapter worker serving the adapters those modules export
+ * (defineAdapter, `swflow/adapter`) on `--task-queue`.
  */
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { NativeConnection } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
+import { keepSchedulesInSync } from '../client/schedules';
+import { DefinitionRegistry } from '../activities/definitions';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, targetFromEnv } from '../client/connection';
 import { PROJECT_ROOT } from '../platform/paths';
@@ -19,6 +24,7 @@ interface WorkerCliOptions {
   taskQueue?: string;
   adapter?: string[];
   secrets?: string;
+  schedules: boolean;
 }
 
 export function register(program: Command): void {
@@ -29,6 +35,7 @@ export function register(program: Command): void {
     .option('-a, --adapter <modules...>', 'serve the adapters these modules export (defineAdapter) instead of the interpreter')
     .option('-q, --task-queue <queue>', `task queue (default ${INTERPRETER_TASK_QUEUE}; with --adapter ${ADAPTER_TASK_QUEUE})`)
     .option('--secrets <file>', 'with --adapter: a JSON or YAML file of $SECRETS values (default: the environment)')
+    .option('--no-schedules', 'do not create/update/delete the Temporal Schedules of scheduled definitions')
     .action((opts: WorkerCliOptions) => (opts.adapter ? runAdapters(opts) : runWorker(opts)));
 }
 
@@ -53,7 +60,21 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
     definitions: opts.definitions,
     log: (m) => console.log(`[swflow worker] ${m}`),
   });
-  console.log(`[swflow worker] serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}`);
+  const log = (m: string) => console.log(`[swflow worker] ${m}`);
+  const clientConnection = opts.schedules ? await Connection.connect(connectionOptions(target)) : undefined;
+  const registry = new DefinitionRegistry(opts.definitions);
+  const schedules = clientConnection
+    ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace }), () => registry.definitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
+    : undefined;
+  log(`serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}`);
   await worker.run();
+  await schedules?.stop();
+  await clientConnection?.close();
   await connection.close();
+}
+
+/** How often a serving worker re-syncs the Schedules (SWFLOW_SCHEDULE_SYNC_MS, default 30 s). */
+export function scheduleSyncMs(): number {
+  const v = Number(process.env.SWFLOW_SCHEDULE_SYNC_MS);
+  return Number.isFinite(v) && v > 0 ? v : 30_000;
 }

@@ -29,6 +29,8 @@ export const SEARCH_ATTRIBUTES = {
   SwDefinitionVersion: 'Keyword',
   SwDefinitionHash: 'Keyword',
   SwState: 'Keyword',
+  /** The CloudEvent types a running instance waits for now (the gateway finds instances by it). */
+  SwAwaitedEvents: 'KeywordList',
 } as const;
 
 /** A CloudEvent 1.0 in structured JSON form (extension attributes at the top level). */

@@ -4,6 +4,7 @@
  * run reports as much as possible).
  */
 import { durationProblem } from './duration';
+import { parseCron, parseDateTime, parseInterval, timezoneProblem } from './schedule';
 import { fnRefs, jqProblem, referencesSecrets, unwrap } from './expressions';
 import { hasUntranslatedJsonPath } from './kogito';
 import { HEARTBEAT_METADATA, heartbeatProblem } from './metadata';
@@ -80,6 +81,7 @@ export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOpti
   const startPtr = typeof doc.start === 'string' ? '/start' : '/start/stateName';
   if (startName !== undefined && !known(startName)) rep.error(startPtr, `start state '${startName}' does not exist`, hintStates());
   if (startName === undefined && doc.start === undefined && states.length) startName = str(states[0].state.name);
+  if (isObj(doc.start) && doc.start.schedule !== undefined) checkSchedule(doc.start.schedule, startName === undefined ? undefined : byName.get(startName), rep);
 
   // Transitions, and the graph for compensation / runBefore rules.
   const edges: { from: string; to: string; pointer: string; viaError: boolean }[] = [];
@@ -275,6 +277,42 @@ export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOpti
     }
     const k = e.kind ?? 'consumed';
     if (k !== kind) rep.error(p, `event '${ref}' is ${k === 'produced' ? 'produced' : 'consumed'} but is used here as a${kind === 'produced' ? ' produced' : ' consumed'} event`, `set kind: ${kind} on event '${ref}'`);
+  }
+}
+
+/** start.schedule (spec 0.8, "Schedule Definition"): its parts, and not on an event start state. */
+function checkSchedule(schedule: unknown, start: Obj | undefined, rep: Reporter): void {
+  const p = '/start/schedule';
+  if (start?.type === 'event') {
+    rep.error(
+      p,
+      `the start state '${start.name}' is an event state, so the workflow cannot also be started on a schedule: "Event states define that workflow instances are triggered by the existence of the defined event(s)" (spec 0.8, Start Definition)`,
+      'remove the schedule, or start with a non-event state (a scheduled run then waits for the event in a later state); to start it on a timer, have a scheduled workflow produce the event',
+    );
+  }
+  const sc = typeof schedule === 'string' ? { interval: schedule } : isObj(schedule) ? schedule : undefined;
+  if (!sc) return;
+  const ip = typeof schedule === 'string' ? p : `${p}/interval`;
+  const tz = typeof sc.timezone === 'string' ? sc.timezone : undefined;
+  if (tz !== undefined) {
+    const problem = timezoneProblem(tz);
+    if (problem) rep.error(`${p}/timezone`, problem);
+  }
+  const zone = tz !== undefined && !timezoneProblem(tz) ? tz : undefined;
+  if (sc.interval !== undefined) {
+    const r = parseInterval(sc.interval, zone);
+    if (r.problem) rep.error(ip, `invalid schedule interval: ${r.problem}`);
+  }
+  const cron = sc.cron;
+  const expression = typeof cron === 'string' ? cron : isObj(cron) ? cron.expression : undefined;
+  const cp = typeof cron === 'string' ? `${p}/cron` : `${p}/cron/expression`;
+  if (expression !== undefined) {
+    const r = parseCron(expression);
+    if (r.problem) rep.error(cp, `invalid cron expression: ${r.problem}`);
+  }
+  if (isObj(cron) && cron.validUntil !== undefined) {
+    const r = typeof cron.validUntil === 'string' ? parseDateTime(cron.validUntil, zone) : { problem: 'validUntil must be an ISO 8601 date-time' };
+    if (r.problem) rep.error(`${p}/cron/validUntil`, `invalid validUntil: ${r.problem}`);
   }
 }
 

@@ -13,13 +13,17 @@
  * - A start event of a definition without correlation starts its own instance, named after the
  *   event (`<definition id>/<source>/<id>`): delivering the same event again does not start a
  *   second one.
+ * - Any other uncorrelated event goes to the running instances that wait for its type now,
+ *   whatever their workflow ids (found through visibility by the gateway).
  */
 import type { WorkflowDef } from '../dsl/model';
 import { eventMatches, startEventRefs } from '../dsl/events';
 import type { CloudEventJson } from '../common/contracts';
-import { compareVersions } from '../activities/definitions';
+import { latestVersions } from '../activities/definitions';
 
-export interface Delivery {
+/** A delivery to one instance, named by the event (its correlation values or its source and id). */
+export interface InstanceDelivery {
+  via: 'id';
   /** The workflow type: the definition id (the interpreter takes the latest version). */
   workflowType: string;
   workflowId: string;
@@ -31,33 +35,44 @@ export interface Delivery {
   events: string[];
 }
 
+/**
+ * A delivery to every running instance of a definition that waits for the event's type now,
+ * found through visibility (the SwAwaitedEvents search attribute the interpreter keeps current):
+ * an uncorrelated event that no start state consumes names no instance by itself.
+ */
+export interface AwaitingDelivery {
+  via: 'visibility';
+  /** The definition id (SwDefinitionId). */
+  workflowType: string;
+  /** The CloudEvent type looked up in SwAwaitedEvents. */
+  eventType: string;
+  events: string[];
+}
+
+export type Delivery = InstanceDelivery | AwaitingDelivery;
+
 /** The id segment for correlation values; `/` and `=` are escaped so keys cannot collide. */
 const part = (s: string) => s.replace(/%/g, '%25').replace(/\//g, '%2F').replace(/=/g, '%3D');
 
 export function route(definitions: WorkflowDef[], e: CloudEventJson): Delivery[] {
-  // One definition per id: the latest version decides (it is what a new instance would run).
-  const latest = new Map<string, WorkflowDef>();
-  for (const d of definitions) {
-    const seen = latest.get(d.id);
-    if (!seen || compareVersions(d.version, seen.version) > 0) latest.set(d.id, d);
-  }
   const out: Delivery[] = [];
-  for (const def of latest.values()) {
+  // One definition per id: the latest version decides (it is what a new instance would run).
+  for (const def of latestVersions(definitions)) {
     const matched = def.events.filter((ev) => (ev.kind ?? 'consumed') === 'consumed' && eventMatches(ev, e));
     if (!matched.length) continue;
     const starts = new Set(startEventRefs(def));
     const start = matched.some((m) => starts.has(m.name));
+    const events = matched.map((m) => m.name);
     // Correlation keys without a fixed value identify the instance.
     const keys = [...new Set(matched.flatMap((m) => m.correlation.filter((c) => c.contextAttributeValue === undefined).map((c) => c.contextAttributeName)))].sort();
     if (keys.length) {
       const id = [def.id, ...keys.map((k) => `${part(k)}=${part(String(e[k]))}`)].join('/');
-      out.push({ workflowType: def.id, workflowId: id, start, keyedBy: 'correlation', events: matched.map((m) => m.name) });
+      out.push({ via: 'id', workflowType: def.id, workflowId: id, start, keyedBy: 'correlation', events });
     } else if (start) {
-      out.push({ workflowType: def.id, workflowId: `${def.id}/${part(e.source)}/${part(e.id)}`, start: true, keyedBy: 'event', events: matched.map((m) => m.name) });
+      out.push({ via: 'id', workflowType: def.id, workflowId: `${def.id}/${part(e.source)}/${part(e.id)}`, start: true, keyedBy: 'event', events });
+    } else {
+      out.push({ via: 'visibility', workflowType: def.id, eventType: e.type, events });
     }
-    // An uncorrelated event that no start state consumes names no instance: the gateway cannot
-    // route it (deliver it with the swflowworkflowid extension instead).
   }
   return out;
 }
-

@@ -1,198 +1,256 @@
 /**
  * The event gateway: CloudEvents over HTTP (binary or structured mode, or a batch) in, signals
- * to workflow instances out. An event is answered 202 only once Temporal has durably taken it
- * (the signal, or signal-with-start, returned), so an accepted event is never lost; an event
- * nothing consumes is refused with 404 and the reason, a malformed one with 400; when Temporal
- * cannot be reached the answer is 503 and the sender should retry.
+ * to workflow instances out (dispatch.ts). An event is answered 202 only once Temporal has
+ * durably taken it, so an accepted event is never lost. docs/events.md tells the whole design.
  *
  *   POST /            one CloudEvent, or a batch (application/cloudevents-batch+json)
- *   GET  /health      200 while the gateway runs
+ *   GET  /healthz     200 while the process serves requests (liveness)
+ *   GET  /readyz      200 when Temporal answers within 2 s and the gateway is not shutting down
  *
- * Routing (src/gateway/routing.ts): by the definitions' consumed events and correlation; the
- * `swflowworkflowid` extension attribute delivers an event to that workflow id directly.
+ * Answers: 202 taken; 400 malformed (a batch is refused whole, naming each bad entry); 401 bad
+ * or missing credentials; 403 `swflowworkflowid` without credentials; 404 nothing consumes it;
+ * 405 wrong method; 408 body too slow; 413 body or batch too large; 415 not a CloudEvent content
+ * type; 503 Temporal unreachable (within `temporalTimeoutMs`) or shutting down: send it again.
+ *
+ * Hardening: listens on 127.0.0.1 unless told otherwise; a body limit (1 MiB) checked on
+ * Content-Length before reading and while reading; a body deadline; optional bearer-token and
+ * HMAC authentication (auth.ts); a structured access log line per request; `close()` stops
+ * accepting, lets in-flight deliveries finish (up to `shutdownGraceMs`), then closes.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HTTP, ValidationError, type CloudEvent, type CloudEventV1 } from 'cloudevents';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
-import type { Client } from '@temporalio/client';
-import { EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
-import type { WorkflowDef } from '../dsl/model';
-import { route, type Delivery } from './routing';
+import type { CloudEventJson } from '../common/contracts';
+import { authConfigured, bearerOutcome, signatureOutcome, SIGNATURE_HEADER, type AuthOptions, type AuthOutcome } from './auth';
+import { EventProblem, eventsFromHttp } from './cloudevents';
+import { Dispatcher, isUnavailable, type DispatcherOptions, type EventResult, type Plan } from './dispatch';
+
+export { TARGET_ATTRIBUTE } from './dispatch';
 
 export const GATEWAY_PORT = 8090;
-/** Extension attribute naming the target workflow id (CloudEvents attribute names: lowercase alphanumerics). */
-export const TARGET_ATTRIBUTE = 'swflowworkflowid';
-const MAX_BODY = 1 << 20;
+export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
 
-export interface GatewayOptions {
-  client: Client;
-  /** The definitions to route by (called per request, so new files are seen). */
-  definitions: () => Promise<WorkflowDef[]>;
-  taskQueue?: string;
+export interface GatewayOptions extends DispatcherOptions {
+  /** Interface to listen on. Default 127.0.0.1 (reachable from this machine only). */
   host?: string;
   /** 0 = any free port. Default 8090. */
   port?: number;
+  /** Largest request body taken (413 above). Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Most events in one batch (413 above). Default 100. */
+  maxBatch?: number;
+  /** A request body must arrive within this time (408 after). Default 10 s. */
+  bodyTimeoutMs?: number;
+  /** Credentials; when any is set, every POST must carry one unless `allowAnonymous`. */
+  auth?: AuthOptions;
+  /** With credentials configured: still accept events without credentials (routed by the definitions; never `swflowworkflowid`). */
+  allowAnonymous?: boolean;
+  /** How long close() lets in-flight requests finish. Default 10 s. */
+  shutdownGraceMs?: number;
+  /** Operational messages (deliveries, errors). */
   log?: (msg: string) => void;
+  /** One structured entry per request (JSON-serializable). */
+  accessLog?: (entry: AccessLogEntry) => void;
+}
+
+/** The access log's entry for one request. Credentials and event data are never in it. */
+export interface AccessLogEntry {
+  time: string;
+  remote?: string;
+  method?: string;
+  path: string;
+  status: number;
+  ms: number;
+  bytesIn: number;
+  auth: AuthOutcome;
+  mode?: 'binary' | 'structured' | 'batch';
+  events?: { id?: string; type?: string; status: number; workflowIds?: string[] }[];
+  error?: string;
 }
 
 export interface Gateway {
   url: string;
   server: Server;
+  /** Stops accepting, finishes in-flight requests (within shutdownGraceMs), closes. */
   close(): Promise<void>;
 }
 
-interface Delivered {
-  workflowId: string;
-  runId?: string;
-  started: boolean;
-  /** This event had already started its instance (a redelivery): nothing new was done. */
-  duplicate?: boolean;
-}
-
-interface EventResult {
-  id?: string;
-  type?: string;
-  status: number;
-  delivered?: Delivered[];
-  error?: string;
-}
-
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
     super(message);
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let size = 0;
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) {
-        reject(new HttpError(413, `the request body is larger than ${MAX_BODY} bytes`));
-        req.destroy();
-      } else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-/** A CloudEvent as the workflow receives it: structured JSON, extensions at the top level. */
-function toJson(e: CloudEventV1<unknown>): CloudEventJson {
-  const json = { ...(typeof (e as CloudEvent<unknown>).toJSON === 'function' ? (e as CloudEvent<unknown>).toJSON() : e) } as Record<string, unknown>;
-  delete json.data_base64;
-  return json as unknown as CloudEventJson;
-}
-
-function parseEvents(req: IncomingMessage, body: string): CloudEventJson[] {
-  try {
-    const parsed = HTTP.toEvent({ headers: req.headers as Record<string, string>, body });
-    const list = Array.isArray(parsed) ? parsed : [parsed];
-    if (!list.length) throw new HttpError(400, 'the batch is empty');
-    // The parser does not insist on the required attributes (id, source, type): validate.
-    for (const e of list) if (typeof (e as CloudEvent<unknown>).validate === 'function') (e as CloudEvent<unknown>).validate();
-    return list.map(toJson);
-  } catch (err) {
-    if (err instanceof HttpError) throw err;
-    const problems =
-      err instanceof ValidationError && Array.isArray(err.errors) && err.errors.length
-        ? err.errors.map((p: any) => (typeof p === 'string' ? p : `${p.instancePath ? `${p.instancePath} ` : ''}${p.message}`)).join('; ')
-        : (err as Error).message;
-    throw new HttpError(400, `not a valid CloudEvent: ${problems}`);
-  }
-}
-
-function isUnavailable(err: unknown): boolean {
-  const code = (err as { code?: number }).code;
-  return code === 14 /* UNAVAILABLE */ || code === 4 /* DEADLINE_EXCEEDED */ || /connect|unavailable/i.test((err as Error).message ?? '');
-}
-
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
-  const taskQueue = opts.taskQueue ?? INTERPRETER_TASK_QUEUE;
   const log = opts.log ?? (() => {});
+  const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const bodyTimeoutMs = opts.bodyTimeoutMs ?? 10_000;
+  const auth = opts.auth ?? {};
+  const credentialsRequired = authConfigured(auth) && !opts.allowAnonymous;
+  const dispatcher = new Dispatcher(opts);
+  let inFlight = 0;
+  let closing = false;
 
-  async function deliver(d: Delivery | { workflowId: string; start: false }, e: CloudEventJson): Promise<Delivered | undefined> {
-    if (d.start && 'workflowType' in d) {
-      try {
-        const handle = await opts.client.workflow.signalWithStart(d.workflowType, {
-          taskQueue,
-          workflowId: d.workflowId,
-          args: [{}],
-          signal: EVENT_SIGNAL,
-          signalArgs: [e],
-          // An instance named after its start event is started once, however often the event comes.
-          ...(d.keyedBy === 'event' ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
-        });
-        return { workflowId: d.workflowId, runId: handle.signaledRunId, started: true };
-      } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return { workflowId: d.workflowId, started: false, duplicate: true };
-        throw err;
-      }
-    }
+  /** Reads the body within the limits; on a breach answers at once and discards the rest. */
+  function readBody(req: IncomingMessage): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      let size = 0;
+      const chunks: Buffer[] = [];
+      let done = false;
+      const fail = (err: HttpError) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        chunks.length = 0;
+        reject(err);
+      };
+      const timer = setTimeout(() => fail(new HttpError(408, `the request body did not arrive within ${bodyTimeoutMs} ms`)), bodyTimeoutMs);
+      req.on('data', (c: Buffer) => {
+        if (done) return; // discarding the rest of a refused body
+        size += c.length;
+        if (size > maxBody) fail(new HttpError(413, `the request body is larger than ${maxBody} bytes`));
+        else chunks.push(c);
+      });
+      req.on('end', () => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        resolve(Buffer.concat(chunks));
+      });
+      req.on('error', () => fail(new HttpError(400, 'the request was aborted')));
+    });
+  }
+
+  async function ready(): Promise<{ ok: boolean; reason?: string }> {
+    if (closing) return { ok: false, reason: 'shutting down' };
     try {
-      await opts.client.workflow.getHandle(d.workflowId).signal(EVENT_SIGNAL, e);
-      return { workflowId: d.workflowId, started: false };
+      await opts.client.withDeadline(Date.now() + 2_000, () => opts.client.workflowService.getSystemInfo({}));
+      return { ok: true };
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return undefined; // no running instance of that name
-      throw err;
+      return { ok: false, reason: `Temporal is not reachable: ${String((err as Error).message).split('\n')[0]}` };
     }
   }
 
-  async function handleEvent(e: CloudEventJson, definitions: WorkflowDef[]): Promise<EventResult> {
-    const base = { id: e.id, type: e.type };
-    const target = e[TARGET_ATTRIBUTE];
-    const deliveries = typeof target === 'string' && target ? [{ workflowId: target, start: false as const }] : route(definitions, e);
-    if (!deliveries.length) {
-      return { ...base, status: 404, error: `no workflow definition consumes events of type "${e.type}" from source "${e.source}" (with the correlation attributes its event definitions require)` };
+  async function events(req: IncomingMessage, entry: AccessLogEntry): Promise<{ status: number; body: unknown }> {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBody) throw new HttpError(413, `the request body (${declared} bytes) is larger than ${maxBody} bytes`);
+    entry.auth = bearerOutcome(auth, req.headers.authorization);
+    if (entry.auth === 'invalid') throw new HttpError(401, 'the bearer token is not valid', { 'www-authenticate': 'Bearer' });
+    const body = await readBody(req);
+    entry.bytesIn = body.length;
+    if (entry.auth === 'none') {
+      entry.auth = signatureOutcome(auth, header(req, SIGNATURE_HEADER), body);
+      if (entry.auth === 'invalid') throw new HttpError(401, `the ${SIGNATURE_HEADER} signature does not match the body`);
     }
-    const delivered: Delivered[] = [];
-    for (const d of deliveries) {
-      const r = await deliver(d, e);
-      if (r) delivered.push(r);
+    if (credentialsRequired && entry.auth === 'none') throw new HttpError(401, `credentials needed: Authorization: Bearer <token>${auth.hmacSecret ? ` or ${SIGNATURE_HEADER}: sha256=<HMAC of the body>` : ''}`, { 'www-authenticate': 'Bearer' });
+
+    const parsed = eventsFromHttp(req.headers, body, { maxBatch: opts.maxBatch });
+    entry.mode = parsed.mode;
+    const definitions = await opts.definitions();
+    const authenticated = entry.auth === 'bearer' || entry.auth === 'hmac';
+    const plans = parsed.events.map((e) => dispatcher.plan(e, definitions, authenticated));
+    const refused = plans.filter((p): p is Extract<Plan, { ok: false }> => !p.ok);
+    if (refused.length) {
+      // All or nothing: one event that cannot be routed refuses the whole request.
+      entry.events = summarize(refused.map((p) => p.result));
+      if (parsed.mode !== 'batch') return { status: refused[0].result.status, body: refused[0].result };
+      const entries = plans.map((p, i) => (p.ok ? { entry: i, id: p.event.id, type: p.event.type, delivered: false } : { entry: i, ...p.result }));
+      const bad = entries.filter((r) => 'status' in r).map((r) => `entry ${r.entry} (id ${JSON.stringify(r.id)}): ${(r as EventResult).error}`);
+      return { status: refused[0].result.status, body: { error: `the batch was refused, nothing was delivered: ${bad.join(' | ')}`, results: entries } };
     }
-    if (!delivered.length) {
-      return { ...base, status: 404, error: `no running instance to deliver it to (${deliveries.map((d) => d.workflowId).join(', ')}), and no definition starts with it` };
+    const results: EventResult[] = [];
+    for (const p of plans as Extract<Plan, { ok: true }>[]) {
+      const r = await dispatcher.deliver(p);
+      results.push(r);
+      for (const d of r.delivered ?? []) log(`event ${p.event.type} ${p.event.id} → ${d.workflowId}${d.started ? ' (started)' : ''}${d.duplicate ? ' (already delivered)' : ''}${d.via === 'visibility' ? ' (awaiting it)' : ''}`);
+      if (r.status === 500) log(`error delivering ${p.event.type} ${p.event.id}: ${r.error}`);
+      if (r.status === 503) break; // the rest would wait for the same deadline
     }
-    for (const r of delivered) log(`event ${e.type} ${e.id} → ${r.workflowId}${r.started ? ' (started)' : ''}${r.duplicate ? ' (already delivered)' : ''}`);
-    return { ...base, status: 202, delivered };
+    entry.events = summarize(results);
+    const failed = results.find((r) => r.status !== 202);
+    const status = failed ? failed.status : results.length < plans.length ? 503 : 202;
+    if (parsed.mode !== 'batch') return { status, body: results[0] };
+    const untried = plans.slice(results.length).map((p) => ({ id: (p as { event: CloudEventJson }).event.id, status: 503, error: 'not tried: Temporal is not reachable' }));
+    return { status, body: { results: [...results, ...untried] } };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const reply = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
+    const started = Date.now();
+    const path = (req.url ?? '/').split('?')[0];
+    const entry: AccessLogEntry = { time: new Date(started).toISOString(), remote: req.socket.remoteAddress, method: req.method, path, status: 0, ms: 0, bytesIn: 0, auth: 'none' };
+    const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      entry.status = status;
+      if (res.headersSent) return;
+      // A refused body (401, 413) is read to its end and discarded, on an open connection: closing
+      // while the sender still writes would reset it before it reads the answer. A body too slow
+      // (408) is given up: that connection closes.
+      const connection = closing || status === 408 ? { connection: 'close' } : {};
+      res.writeHead(status, { 'content-type': 'application/json', ...connection, ...headers });
       res.end(JSON.stringify(body));
     };
-    const path = (req.url ?? '/').split('?')[0];
-    if (req.method === 'GET' && path === '/health') return reply(200, { ok: true });
-    if (path !== '/' && path !== '/events') return reply(404, { error: `nothing at ${path}; POST CloudEvents to /` });
-    if (req.method !== 'POST') return reply(405, { error: 'POST CloudEvents here' });
+    inFlight++;
     try {
-      const events = parseEvents(req, await readBody(req));
-      const definitions = await opts.definitions();
-      const results: EventResult[] = [];
-      for (const e of events) results.push(await handleEvent(e, definitions));
-      const status = results.every((r) => r.status === 202) ? 202 : results.find((r) => r.status !== 202)!.status;
-      reply(status, events.length === 1 ? results[0] : { results });
+      if (req.method === 'GET' && (path === '/healthz' || path === '/health')) return reply(200, { ok: true });
+      if (req.method === 'GET' && path === '/readyz') {
+        const r = await ready();
+        return reply(r.ok ? 200 : 503, r.ok ? { ok: true } : { ok: false, error: r.reason });
+      }
+      if (path !== '/' && path !== '/events') return reply(404, { error: `nothing at ${path}; POST CloudEvents to /` });
+      if (req.method !== 'POST') return reply(405, { error: 'POST CloudEvents here' }, { allow: 'POST' });
+      if (closing) return reply(503, { error: 'the gateway is shutting down; send the event again (to another replica)' });
+      const { status, body } = await events(req, entry);
+      reply(status, body);
     } catch (err) {
-      if (err instanceof HttpError) return reply(err.status, { error: err.message });
-      if (isUnavailable(err)) return reply(503, { error: `Temporal is not reachable; the event was not accepted, send it again (${(err as Error).message})` });
-      log(`error: ${(err as Error).stack ?? err}`);
-      reply(500, { error: `the event was not accepted: ${(err as Error).message}` });
+      if (err instanceof HttpError) reply(err.status, { error: err.message }, err.headers);
+      else if (err instanceof EventProblem) reply(err.status, { error: err.message });
+      else if (isUnavailable(err)) reply(503, { error: `Temporal is not reachable; the event was not accepted, send it again (${(err as Error).message})` });
+      else {
+        log(`error: ${(err as Error).stack ?? err}`);
+        reply(500, { error: `the event was not accepted: ${(err as Error).message}` });
+      }
+      if (entry.status >= 400) entry.error = String((err as Error).message).slice(0, 300);
+    } finally {
+      inFlight--;
+      entry.ms = Date.now() - started;
+      opts.accessLog?.(entry);
+      // The rest of a body refused before it was read is discarded as it arrives (bounded by the
+      // server's requestTimeout).
+      if (!req.complete) req.resume();
     }
   }
 
   const server = createServer((req, res) => void handle(req, res));
+  server.requestTimeout = bodyTimeoutMs + 5_000; // the server's own backstop behind the body deadline
+  server.headersTimeout = Math.min(bodyTimeoutMs, 60_000);
+  const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? GATEWAY_PORT, opts.host ?? '127.0.0.1', () => resolve());
+    server.listen(opts.port ?? GATEWAY_PORT, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     server,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    async close() {
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const deadline = Date.now() + (opts.shutdownGraceMs ?? 10_000);
+      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      server.closeAllConnections();
+      await closed;
+    },
   };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function summarize(results: EventResult[]): AccessLogEntry['events'] {
+  return results.slice(0, 20).map((r) => ({ id: r.id, type: r.type, status: r.status, ...(r.delivered?.length ? { workflowIds: r.delivered.map((d) => d.workflowId).slice(0, 10) } : {}) }));
 }

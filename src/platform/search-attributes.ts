@@ -2,9 +2,15 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { SEARCH_ATTRIBUTES } from '../common/contracts';
 
-export const searchAttributeKeys = Object.keys(SEARCH_ATTRIBUTES).map((name) =>
-  defineSearchAttributeKey(name, SearchAttributeType.KEYWORD),
-);
+type AttributeKind = (typeof SEARCH_ATTRIBUTES)[keyof typeof SEARCH_ATTRIBUTES];
+
+/** The SDK's type and the operator API's IndexedValueType number of each kind swflow uses. */
+const KINDS: Record<AttributeKind, { sdk: SearchAttributeType; indexed: number }> = {
+  Keyword: { sdk: SearchAttributeType.KEYWORD, indexed: 2 /* INDEXED_VALUE_TYPE_KEYWORD */ },
+  KeywordList: { sdk: SearchAttributeType.KEYWORD_LIST, indexed: 7 /* INDEXED_VALUE_TYPE_KEYWORD_LIST */ },
+};
+
+export const searchAttributeKeys = Object.entries(SEARCH_ATTRIBUTES).map(([name, kind]) => defineSearchAttributeKey(name, KINDS[kind].sdk));
 
 /** `--search-attribute Name=Keyword ...` for `temporal server start-dev`. */
 export function searchAttributeFlags(): string[] {
@@ -22,11 +28,11 @@ export async function ensureSearchAttributes(
 ): Promise<string | undefined> {
   try {
     const existing = await connection.operatorService.listSearchAttributes({ namespace });
-    const missing = Object.keys(SEARCH_ATTRIBUTES).filter((name) => !(name in (existing.customAttributes ?? {})));
+    const missing = Object.entries(SEARCH_ATTRIBUTES).filter(([name]) => !(name in (existing.customAttributes ?? {})));
     if (missing.length === 0) return undefined;
     await connection.operatorService.addSearchAttributes({
       namespace,
-      searchAttributes: Object.fromEntries(missing.map((name) => [name, 2 /* INDEXED_VALUE_TYPE_KEYWORD */])),
+      searchAttributes: Object.fromEntries(missing.map(([name, kind]) => [name, KINDS[kind].indexed])),
     });
     return undefined;
   } catch (err) {

@@ -69,6 +69,8 @@ export const FEATURE_UNLIMITED_AUTO_RETRIES = 'unlimited-auto-retries';
 export const FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS = 'exec-timeout-ends-event-waits';
 /** A graphql action's `selectionSet` has its `${ }` expressions evaluated before the call (functions.ts). */
 export const FEATURE_SELECTION_SET_EXPRESSIONS = 'selection-set-expressions';
+/** The SwAwaitedEvents search attribute: the CloudEvent types the run waits for, kept current (ui.ts, events/mailbox.ts). */
+export const FEATURE_AWAITED_EVENTS_ATTRIBUTE = 'awaited-events-attribute';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -80,6 +82,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_UNLIMITED_AUTO_RETRIES,
   FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS,
   FEATURE_SELECTION_SET_EXPRESSIONS,
+  FEATURE_AWAITED_EVENTS_ATTRIBUTE,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

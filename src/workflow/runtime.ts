@@ -27,7 +27,7 @@ import { Mailbox } from './events/mailbox';
 import { stateExecTimeout, withTimeout } from './timeouts';
 import { beforeBlocking, summary, Tracker } from './ui';
 import { findSubflow, subflowKey } from './subflows';
-import { FEATURE_EVENT_DEDUPE, FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS, FEATURE_KEEP_ACTIVE_EVENTS } from './resolve';
+import { FEATURE_AWAITED_EVENTS_ATTRIBUTE, FEATURE_EVENT_DEDUPE, FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS, FEATURE_KEEP_ACTIVE_EVENTS } from './resolve';
 import { runInject } from './states/inject';
 import { runOperation } from './states/operation';
 import { runSleep } from './states/sleep';
@@ -105,6 +105,7 @@ export class Runtime {
   ) {
     mailbox.defs = def.events;
     mailbox.dedupe = features.has(FEATURE_EVENT_DEDUPE);
+    if (features.has(FEATURE_AWAITED_EVENTS_ATTRIBUTE)) tracker.trackAwaitedEvents(() => mailbox.awaitedTypes());
     for (const s of def.states) this.byName.set(s.name, s);
     this.functionsScope = Object.fromEntries(def.functions.filter((f) => f.type === 'expression').map((f) => [f.name, f.operation]));
   }

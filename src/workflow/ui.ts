@@ -1,6 +1,7 @@
 /**
  * What the Temporal Web UI shows of a run: current details (a small Markdown table of the
- * current state(s) and the path so far), the SwState search attribute, and summaries.
+ * current state(s) and the path so far), the search attributes (SwState, SwAwaitedEvents), and
+ * summaries.
  */
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import { FEATURE_UPSERTS_BEFORE_BLOCKING } from './resolve';
@@ -53,21 +54,32 @@ export class Tracker {
   }
 
   /** Last written values. */
-  private upserted = new Map<string, string>();
+  private upserted = new Map<string, AttributeValue>();
   /** Values to write at the next flush (coalesced mode). */
-  private readonly dirty = new Map<string, string>();
+  private readonly dirty = new Map<string, AttributeValue>();
   private pendingState?: string;
+  private awaitedEvents?: () => string[];
 
-  upsert(name: string, value: string): void {
+  /**
+   * Keeps SwAwaitedEvents current (runs with the `awaited-events-attribute` feature, coalesced
+   * mode): at every flush, `types()` is the list of CloudEvent types the run waits for, so the
+   * value a run shows while it blocks is what it waits for then; an empty list removes it.
+   */
+  trackAwaitedEvents(types: () => string[]): void {
+    if (this.coalesced) this.awaitedEvents = types;
+  }
+
+  upsert(name: string, value: AttributeValue): void {
     if (!this.registered.has(name)) return;
+    const same = sameValue(this.upserted.get(name), value);
     if (this.coalesced) {
-      if (this.upserted.get(name) === value) this.dirty.delete(name);
+      if (same) this.dirty.delete(name);
       else this.dirty.set(name, value);
       return;
     }
-    if (this.upserted.get(name) === value) return;
+    if (same) return;
     this.upserted.set(name, value);
-    upsertSearchAttributes([{ key: { name, type: 'KEYWORD' } as any, value }] as any);
+    upsertSearchAttributes([updatePair(name, value)] as any);
   }
 
   /** Legacy mode (histories without the feature): SwState once per activation, after the entering state's microtasks. */
@@ -83,11 +95,12 @@ export class Tracker {
   /** Writes pending search attributes now (before blocking, completing, failing, continuing as new). */
   flush(): void {
     if (this.coalesced) {
+      if (this.awaitedEvents) this.upsert('SwAwaitedEvents', this.awaitedEvents());
       if (!this.dirty.size) return;
       const entries = [...this.dirty];
       this.dirty.clear();
       for (const [k, v] of entries) this.upserted.set(k, v);
-      upsertSearchAttributes(entries.map(([name, value]) => ({ key: { name, type: 'KEYWORD' } as any, value })) as any);
+      upsertSearchAttributes(entries.map(([name, value]) => updatePair(name, value)) as any);
       return;
     }
     const s = this.pendingState;
@@ -123,6 +136,22 @@ export class Tracker {
       `### ${esc(this.title)}\n\nCurrent: ${cur} (${this.status})\n\n| # | ${this.stepHeading} | Type | Status |\n|---|---|---|---|\n${rows.join('\n')}${more}`,
     );
   }
+}
+
+/** A Keyword (string) or KeywordList (string[]) value. */
+type AttributeValue = string | string[];
+
+function sameValue(a: AttributeValue | undefined, b: AttributeValue): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
+  // Never written = empty list: a run that never waits writes no SwAwaitedEvents.
+  if (a === undefined && Array.isArray(b)) return b.length === 0;
+  return a === b;
+}
+
+/** An upsert of one attribute; an empty list removes it (null), so visibility queries do not match it. */
+function updatePair(name: string, value: AttributeValue): { key: { name: string; type: string }; value: AttributeValue | null } {
+  if (Array.isArray(value)) return { key: { name, type: 'KEYWORD_LIST' }, value: value.length ? value : null };
+  return { key: { name, type: 'KEYWORD' }, value };
 }
 
 function esc(s: string): string {

@@ -15,12 +15,39 @@ export interface TakenEvent {
   event: CloudEventJson;
 }
 
+/**
+ * The event names awaited now. Counted, so that two parallel branches waiting for the same
+ * event keep it awaited until both have it.
+ */
+export class AwaitedNames {
+  private readonly counts = new Map<string, number>();
+
+  add(name: string): void {
+    this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
+  }
+
+  delete(name: string): void {
+    const n = (this.counts.get(name) ?? 0) - 1;
+    if (n > 0) this.counts.set(name, n);
+    else this.counts.delete(name);
+  }
+
+  /** How many distinct names are awaited. */
+  get size(): number {
+    return this.counts.size;
+  }
+
+  [Symbol.iterator](): IterableIterator<string> {
+    return this.counts.keys();
+  }
+}
+
 export class Mailbox {
   readonly events: CloudEventJson[] = [];
   /** Correlation keys fixed by the first consumed event (context attribute → value). */
   readonly correlation: Record<string, string> = {};
-  /** Event names currently awaited (for the state query and the UI). */
-  readonly awaited = new Set<string>();
+  /** Event names currently awaited (for the state query and the SwAwaitedEvents search attribute). */
+  readonly awaited = new AwaitedNames();
   /**
    * Keys (source + id, which CloudEvents makes unique) of the events consumed so far, the latest
    * last, when duplicates are dropped (`dedupe`): brokers deliver at least once, and an event
@@ -40,6 +67,16 @@ export class Mailbox {
     const d = this.defs.find((e) => e.name === name);
     if (!d) throw new Error(`Unknown event "${name}"`);
     return d;
+  }
+
+  /** The CloudEvent types of the awaited events, sorted (the SwAwaitedEvents search attribute). */
+  awaitedTypes(): string[] {
+    const types = new Set<string>();
+    for (const name of this.awaited) {
+      const d = this.defs.find((e) => e.name === name);
+      if (d) types.add(d.type);
+    }
+    return [...types].sort();
   }
 
   /** True when a kept event matches one of `names`. */

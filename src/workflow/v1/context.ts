@@ -69,5 +69,5 @@ export interface TaskContext {
   /** A lifecycle CloudEvent about the task at `reference` (a no-op unless the worker opted in). */
   lifecycle(type: 'task.retried', reference: string, data?: Record<string, Json>): void;
   /** Event types awaited now (the `state` query; `*` for any). */
-  readonly awaited: Set<string>;
+  readonly awaited: Iterable<string>;
 }

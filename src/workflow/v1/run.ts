@@ -91,7 +91,7 @@ const escapeSeg = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 export class V1Run implements TaskContext {
   readonly info: WorkflowInfo = workflowInfo();
   readonly correlation: Record<string, Json> = {};
-  readonly awaited: Set<string>;
+  readonly awaited: Iterable<string>;
   /** $context: replaced by each task's export.as. */
   context: Json = {};
   private workflowInput: Json = null;

@@ -1,0 +1,192 @@
+/**
+ * Delivering a checked CloudEvent to workflow instances: the one path every inbound binding
+ * (HTTP, MQTT) and `swflow event send --temporal` takes, so they route, authorize and answer
+ * alike.
+ *
+ * - By the definitions (routing.ts): signal-with-start or signal to the instance named by the
+ *   event, or a signal to every running instance that waits for its type (visibility lookup on
+ *   SwAwaitedEvents).
+ * - Directly, by the `swflowworkflowid` extension attribute: only for an authenticated sender
+ *   (anyone else could reach any instance by guessing its id).
+ *
+ * An event counts as delivered once Temporal has durably taken the signal. Each event's Temporal
+ * calls share one deadline (`temporalTimeoutMs`), so an unreachable server is reported as
+ * `503` within seconds instead of after the client's own retries (~20 s).
+ */
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import { EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
+import type { WorkflowDef } from '../dsl/model';
+import { route, type AwaitingDelivery, type Delivery, type InstanceDelivery } from './routing';
+
+/** Extension attribute naming the target workflow id (CloudEvents attribute names: lowercase alphanumerics). */
+export const TARGET_ATTRIBUTE = 'swflowworkflowid';
+
+export interface Delivered {
+  workflowId: string;
+  runId?: string;
+  started: boolean;
+  /** This event had already started its instance (a redelivery): nothing new was done. */
+  duplicate?: boolean;
+  /** How the instance was found: named by the event, a visibility lookup, or `swflowworkflowid`. */
+  via: 'id' | 'visibility' | 'direct';
+}
+
+export interface EventResult {
+  id?: string;
+  type?: string;
+  /** 202 taken; 403 direct addressing without credentials; 404 nothing consumes it; 503 Temporal unreachable. */
+  status: 202 | 403 | 404 | 500 | 503;
+  delivered?: Delivered[];
+  error?: string;
+}
+
+export interface DispatcherOptions {
+  client: Client;
+  /** The definitions to route by (called per request, so new files are seen). */
+  definitions: () => Promise<WorkflowDef[]>;
+  /** The task queue new instances start on. Default `swflow`. */
+  taskQueue?: string;
+  /** How long one event's Temporal calls may take before Temporal counts as unreachable. Default 5 s. */
+  temporalTimeoutMs?: number;
+  /** At most this many instances are reached by one visibility lookup. Default 1,000. */
+  maxLookup?: number;
+}
+
+/** Where one event goes, decided before anything is delivered (so a batch can be refused whole). */
+export type Plan =
+  | { ok: true; event: CloudEventJson; deliveries: (Delivery | { via: 'direct'; workflowId: string })[] }
+  | { ok: false; result: EventResult };
+
+/** True for errors that mean "Temporal could not be reached in time" (answer 503, retry later). */
+export function isUnavailable(err: unknown): boolean {
+  for (let e = err as any; e; e = e.cause) {
+    if (e.code === 14 /* UNAVAILABLE */ || e.code === 4 /* DEADLINE_EXCEEDED */ || e.code === 1 /* CANCELLED */) return true;
+    if (/ECONNREFUSED|unavailable|deadline exceeded|failed to connect|No connection established/i.test(String(e.message ?? ''))) return true;
+  }
+  return false;
+}
+
+/** A visibility query string literal. */
+const literal = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+export class Dispatcher {
+  private readonly taskQueue: string;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly opts: DispatcherOptions) {
+    this.taskQueue = opts.taskQueue ?? INTERPRETER_TASK_QUEUE;
+    this.timeoutMs = opts.temporalTimeoutMs ?? 5_000;
+  }
+
+  /** Routes an event, and refuses it when nothing consumes it or when it addresses an instance without credentials. */
+  plan(e: CloudEventJson, definitions: WorkflowDef[], authenticated: boolean): Plan {
+    const base = { id: e.id, type: e.type };
+    const target = e[TARGET_ATTRIBUTE];
+    if (target !== undefined) {
+      if (!authenticated) {
+        return { ok: false, result: { ...base, status: 403, error: `addressing an instance directly (${TARGET_ATTRIBUTE}) needs credentials: start the gateway with --token (or --hmac-secret) and send them` } };
+      }
+      if (typeof target !== 'string' || !target) return { ok: false, result: { ...base, status: 404, error: `${TARGET_ATTRIBUTE} must name a workflow id` } };
+      return { ok: true, event: e, deliveries: [{ via: 'direct', workflowId: target }] };
+    }
+    const deliveries = route(definitions, e);
+    if (!deliveries.length) {
+      return {
+        ok: false,
+        result: { ...base, status: 404, error: `no workflow definition consumes events of type "${e.type}" from source "${e.source}" (with the correlation attributes its event definitions require)` },
+      };
+    }
+    return { ok: true, event: e, deliveries };
+  }
+
+  /** Delivers a planned event. */
+  async deliver(plan: Extract<Plan, { ok: true }>): Promise<EventResult> {
+    const e = plan.event;
+    const base = { id: e.id, type: e.type };
+    const delivered: Delivered[] = [];
+    try {
+      await this.opts.client.withDeadline(Date.now() + this.timeoutMs, async () => {
+        for (const d of plan.deliveries) {
+          if (d.via === 'visibility') delivered.push(...(await this.toAwaiting(d, e)));
+          else if (d.via === 'direct') {
+            const r = await this.signal(d.workflowId, e, 'direct');
+            if (r) delivered.push(r);
+          } else {
+            const r = await this.toInstance(d, e);
+            if (r) delivered.push(r);
+          }
+        }
+      });
+    } catch (err) {
+      if (isUnavailable(err)) {
+        return { ...base, status: 503, delivered, error: `Temporal is not reachable (no answer within ${this.timeoutMs} ms); the event was not accepted, send it again (${firstLine(err)})` };
+      }
+      return { ...base, status: 500, delivered, error: `the event was not accepted: ${firstLine(err)}` };
+    }
+    if (!delivered.length) return { ...base, status: 404, error: this.nobody(plan) };
+    return { ...base, status: 202, delivered };
+  }
+
+  /** plan + deliver, for one event. */
+  async dispatch(e: CloudEventJson, authenticated: boolean): Promise<EventResult> {
+    const plan = this.plan(e, await this.opts.definitions(), authenticated);
+    return plan.ok ? this.deliver(plan) : plan.result;
+  }
+
+  private nobody(plan: Extract<Plan, { ok: true }>): string {
+    const why = plan.deliveries.map((d) =>
+      d.via === 'visibility'
+        ? `no running instance of ${d.workflowType} waits for events of type "${d.eventType}" (visibility can lag a second behind an instance that just began to wait: send it again)`
+        : `no running instance ${d.workflowId}`,
+    );
+    const starts = plan.deliveries.some((d) => d.via === 'id' && d.start);
+    return `no running instance to deliver it to: ${why.join('; ')}${starts ? '' : ', and no definition starts with it'}`;
+  }
+
+  private async toInstance(d: InstanceDelivery, e: CloudEventJson): Promise<Delivered | undefined> {
+    if (!d.start) return this.signal(d.workflowId, e, 'id');
+    try {
+      const handle = await this.opts.client.workflow.signalWithStart(d.workflowType, {
+        taskQueue: this.taskQueue,
+        workflowId: d.workflowId,
+        args: [{}],
+        signal: EVENT_SIGNAL,
+        signalArgs: [e],
+        // An instance named after its start event is started once, however often the event comes.
+        ...(d.keyedBy === 'event' ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
+      });
+      return { workflowId: d.workflowId, runId: handle.signaledRunId, started: true, via: 'id' };
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return { workflowId: d.workflowId, started: false, duplicate: true, via: 'id' };
+      throw err;
+    }
+  }
+
+  private async signal(workflowId: string, e: CloudEventJson, via: Delivered['via']): Promise<Delivered | undefined> {
+    try {
+      await this.opts.client.workflow.getHandle(workflowId).signal(EVENT_SIGNAL, e);
+      return { workflowId, started: false, via };
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return undefined; // no running instance of that id
+      throw err;
+    }
+  }
+
+  /** Every running instance of the definition whose SwAwaitedEvents holds the event's type. */
+  private async toAwaiting(d: AwaitingDelivery, e: CloudEventJson): Promise<Delivered[]> {
+    const query = `SwDefinitionId = ${literal(d.workflowType)} AND SwAwaitedEvents = ${literal(d.eventType)} AND ExecutionStatus = 'Running'`;
+    const out: Delivered[] = [];
+    const max = this.opts.maxLookup ?? 1_000;
+    for await (const w of this.opts.client.workflow.list({ query, pageSize: Math.min(max, 1_000) })) {
+      const r = await this.signal(w.workflowId, e, 'visibility');
+      if (r) out.push(r);
+      if (out.length >= max) break;
+    }
+    return out;
+  }
+}
+
+function firstLine(err: unknown): string {
+  return String((err as Error)?.message ?? err).split('\n')[0].slice(0, 300);
+}
