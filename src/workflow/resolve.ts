@@ -69,6 +69,16 @@ export const FEATURE_UNLIMITED_AUTO_RETRIES = 'unlimited-auto-retries';
 export const FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS = 'exec-timeout-ends-event-waits';
 /** A graphql action's `selectionSet` has its `${ }` expressions evaluated before the call (functions.ts). */
 export const FEATURE_SELECTION_SET_EXPRESSIONS = 'selection-set-expressions';
+/**
+ * Expressions, data filters and the data flow around them are evaluated without `await` where
+ * the work is synchronous (the jq engine is), and wrappers with nothing to wait for (a timeout
+ * that is not set, a schema that is not given, a continue-as-new that is not due) are skipped.
+ * Fewer promises per step (the SDK records a stack trace for every promise a workflow creates),
+ * but fewer microtask turns before a branch's command: concurrent branches (parallel states and
+ * actions, foreach iterations, 1.0 fork branches) may issue their commands in another order, so
+ * runs recorded without it keep the awaits (data/filters-async.ts and the `Async` functions).
+ */
+export const FEATURE_SYNC_EXPRESSIONS = 'sync-expressions';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -80,6 +90,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_UNLIMITED_AUTO_RETRIES,
   FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS,
   FEATURE_SELECTION_SET_EXPRESSIONS,
+  FEATURE_SYNC_EXPRESSIONS,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

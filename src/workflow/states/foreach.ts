@@ -14,9 +14,10 @@
 import { CancellationScope, executeChild, uuid4 } from '@temporalio/workflow';
 import type { ForEachState, Json } from '../../dsl/model';
 import type { StartOptions } from '../../common/contracts';
-import { evalExpr, pathOf } from '../expr';
+import { evalExpr, evalExprSync, pathOf, pathOfSync } from '../expr';
 import { getAtPath, isObject, merge, setAtPath } from '../data/merge';
 import { filteredResults, mergeResults } from '../data/filters';
+import { filteredResultsAsync, mergeResultsAsync } from '../data/filters-async';
 import { invokeAction } from '../actions';
 import { ActionError } from '../errors';
 import { actionExecTimeout } from '../timeouts';
@@ -39,8 +40,18 @@ function chunkSize(rt: Runtime): number {
   return Number.isFinite(v) && v > 0 ? Math.floor(v) : FOREACH_CHUNK;
 }
 
-async function collection(rt: Runtime, state: ForEachState, input: Json): Promise<Json[]> {
+/** The state's inputCollection over its data (an `inputCollection` error when it is not an array). */
+function collection(rt: Runtime, state: ForEachState, input: Json): Json[] {
+  return checkedCollection(evalExprSync(state.inputCollection, input, rt.scope(), { state: state.name, what: 'inputCollection' }), state);
+}
+
+/** {@link collection} as runs without the `sync-expressions` feature await it (kept for their replay). */
+async function collectionAsync(rt: Runtime, state: ForEachState, input: Json): Promise<Json[]> {
   const coll = await evalExpr(state.inputCollection, input, rt.scope(), { state: state.name, what: 'inputCollection' });
+  return checkedCollection(coll, state);
+}
+
+function checkedCollection(coll: Json, state: ForEachState): Json[] {
   if (!Array.isArray(coll)) {
     throw new ActionError(
       { kind: 'runtime', code: 'inputCollection', message: `inputCollection ${JSON.stringify(state.inputCollection)} selected ${coll === null ? 'nothing' : typeof coll}, not an array` },
@@ -89,10 +100,11 @@ export async function iterate(rt: Runtime, state: ForEachState, input: Json, ite
     for (const [j, action] of state.actions.entries()) {
       const outcome = await invokeAction(ctx, action, j, data);
       if (outcome.skipped) continue;
-      const value = await filteredResults(action.actionDataFilter, outcome.result, rt.scope(vars), state.name);
-      if (action.actionDataFilter?.toStateData) wroteToPath = true;
+      const f = action.actionDataFilter;
+      const value = rt.sync ? filteredResults(f, outcome.result, rt.scope(vars), state.name) : await filteredResultsAsync(f, outcome.result, rt.scope(vars), state.name);
+      if (f?.toStateData) wroteToPath = true;
       else if (value !== undefined) contribution = contribution === undefined ? value : merge(contribution, value);
-      data = await mergeResults(action.actionDataFilter, data, value, rt.scope(vars), state.name);
+      data = rt.sync ? mergeResults(f, data, value, rt.scope(vars), state.name) : await mergeResultsAsync(f, data, value, rt.scope(vars), state.name);
     }
     if (contribution !== undefined && !wroteToPath) return contribution;
     if (isObject(data)) {
@@ -108,7 +120,7 @@ export async function iterate(rt: Runtime, state: ForEachState, input: Json, ite
 /** The iterations of a chunk child workflow (see ForEachChunk). */
 export async function runForEachChunk(rt: Runtime, chunk: ForEachChunk['foreachChunk'], input: Json): Promise<Json[]> {
   const state = rt.state(chunk.state) as ForEachState;
-  const coll = await collection(rt, state, input);
+  const coll = rt.sync ? collection(rt, state, input) : await collectionAsync(rt, state, input);
   return iterate(rt, state, input, coll.slice(chunk.offset, chunk.offset + chunk.count), chunk.offset);
 }
 
@@ -135,11 +147,12 @@ async function fanOut(rt: Runtime, state: ForEachState, input: Json, total: numb
 
 export async function runForEach(rt: Runtime, state: ForEachState, h: Holder): Promise<void> {
   const input = h.data;
-  const coll = await collection(rt, state, input);
+  const coll = rt.sync ? collection(rt, state, input) : await collectionAsync(rt, state, input);
   const size = chunkSize(rt);
   const results = coll.length > size ? await fanOut(rt, state, input, coll.length, size) : await iterate(rt, state, input, coll, 0);
   if (state.outputCollection) {
-    const path = await pathOf(state.outputCollection, h.data, rt.scope(), { state: state.name, what: 'outputCollection' });
+    const site = { state: state.name, what: 'outputCollection' };
+    const path = rt.sync ? pathOfSync(state.outputCollection, h.data, rt.scope(), site) : await pathOf(state.outputCollection, h.data, rt.scope(), site);
     const existing = getAtPath(h.data, path);
     h.data = setAtPath(h.data, path, Array.isArray(existing) ? [...existing, ...results] : results);
   }
