@@ -28,11 +28,8 @@ import { startDevServer } from '../src/platform/dev-server';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
 import { freePort } from '../test/helpers/ports';
+import { mean, option as arg, quantile, round, waitFor } from './support';
 
-const arg = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const ZIGFLOW = arg('zigflow', process.env.ZIGFLOW_BIN ?? '');
 const REPS = Number(arg('reps', '3'));
 const RUNS = Number(arg('runs', '20'));
@@ -43,12 +40,6 @@ const ONLY = arg('sides', 'zigflow,swflow-1.0,swflow-0.8,handwritten').split(','
 
 /** The queue of the hand-written baseline (bench/peer-handwritten.ts), served by bench/peer-worker.ts. */
 const HANDWRITTEN_TASK_QUEUE = 'bench-handwritten';
-
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
-const round = (x: number, d = 1) => +x.toFixed(d);
 
 /** One side: a worker process and how its three workloads are started. */
 interface Side {
@@ -80,24 +71,6 @@ function startService(port: number): ChildProcess {
     res.end(body);
   }).listen(${port}, '127.0.0.1', () => console.log('ready'));`;
   return spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-}
-
-/** Waits for a line matching `re` on a child's stdout/stderr (its readiness). */
-function waitFor(child: ChildProcess, re: RegExp, what: string, ms = 120_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`${what} not ready within ${ms / 1000} s:\n${seen.slice(-3000)}`)), ms);
-    const on = (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (re.test(seen)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', on);
-    child.stderr?.on('data', on);
-    child.once('exit', (code) => reject(new Error(`${what} exited (${code}):\n${seen.slice(-3000)}`)));
-  });
 }
 
 /** The bench documents with the service URL and loop count filled in, in a temporary folder. */
@@ -277,7 +250,6 @@ async function phasesOf(client: Client, ids: string[]): Promise<Record<string, n
     }
     sums.upserts.push(upserts);
   }
-  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
   return Object.fromEntries(Object.entries(sums).map(([k, xs]) => [k, round(mean(xs), 2)]));
 }
 
