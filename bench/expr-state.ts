@@ -13,6 +13,8 @@
  * in history). Ratios now / before.
  *
  *   npx tsx bench/expr-state.ts [--runs 10] [--reps 5]
+ *
+ * The worker processes get node flags from BENCH_WORKER_NODE_ARGS (e.g. `--cpu-prof`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -41,7 +43,7 @@ async function main(): Promise<void> {
   const workers: Record<Mode, ChildProcess> = {} as never;
   try {
     for (const mode of MODES) {
-      workers[mode] = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'expr-state-worker.ts'), `bench-${mode}`, mode], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TEMPORAL_ADDRESS: server.address } });
+      workers[mode] = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(__dirname, 'expr-state-worker.ts'), `bench-${mode}`, mode], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TEMPORAL_ADDRESS: server.address } });
       await waitFor(workers[mode], /^ready$/m, `the ${mode} worker`);
     }
     // The call: echoes its arguments (so the data moves on), on the adapters' queue. (0.8 calls send

@@ -16,7 +16,7 @@
  *
  * zigflow is not part of swflow: build it yourself (bench/README.md, "Peer"), then
  *   npx tsx bench/peer.ts --zigflow /path/to/zigflow [--reps 3] [--runs 20] [--throughput 200]
- * The swflow worker process (bench/peer-worker.ts) gets node flags from PEER_WORKER_NODE_ARGS
+ * The swflow worker process (bench/peer-worker.ts) gets node flags from BENCH_WORKER_NODE_ARGS
  * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
       zig.stderr!.on('data', (c: Buffer) => /error|fatal/i.test(c.toString()) && process.stderr.write(`[zigflow] ${c}`));
     }
     if (ONLY.some((s) => s !== 'zigflow')) {
-      const sw = spawn(process.execPath, [...(process.env.PEER_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(__dirname, 'peer-worker.ts'), docs.swflow, HANDWRITTEN_TASK_QUEUE], {
+      const sw = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(__dirname, 'peer-worker.ts'), docs.swflow, HANDWRITTEN_TASK_QUEUE], {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, TEMPORAL_ADDRESS: server.address },
       });
