@@ -79,6 +79,12 @@ export const FEATURE_SELECTION_SET_EXPRESSIONS = 'selection-set-expressions';
  * runs recorded without it keep the awaits (data/filters-async.ts and the `Async` functions).
  */
 export const FEATURE_SYNC_EXPRESSIONS = 'sync-expressions';
+/**
+ * A foreach fanned out to chunk child workflows gives each child its own elements and the state
+ * data without the collection (states/foreach.ts), instead of the whole data: a child's input,
+ * and the parent's history, no longer grow with the collection times the number of chunks.
+ */
+export const FEATURE_FOREACH_CHUNK_SLICES = 'foreach-chunk-slices';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -91,6 +97,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS,
   FEATURE_SELECTION_SET_EXPRESSIONS,
   FEATURE_SYNC_EXPRESSIONS,
+  FEATURE_FOREACH_CHUNK_SLICES,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

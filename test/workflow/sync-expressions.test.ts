@@ -19,31 +19,19 @@ import { Worker } from '@temporalio/worker';
 import { startDevEnv } from '../helpers/temporal';
 import { formatProblem, loadAnyDefinition } from '../../src/dsl';
 import type { Json, WorkflowDef } from '../../src/dsl/model';
-import { FEATURE_SYNC_EXPRESSIONS, INTERPRETER_FEATURES } from '../../src/workflow/resolve';
-import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
+import { FEATURE_SYNC_EXPRESSIONS } from '../../src/workflow/resolve';
 import { historyFromFixture } from '../../src/testing/history';
-import { def, FIXTURES_DIR, harness, saveHistory, sharedBundle, type Harness } from './helpers';
-
-/** The queue of the worker acting as one from before `sync-expressions`. */
-const LEGACY_QUEUE = 'swflow-before-sync-expressions';
+import { def, FIXTURES_DIR, harness, saveHistory, sharedBundle, workerWithout, type Harness } from './helpers';
 
 let h: Harness;
-let legacy: Worker;
-let legacyRun: Promise<void>;
+/** A worker acting as one from before `sync-expressions`. */
+let legacy: Awaited<ReturnType<typeof workerWithout>>;
 before(async () => {
   h = await harness(await startDevEnv());
-  legacy = await createInterpreterWorker({
-    connection: h.env.nativeConnection,
-    taskQueue: LEGACY_QUEUE,
-    definitions: [],
-    workflowBundle: await sharedBundle(),
-    features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_SYNC_EXPRESSIONS),
-  });
-  legacyRun = legacy.run();
+  legacy = await workerWithout(h.env, 'swflow-before-sync-expressions', [FEATURE_SYNC_EXPRESSIONS]);
 });
 after(async () => {
-  legacy?.shutdown();
-  await legacyRun;
+  await legacy?.stop();
   await h?.close();
   await h?.env.teardown();
 });
@@ -88,7 +76,7 @@ async function bothWays(d: Promise<WorkflowDef>, input: Json, fixture: string, m
   h.reset();
   mocks();
   const legacyId = `${fixture}-legacy-${Date.now()}`;
-  const legacyOut = await h.env.client.workflow.execute(definition.id, { taskQueue: LEGACY_QUEUE, workflowId: legacyId, args: [input, { definition }] });
+  const legacyOut = await h.env.client.workflow.execute(definition.id, { taskQueue: legacy.taskQueue, workflowId: legacyId, args: [input, { definition }] });
   await saveHistory(h.env.client, legacyId, `${fixture}-legacy`); // only written when missing
   const before = await scheduled(legacyId);
   assert.deepEqual(before, scheduledIn(JSON.parse(fixtureText(`${fixture}-legacy`)).events), 'without the feature, the same first commands in the same order as before it');
