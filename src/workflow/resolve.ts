@@ -87,6 +87,13 @@ export const FEATURE_SYNC_EXPRESSIONS = 'sync-expressions';
  * and the parent's history, no longer grow with the collection times the number of chunks.
  */
 export const FEATURE_FOREACH_CHUNK_SLICES = 'foreach-chunk-slices';
+/**
+ * A walk of states that issues no command (expression functions, switches, injects looping) ends
+ * its workflow task every TRANSITIONS_PER_TASK transitions with a 1 ms timer (runtime.ts), so one
+ * task never runs into the SDK's 5 s limit: before it, a 10,000-iteration expression loop failed
+ * its workflow task again and again and never finished.
+ */
+export const FEATURE_YIELD_LONG_WALKS = 'yield-long-walks';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -101,6 +108,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_AWAITED_EVENTS_ATTRIBUTE,
   FEATURE_SYNC_EXPRESSIONS,
   FEATURE_FOREACH_CHUNK_SLICES,
+  FEATURE_YIELD_LONG_WALKS,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

@@ -28,7 +28,7 @@ import { Mailbox } from './events/mailbox';
 import { stateExecTimeout, withTimeout } from './timeouts';
 import { beforeBlocking, summary, Tracker } from './ui';
 import { findSubflow, subflowKey } from './subflows';
-import { FEATURE_AWAITED_EVENTS_ATTRIBUTE, FEATURE_EVENT_DEDUPE, FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_SYNC_EXPRESSIONS } from './resolve';
+import { FEATURE_AWAITED_EVENTS_ATTRIBUTE, FEATURE_EVENT_DEDUPE, FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_SYNC_EXPRESSIONS, FEATURE_YIELD_LONG_WALKS } from './resolve';
 import { runInject } from './states/inject';
 import { runOperation } from './states/operation';
 import { runSleep } from './states/sleep';
@@ -77,6 +77,9 @@ export interface Carried {
 
 /** History length after which the interpreter continues as new by itself (besides the server's suggestion). */
 export const DEFAULT_HISTORY_LIMIT = 20_000;
+
+/** Transitions one workflow task makes before a walk without commands yields (yield-long-walks). */
+export const TRANSITIONS_PER_TASK = 500;
 
 class ExpiredError extends Error {
   constructor() {
@@ -338,6 +341,19 @@ export class Runtime {
     return next(input, opts);
   }
 
+  private walk = { historyLength: -1, transitions: 0 };
+
+  /**
+   * Whether this workflow task has made TRANSITIONS_PER_TASK transitions without a command: then
+   * the walk yields (a 1 ms timer) so the task ends before the SDK's 5 s limit. historyLength
+   * tells tasks apart, and is the same on replay.
+   */
+  private longWalk(): boolean {
+    const at = workflowInfo().historyLength;
+    if (at !== this.walk.historyLength) this.walk = { historyLength: at, transitions: 0 };
+    return ++this.walk.transitions % TRANSITIONS_PER_TASK === 0;
+  }
+
   /** Runs states from `start` until an end; used by the main flow and by compensation. */
   async runStates(start: string, input: Json, compensating: boolean): Promise<{ data: Json; end: EndDef }> {
     let state = this.state(start);
@@ -353,6 +369,7 @@ export class Runtime {
         if (t.produceEvents?.length) await produceEvents(this, t.produceEvents, data, state.name);
         // With sync-expressions, only a continue-as-new that is due is awaited.
         if (!compensating && (!this.sync || this.continueAsNewDue())) await this.maybeContinueAsNew(t.nextState, data);
+        if (this.features.has(FEATURE_YIELD_LONG_WALKS) && this.longWalk()) await sleep(1, { summary: `${TRANSITIONS_PER_TASK} transitions in one workflow task: yield` });
         state = this.state(t.nextState);
         continue;
       }
