@@ -88,10 +88,10 @@ export const FEATURE_SYNC_EXPRESSIONS = 'sync-expressions';
  */
 export const FEATURE_FOREACH_CHUNK_SLICES = 'foreach-chunk-slices';
 /**
- * A walk of states that issues no command (expression functions, switches, injects looping) ends
- * its workflow task every TRANSITIONS_PER_TASK transitions with a 1 ms timer (runtime.ts), so one
- * task never runs into the SDK's 5 s limit: before it, a 10,000-iteration expression loop failed
- * its workflow task again and again and never finished.
+ * A walk of states or tasks that issues no command (expression functions, switches, 1.0 `set`
+ * tasks looping) ends its workflow task every TRANSITIONS_PER_TASK steps with a 1 ms timer
+ * (walk-budget.ts), so one task never runs into the SDK's 5 s limit: before it, a 10,000-iteration
+ * expression loop failed its workflow task again and again and never finished.
  */
 export const FEATURE_YIELD_LONG_WALKS = 'yield-long-walks';
 /** What this worker's interpreter knows (returned by the resolve local activity). */

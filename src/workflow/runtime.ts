@@ -32,6 +32,7 @@ import { FEATURE_AWAITED_EVENTS_ATTRIBUTE, FEATURE_EVENT_DEDUPE, FEATURE_EXEC_TI
 import { runInject } from './states/inject';
 import { runOperation } from './states/operation';
 import { runSleep } from './states/sleep';
+import { WalkBudget } from './walk-budget';
 import { runSwitch } from './states/switch';
 import { runEvent } from './states/event';
 import { runCallback } from './states/callback';
@@ -77,9 +78,6 @@ export interface Carried {
 
 /** History length after which the interpreter continues as new by itself (besides the server's suggestion). */
 export const DEFAULT_HISTORY_LIMIT = 20_000;
-
-/** Transitions one workflow task makes before a walk without commands yields (yield-long-walks). */
-export const TRANSITIONS_PER_TASK = 500;
 
 class ExpiredError extends Error {
   constructor() {
@@ -341,18 +339,8 @@ export class Runtime {
     return next(input, opts);
   }
 
-  private walk = { historyLength: -1, transitions: 0 };
-
-  /**
-   * Whether this workflow task has made TRANSITIONS_PER_TASK transitions without a command: then
-   * the walk yields (a 1 ms timer) so the task ends before the SDK's 5 s limit. historyLength
-   * tells tasks apart, and is the same on replay.
-   */
-  private longWalk(): boolean {
-    const at = workflowInfo().historyLength;
-    if (at !== this.walk.historyLength) this.walk = { historyLength: at, transitions: 0 };
-    return ++this.walk.transitions % TRANSITIONS_PER_TASK === 0;
-  }
+  /** Transitions per workflow task (yield-long-walks). */
+  private readonly budget = new WalkBudget();
 
   /** Runs states from `start` until an end; used by the main flow and by compensation. */
   async runStates(start: string, input: Json, compensating: boolean): Promise<{ data: Json; end: EndDef }> {
@@ -369,7 +357,7 @@ export class Runtime {
         if (t.produceEvents?.length) await produceEvents(this, t.produceEvents, data, state.name);
         // With sync-expressions, only a continue-as-new that is due is awaited.
         if (!compensating && (!this.sync || this.continueAsNewDue())) await this.maybeContinueAsNew(t.nextState, data);
-        if (this.features.has(FEATURE_YIELD_LONG_WALKS) && this.longWalk()) await sleep(1, { summary: `${TRANSITIONS_PER_TASK} transitions in one workflow task: yield` });
+        if (this.features.has(FEATURE_YIELD_LONG_WALKS)) await this.budget.step();
         state = this.state(t.nextState);
         continue;
       }

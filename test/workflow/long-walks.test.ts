@@ -7,9 +7,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@temporalio/client';
+import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
+import { loadAnyDefinition } from '../../src/dsl';
 import { startDevEnv } from '../helpers/temporal';
 import { FEATURE_YIELD_LONG_WALKS } from '../../src/workflow/resolve';
-import { TRANSITIONS_PER_TASK } from '../../src/workflow/runtime';
+import { TRANSITIONS_PER_TASK } from '../../src/workflow/walk-budget';
 import { def, harness, saveHistory, workerWithout, type Harness } from './helpers';
 
 let h: Harness;
@@ -62,4 +64,17 @@ test('the recorded history replays; a run from before the feature makes no timer
   assert.deepEqual(await h.env.client.workflow.execute(d.id, { taskQueue: legacy.taskQueue, workflowId: id, args: [{ count: 0 }, { definition: d }] }), { count: 600 });
   assert.equal((await history(h.env.client, id)).yields, 0);
   await saveHistory(h.env.client, id, 'interpreter-yield-long-walks-legacy');
+});
+
+test('1.0: a for loop of 1,500 set tasks yields every 500 tasks entered', async () => {
+  const { definition } = await loadAnyDefinition({
+    document: { dsl: '1.0.3', namespace: 'tests', name: 'long-for', version: '0.1.0' },
+    do: [{ loop: { for: { in: '${ [range(1500)] }' }, do: [{ add: { set: { sum: '${ .sum + $item }' } } }] } }],
+  });
+  const id = `long-for-${Date.now()}`;
+  const out = await h.env.client.workflow.execute(definition!.id, { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: id, args: [{ sum: 0 }, { definition: definition! }] });
+  assert.deepEqual(out, { sum: (1500 * 1499) / 2 });
+  const { yields, failedTasks } = await history(h.env.client, id);
+  assert.equal(failedTasks, 0);
+  assert.equal(yields, Math.floor(1501 / TRANSITIONS_PER_TASK)); // the for task and its 1,500 iterations
 });

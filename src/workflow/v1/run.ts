@@ -29,7 +29,8 @@ import type { Mailbox } from '../events/mailbox';
 import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalValue, evalValueSync } from '../expr';
 import { withTimeout } from '../timeouts';
 import { summary as uiSummary, type Tracker } from '../ui';
-import { FEATURE_SYNC_EXPRESSIONS, VALIDATE_DATA_ACTIVITY } from '../resolve';
+import { FEATURE_SYNC_EXPRESSIONS, FEATURE_YIELD_LONG_WALKS, VALIDATE_DATA_ACTIVITY } from '../resolve';
+import { WalkBudget } from '../walk-budget';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from './context';
 import { exportContext, exportContextSync, transformInput, transformInputSync, transformOutput, transformOutputSync } from './data';
 import { durationIso, durationMs } from './durations';
@@ -115,6 +116,7 @@ export class V1Run implements TaskContext {
   ) {
     this.awaited = mailbox.awaited;
     this.sync = features.has(FEATURE_SYNC_EXPRESSIONS);
+    if (features.has(FEATURE_YIELD_LONG_WALKS)) this.budget = new WalkBudget();
     const carried = (options.carried as { v1?: Carried } | undefined)?.v1;
     if (carried) {
       this.context = carried.context;
@@ -230,7 +232,11 @@ export class V1Run implements TaskContext {
     return { output: data, end: false, exited: false };
   }
 
+  /** Tasks entered per workflow task (yield-long-walks). */
+  private budget?: WalkBudget;
+
   async runTask(name: string, task: Task, reference: string, rawInput: Json, locals: Locals, fn?: string): Promise<{ output: Json; then: FlowDirective }> {
+    if (this.budget) await this.budget.step();
     const type = taskTypeOf(task) ?? 'do';
     this.entered.push(name);
     const step = this.tracker.enter(reference, type);
