@@ -15,6 +15,7 @@
 import { AdapterError, BUILTIN_ADAPTER, defineAdapter, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
 import { DocumentUnavailable, OperationError, resolveOperation } from './openapi';
 import { buildRequest } from './request';
+import { invokeOpenApi } from './openapi-call';
 import { applySecurity } from './security';
 
 export interface RestAdapterOptions {
@@ -42,11 +43,17 @@ export async function invokeRest(args: Json, ctx: ActivityContext, opts: RestAda
   }
 }
 
-/** The REST adapter (activity `sw.rest`), reading documents relative to `baseDirs`. */
+/** The activity type of 1.0 `call: openapi` (./openapi-call.ts). */
+export const OPENAPI_ACTIVITY = `${BUILTIN_ADAPTER}.openapi`;
+
+/** The OpenAPI adapter: 0.8 `rest` functions (`sw.rest`) and 1.0 `call: openapi` (`sw.openapi`), reading documents relative to `baseDirs`. */
 export function restAdapter(opts: RestAdapterOptions = {}): Adapter {
   return defineAdapter({
     name: BUILTIN_ADAPTER,
-    description: 'REST over OpenAPI (type: rest)',
-    activities: { rest: (args: Json, ctx: ActivityContext) => invokeRest(args, ctx, opts) },
+    description: 'REST over OpenAPI (type: rest; 1.0 call: openapi)',
+    activities: {
+      rest: (args: Json, ctx: ActivityContext) => invokeRest(args, ctx, opts),
+      openapi: (args: Json, ctx: ActivityContext) => invokeOpenApi(args, ctx, opts.baseDirs ?? [process.cwd()]),
+    },
   });
 }

@@ -15,7 +15,7 @@ import { resolveAuth, TokenCache, type Auth } from './auth';
 import { isFunctionCall } from './call';
 import type { ActivityContext, Adapter } from './define';
 import { ErrorCodes } from './errors';
-import { callHttp, sendHttp } from './http';
+import { callHttp, sendHttp, type HttpOptions } from './http';
 import { Redactor } from './redact';
 import { resolveArguments, type SecretValues } from './secrets';
 
@@ -72,7 +72,7 @@ async function activityContext(call: FunctionCall, services: AdapterServices, re
   const temporal = Context.current();
   const auth = call.auth?.invocation ? await resolveAuth(call.auth.invocation, call, services.secrets, redactor, services.tokens) : undefined;
   const resourceAuth = call.auth?.resource ? await resolveAuth(call.auth.resource, call, services.secrets, redactor, services.tokens) : undefined;
-  const withDefaults = (o: { auth?: Auth; signal?: AbortSignal } = {}) => ({ auth: 'auth' in o ? o.auth : auth, signal: o.signal ?? temporal.cancellationSignal });
+  const withDefaults = (o: HttpOptions = {}) => ({ ...o, auth: 'auth' in o ? o.auth : auth, signal: o.signal ?? temporal.cancellationSignal });
   return {
     function: call.function,
     workflow: call.workflow,
@@ -109,12 +109,14 @@ function failureOf(err: unknown, call: FunctionCall, redactor: Redactor): unknow
   // Cancelled mid-call (an AbortError from fetch...): report the cancellation, not the error.
   if (Context.current().cancellationSignal.aborted) return new CancelledFailure(redactor.text(`${callSite(call)}: cancelled (${(err as Error)?.message ?? String(err)})`));
   const e = (err ?? {}) as { code?: unknown; message?: string; nonRetryable?: boolean; request?: string; answer?: Json; serviceMessage?: string; stack?: string; cause?: unknown };
-  // An ApplicationFailure thrown by the adapter keeps its type and details' message.
-  const own = err instanceof ApplicationFailure ? { code: err.type, message: (err.details?.[0] as ServiceErrorDetails | undefined)?.message } : {};
+  // An ApplicationFailure thrown by the adapter keeps its type and its details' fields (a 1.0
+  // problem's type, status, title: what the 1.0 executor reads).
+  const ownDetails = err instanceof ApplicationFailure && isRecord(err.details?.[0]) ? (err.details[0] as Record<string, Json>) : {};
+  const own = err instanceof ApplicationFailure ? { code: err.type, message: (ownDetails as Partial<ServiceErrorDetails>).message } : {};
   const raw = e.code ?? own.code;
   const code = typeof raw === 'string' && raw ? raw : typeof raw === 'number' ? String(raw) : ErrorCodes.AdapterError;
   const message = e.message ?? String(err);
-  const details: ServiceErrorDetails = { code, message: e.serviceMessage ?? own.message ?? message };
+  const details: ServiceErrorDetails = { ...ownDetails, code: typeof ownDetails.code === 'string' ? ownDetails.code : code, message: e.serviceMessage ?? own.message ?? message };
   if (e.request !== undefined) details.request = e.request;
   if (e.answer !== undefined && e.answer !== null) details.answer = bounded(e.answer);
   const failure = ApplicationFailure.create({
@@ -140,6 +142,8 @@ function causeOf(cause: unknown, redactor: Redactor, depth = 0): ApplicationFail
   f.stack = redactor.text(c.stack ?? '');
   return f;
 }
+
+const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 function bounded(answer: Json): Json {
   const text = typeof answer === 'string' ? answer : JSON.stringify(answer);

@@ -26,6 +26,8 @@ export interface HttpOptions {
   /** Credentials to send (default: the function's invocation auth, when the helper is the context's). */
   auth?: Auth;
   signal?: AbortSignal;
+  /** `manual` answers a redirect as it is (1.0 `call: http` without `redirect: true`); default `follow`. */
+  redirect?: 'follow' | 'manual';
 }
 
 /** How a request is named in messages: `GET https://host/path?query`. */
@@ -43,7 +45,7 @@ export async function sendHttp(req: HttpRequest, opts: HttpOptions = {}): Promis
   const send = async (): Promise<Response> => {
     const headers = { ...((await opts.auth?.headers()) ?? {}), ...lowerKeys(req.headers ?? {}) };
     try {
-      return await fetch(req.url, { method: req.method, headers, body: req.body, signal: opts.signal });
+      return await fetch(req.url, { method: req.method, headers, body: req.body, signal: opts.signal, ...(opts.redirect ? { redirect: opts.redirect } : {}) });
     } catch (err) {
       if (opts.signal?.aborted) throw err;
       const failure = networkFailure(err);

@@ -14,8 +14,8 @@ import type { Redactor } from './redact';
 /** The values `$SECRETS` has in a worker: secret name → value (a string, or any JSON). */
 export type SecretValues = Record<string, Json | undefined>;
 
-/** `$SECRETS.name`, `$SECRETS["name"]`, `$SECRETS."name"`. */
-const NAMED = /\$SECRETS\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\.?\s*\[\s*"((?:[^"\\]|\\.)*)"\s*\]|\.\s*"((?:[^"\\]|\\.)*)")/g;
+/** `$SECRETS.name`, `$SECRETS["name"]`, `$SECRETS."name"` (and 1.0's `$secrets`). */
+const NAMED = /\$(?:SECRETS|secrets)\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\.?\s*\[\s*"((?:[^"\\]|\\.)*)"\s*\]|\.\s*"((?:[^"\\]|\\.)*)")/g;
 
 /** The secret names an expression reads (also through the `fn:` functions of its scope). */
 export function secretNamesIn(expressions: string[], scope?: ExprScope): string[] {
@@ -25,16 +25,27 @@ export function secretNamesIn(expressions: string[], scope?: ExprScope): string[
   return [...names];
 }
 
-/** The scope secret expressions are evaluated in: the call's secretContext. */
-export function secretScope(call: FunctionCall): { data: Json; scope: ExprScope | undefined } {
-  return { data: call.secretContext?.data ?? null, scope: call.secretContext?.scope as ExprScope | undefined };
+/** 1.0's spelling: the secrets are the runtime variable `$secrets`. */
+const V1_SECRETS = /\$secrets(?![A-Za-z0-9_])/;
+
+/**
+ * The scope secret expressions are evaluated in: the call's secretContext, with the secret values
+ * bound as 1.0's `$secrets` when an expression reads it (`$SECRETS` is bound by the evaluation).
+ */
+export function secretScope(call: FunctionCall, secrets?: SecretValues, expressions: string[] = []): { data: Json; scope: ExprScope | undefined } {
+  const scope = call.secretContext?.scope as ExprScope | undefined;
+  const v1 = secrets && expressions.some((e) => V1_SECRETS.test(e));
+  return {
+    data: call.secretContext?.data ?? null,
+    scope: v1 ? { ...scope, variables: { ...(scope?.variables ?? {}), secrets: secrets as Json } } : scope,
+  };
 }
 
 /** The call's arguments with its secret arguments evaluated (and registered for redaction). */
 export async function resolveArguments(call: FunctionCall, secrets: SecretValues, redactor: Redactor): Promise<Json> {
   const expressions = Object.values(call.secretArguments ?? {});
   if (expressions.length === 0) return call.arguments;
-  const { data, scope } = secretScope(call);
+  const { data, scope } = secretScope(call, secrets, expressions);
   for (const name of secretNamesIn(expressions, scope)) redactor.add(secrets[name]);
   const args = await resolveSecretArguments(call.arguments, call.secretArguments, data, scope, secrets as Record<string, Json>);
   for (const pointer of Object.keys(call.secretArguments ?? {})) redactor.add(at(args, pointer));
@@ -44,7 +55,7 @@ export async function resolveArguments(call: FunctionCall, secrets: SecretValues
 /** Evaluates one expression (or literal) that may read `$SECRETS`, registering what it yields. */
 export async function evaluateSecret(expr: Json, call: FunctionCall, secrets: SecretValues, redactor: Redactor): Promise<Json> {
   if (typeof expr !== 'string' || !expr.includes('${')) return expr;
-  const { data, scope } = secretScope(call);
+  const { data, scope } = secretScope(call, secrets, [expr]);
   for (const name of secretNamesIn([expr], scope)) redactor.add(secrets[name]);
   const value = await evaluateWithSecrets(expr, data, scope, secrets as Record<string, Json>);
   redactor.add(value);

@@ -4,23 +4,26 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CallError, httpRequest } from '../../adapters/http/request';
-import { shapeOutput, statusProblem, type ReceivedResponse } from '../../adapters/http/response';
+import { httpRequest } from '../../adapters/http/request';
+import { ConfigurationError, shapeOutput, statusProblem, type Json, type ReceivedResponse } from '../../src/adapter';
+
+/** A secret store as the activity context's `secret` reads it. */
+const store = (values: Record<string, Json>) => ({ secret: (name: string) => values[name], redact: () => undefined });
 
 const res = (status: number, body: string, type = 'application/json'): ReceivedResponse => ({ status, statusText: 'X', headers: { 'content-type': type }, body: new TextEncoder().encode(body) });
 
 test('request: method, query appended, headers lower-cased, JSON body, authentication', () => {
-  const r = httpRequest({ method: 'post', endpoint: { uri: 'http://h/p?a=1', authentication: { basic: { username: 'u', password: 'p' } } }, query: { b: 2, c: null }, headers: { 'X-K': 'v' }, body: { n: 1 } }, {});
+  const r = httpRequest({ method: 'post', endpoint: { uri: 'http://h/p?a=1', authentication: { basic: { username: 'u', password: 'p' } } }, query: { b: 2, c: null }, headers: { 'X-K': 'v' }, body: { n: 1 } }, store({}));
   assert.equal(r.method, 'POST');
   assert.equal(r.url, 'http://h/p?a=1&b=2');
   assert.equal(r.headers['x-k'], 'v');
   assert.equal(r.headers.authorization, `Basic ${Buffer.from('u:p').toString('base64')}`);
   assert.equal(r.headers['content-type'], 'application/json');
   assert.equal(r.body, '{"n":1}');
-  const s = httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { bearer: { use: 'tok' } } } }, { tok: '{"token":"t1"}' });
+  const s = httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { bearer: { use: 'tok' } } } }, store({ tok: '{"token":"t1"}' }));
   assert.equal(s.headers.authorization, 'Bearer t1');
-  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { basic: { use: 'nope' } } } }, {}), CallError);
-  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { oauth2: {} } } }, {}), /not supported yet/);
+  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { basic: { use: 'nope' } } } }, store({})), ConfigurationError);
+  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { oauth2: {} } } }, store({})), /not supported yet/);
 });
 
 test('response: content decoded by content type, raw base-64, the response object; accepted statuses', () => {

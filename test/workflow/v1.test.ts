@@ -47,6 +47,11 @@ before(async () => {
         res.writeHead(200, { 'content-type': 'text/plain' });
         return res.end('plain text');
       }
+      if (req.url === '/echo-fail') {
+        // A careless service that quotes the request's credentials in its error.
+        res.writeHead(500, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ message: `rejected key ${req.headers['x-key']} with ${req.headers.authorization}` }));
+      }
       if (req.url === '/fail') {
         res.writeHead(503, { 'content-type': 'application/json' });
         return res.end('{"message":"busy"}');
@@ -180,6 +185,19 @@ test('authentication: basic by name, secret-based basic, bearer with $secrets; $
   );
   assert.deepEqual(seen.map((s) => s.authorization), [`Basic ${Buffer.from('bob:pw').toString('base64')}`, `Basic ${Buffer.from('ada:lovelace').toString('base64')}`, 'Bearer k-123']);
   assert.equal((out as Record<string, Json>).url, '/c');
+});
+
+test('secrets ($secrets, secret-based authentication) never reach history, even when the service echoes them', async () => {
+  const h = await start(
+    docOf('leaky', [{ leak: { call: 'http', with: { method: 'get', endpoint: { uri: `${base}/echo-fail`, authentication: { basic: { use: 'petCreds' } } }, headers: { 'x-key': '${ $secrets.apiKey }' } } } }], {
+      use: { secrets: ['petCreds', 'apiKey'] },
+    }),
+  );
+  await assert.rejects(h.result(), WorkflowFailedError);
+  const history = JSON.stringify(await h.fetchHistory());
+  const basic = Buffer.from('ada:lovelace').toString('base64');
+  for (const secret of ['k-123', 'lovelace', basic]) assert.ok(!history.includes(secret), `history holds ${secret}`);
+  assert.match(history, /rejected key \[redacted\] with \[redacted\]/);
 });
 
 test('call <activity>:<version>@default reaches a custom adapter on its queue', async () => {
