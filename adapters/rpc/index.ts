@@ -1,0 +1,90 @@
+/**
+ * The RPC adapter: serves `rpc` functions (activity type `sw.rpc`) over gRPC, spec 0.8 "Using
+ * Functions for RPC Service Invocations". `operation` is `<proto file URI>#<service>#<method>`;
+ * the service's address is the function's `metadata.address` (`host:port`, `grpcs://host:port`
+ * for TLS): a proto file does not say where its service runs. The action's `arguments` are the
+ * request message; the result is the response message (a server-streaming method: the array of
+ * the messages it sent). Written with the public adapter SDK only (`swflow/adapter`).
+ *
+ *   const worker = await createAdapterWorker({ adapters: [rpcAdapter({ baseDirs: ['./workflows'] })] });
+ *
+ * Auth: the invocation auth's headers travel as metadata (`authorization: Bearer …` / `Basic …`;
+ * an OAuth2 token is fetched once more on UNAUTHENTICATED). Failures: a gRPC status fails the
+ * call with its name as the code (`NOT_FOUND`, `UNAVAILABLE` when nothing listens, ...);
+ * a definition that cannot work (no such file, service, method, field; no address) is a
+ * non-retryable `OperationError`; a proto file that cannot be fetched now, `OperationUnavailable`.
+ */
+import type { ServiceError } from '@grpc/grpc-js';
+import { AdapterError, BUILTIN_ADAPTER, defineAdapter, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { describeCall, GrpcStatus, invoke, metadataOf, rpcFailure, type RpcTarget } from './call';
+import { requestMessage } from './message';
+import { DocumentUnavailable, OperationError, resolveMethod, type FetchText } from './proto';
+
+export { closeRpcChannels, statusName } from './call';
+
+export interface RpcAdapterOptions {
+  /** Where relative proto file references are looked up (the definition folders). Default: cwd. */
+  baseDirs?: string[];
+}
+
+/** The activity type of `rpc` functions. */
+export const RPC_ACTIVITY = `${BUILTIN_ADAPTER}.rpc`;
+
+/** The function's `metadata.address`. */
+export function targetOf(fn: ActivityContext['function']): RpcTarget {
+  const raw = fn.metadata?.address;
+  if (typeof raw !== 'string' || !raw.trim()) {
+    throw new OperationError(`function "${fn.name}" has no metadata.address: give the gRPC service's "host:port" (or "grpcs://host:port" for TLS)`);
+  }
+  const m = /^(grpcs?):\/\/(.+)$/i.exec(raw.trim());
+  return m ? { address: m[2]!, tls: m[1]!.toLowerCase() === 'grpcs' } : { address: raw.trim(), tls: false };
+}
+
+/** A proto file over http(s), with the resource auth (else the invocation auth). */
+function fetchText(ctx: ActivityContext): FetchText {
+  return async (url) => {
+    try {
+      const { body } = await ctx.http({ method: 'GET', url }, { auth: ctx.resourceAuth ?? ctx.auth });
+      return typeof body === 'string' ? body : JSON.stringify(body);
+    } catch (err) {
+      const status = Number((err as { code?: unknown }).code);
+      const message = `proto file ${url}: ${(err as Error).message}`;
+      throw status >= 400 && status < 500 ? new OperationError(message) : new DocumentUnavailable(message);
+    }
+  };
+}
+
+/** Calls the gRPC method of an rpc function with the call's arguments as the request message. */
+export async function invokeRpc(args: Json, ctx: ActivityContext, opts: RpcAdapterOptions = {}): Promise<Json> {
+  const where = ctx.function.operation;
+  try {
+    const method = await resolveMethod(where, opts.baseDirs ?? [process.cwd()], fetchText(ctx));
+    const target = targetOf(ctx.function);
+    const request = requestMessage(method.requestType, args);
+    const describe = describeCall(method, target);
+    const send = async () => invoke(method, target, request, metadataOf((await ctx.auth?.headers()) ?? {}), ctx.signal);
+    try {
+      return await send().catch(async (err: ServiceError) => {
+        // An OAuth2 token the service no longer takes: once more with a new one.
+        if (err.code === GrpcStatus.UNAUTHENTICATED && ctx.auth && (await ctx.auth.refresh())) return send();
+        throw err;
+      });
+    } catch (err) {
+      if (typeof (err as ServiceError).code === 'number') throw rpcFailure(err as ServiceError, describe);
+      throw err;
+    }
+  } catch (err) {
+    if (err instanceof OperationError) throw new AdapterError(ErrorCodes.OperationError, `${where}: ${err.message}`, { nonRetryable: true });
+    if (err instanceof DocumentUnavailable) throw new AdapterError(ErrorCodes.OperationUnavailable, `${where}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The RPC adapter (activity `sw.rpc`), reading proto files relative to `baseDirs`. */
+export function rpcAdapter(opts: RpcAdapterOptions = {}): Adapter {
+  return defineAdapter({
+    name: BUILTIN_ADAPTER,
+    description: 'gRPC unary and server-streaming calls (type: rpc)',
+    activities: { rpc: (args: Json, ctx: ActivityContext) => invokeRpc(args, ctx, opts) },
+  });
+}
