@@ -8,10 +8,10 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { MethodDefinition } from '@grpc/grpc-js';
 import { fromJSON, type PackageDefinition } from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
+import { isHttpUrl as isUrl, locateDocument } from '../../src/adapter';
 
 /** A definition problem (missing file, unknown service or method, a misspelt argument): retrying cannot help. */
 export class OperationError extends Error {
@@ -53,7 +53,6 @@ interface LoadedProto {
 export type FetchText = (url: string) => Promise<string>;
 
 const cache = new Map<string, Promise<LoadedProto>>();
-const isUrl = (s: string) => /^https?:\/\//i.test(s);
 
 /** Splits `<proto>#<service>#<method>`. */
 export function splitOperation(operation: string): { document: string; service: string; method: string } {
@@ -61,24 +60,6 @@ export function splitOperation(operation: string): { document: string; service: 
   if (parts.length !== 3 || parts.some((p) => !p)) throw new OperationError(`operation "${operation}" is not "<proto file URI>#<service>#<method>"`);
   const [document, service, method] = parts as [string, string, string];
   return { document, service, method };
-}
-
-/**
- * Where a proto file is: http(s) URLs as they are; files relative to `baseDirs` (the definition
- * folders); `file://dir/x.proto`, as the spec's examples write it, is the relative `dir/x.proto`.
- */
-export function locate(document: string, baseDirs: string[]): string {
-  if (isUrl(document)) return document;
-  let path = document;
-  if (/^file:/i.test(document)) {
-    const url = new URL(document);
-    path = url.host && url.host !== 'localhost' ? `${url.host}${decodeURIComponent(url.pathname)}` : fileURLToPath(url);
-  }
-  if (isAbsolute(path)) return path;
-  const candidates = baseDirs.map((dir) => resolve(dir, path));
-  const found = candidates.find((c) => existsSync(c));
-  if (!found) throw new OperationError(`proto file "${document}" not found (looked for ${candidates.join(', ') || path})`);
-  return found;
 }
 
 async function load(location: string, baseDirs: string[], fetchText: FetchText): Promise<LoadedProto> {
@@ -138,5 +119,5 @@ export function findMethod({ root, services, location }: LoadedProto, service: s
 /** `operation` of an rpc function → the method it names. */
 export async function resolveMethod(operation: string, baseDirs: string[], fetchText: FetchText): Promise<RpcMethod> {
   const { document, service, method } = splitOperation(operation);
-  return findMethod(await loadProto(locate(document, baseDirs), baseDirs, fetchText), service, method);
+  return findMethod(await loadProto(locateDocument(document, baseDirs, 'proto file'), baseDirs, fetchText), service, method);
 }

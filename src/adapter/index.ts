@@ -19,6 +19,7 @@ export { AdapterError, ErrorCodes, isAdapterError, networkFailure, type AdapterE
 export { createAdapterWorker, runAdapterWorker, loadAdapters, type AdapterWorkerOptions } from './worker';
 export { callInterceptor, functionCallOf } from './call';
 export { adapterActivities, adapterServices, serveCall, callSite, type AdapterServices, type CallActivity } from './activities';
+export { isHttpUrl, locateDocument } from './documents';
 export { callHttp, describeRequest, readAnswer, sendHttp, type HttpAnswer, type HttpOptions, type HttpRequest } from './http';
 export { type Auth, TokenCache } from './auth';
 export { Redactor, REDACTED, MIN_SECRET_LENGTH } from './redact';

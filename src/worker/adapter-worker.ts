@@ -1,6 +1,6 @@
 /**
  * The built-in adapter worker: serves the function types swflow implements itself (REST, GraphQL,
- * OData, gRPC) on `swflow-adapters`, the queue of every function without `metadata.worker`, plus any user
+ * OData, gRPC, AsyncAPI) on `swflow-adapters`, the queue of every function without `metadata.worker`, plus any user
  * adapters given (`swflow adapters --module <file>`). Built with the public adapter SDK
  * (src/adapter): a new protocol adapter is one more entry in {@link builtinAdapters}. The 1.0 `call: http` and
  * `call: openapi` activities (adapters/http) are served beside them as plain activities until they
@@ -14,6 +14,7 @@ import { restAdapter } from '../../adapters/rest';
 import { graphqlAdapter } from '../../adapters/graphql';
 import { odataAdapter } from '../../adapters/odata';
 import { rpcAdapter } from '../../adapters/rpc';
+import { asyncapiAdapter } from '../../adapters/asyncapi';
 import { createHttpActivities } from '../../adapters/http';
 import { autoHeartbeat } from './heartbeat';
 
@@ -40,6 +41,7 @@ export function builtinAdapters(opts: { baseDirs?: string[] } = {}): sdk.Adapter
     graphqlAdapter(),
     odataAdapter(),
     rpcAdapter({ baseDirs: opts.baseDirs }),
+    asyncapiAdapter({ baseDirs: opts.baseDirs }),
   ];
 }
 

@@ -1,0 +1,36 @@
+/**
+ * Where a function's document is — the OpenAPI document of a `rest` function, the proto file of
+ * an `rpc` one, the AsyncAPI document of an `asyncapi` one: an http(s) URL as it is, a file in
+ * the definition folders. Every adapter that reads such a document finds it the same way.
+ */
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AdapterError, ErrorCodes } from './errors';
+
+/** Whether a document reference is an http(s) URL. */
+export function isHttpUrl(document: string): boolean {
+  return /^https?:\/\//i.test(document);
+}
+
+/**
+ * Where a document reference points: http(s) URLs as they are; absolute paths as they are; other
+ * files relative to `baseDirs` (the definition folders), the first that has it.
+ * `file://myapis/x.json`, as the spec's examples write it, is read as the relative path
+ * `myapis/x.json`. A file in none of them is a non-retryable `OperationError`.
+ *
+ * @param kind what the document is, for the message (`OpenAPI document`, `proto file`, ...)
+ */
+export function locateDocument(document: string, baseDirs: string[], kind = 'document'): string {
+  if (isHttpUrl(document)) return document;
+  let path = document;
+  if (/^file:/i.test(document)) {
+    const url = new URL(document);
+    path = url.host && url.host !== 'localhost' ? `${url.host}${decodeURIComponent(url.pathname)}` : fileURLToPath(url);
+  }
+  if (isAbsolute(path)) return path;
+  const candidates = baseDirs.map((dir) => resolve(dir, path));
+  const found = candidates.find((c) => existsSync(c));
+  if (!found) throw new AdapterError(ErrorCodes.OperationError, `${kind} "${document}" not found (looked for ${candidates.join(', ') || path})`, { nonRetryable: true });
+  return found;
+}
