@@ -6,7 +6,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ import { findOperation, loadDocument } from '../../adapters/asyncapi/document';
 import { channelAddress } from '../../adapters/asyncapi/message';
 import { assertNoSecrets } from '../helpers/leaks';
 import { startMqttBroker, type MqttBroker } from '../helpers/mqtt-broker';
+import { CORPUS } from '../dsl/corpus-lib';
 import { adapterHarness, failureText, type AdapterHarness } from './harness';
 
 const SECRETS = { MQTT_PASSWORD: 'mqtt-pw-3e3e3e', WRONG_PASSWORD: 'not-the-pw-8a8a', HOOK_TOKEN: 'hook-bearer-1f1f1f' };
@@ -126,6 +127,15 @@ test('the document: direction from the workflow side (2.x publish and 3.x send a
   assert.equal(channelAddress('light/{id}/dim', { id: 'a b' }), 'light/a%20b/dim');
   assert.equal(channelAddress('light/{id}/status', {}, '+'), 'light/+/status');
   assert.throws(() => channelAddress('light/{id}/dim', {}), /the channel "light\/\{id\}\/dim" needs the argument "id"/);
+});
+
+test("the corpus' AsyncAPI 3.0 document (Kogito's asyncPublisher): refused for its id, which is not a URI; with one, its Kafka server is not spoken here", async () => {
+  const kogito = join(CORPUS, 'kogito', 'specs', 'asyncAPI.yaml');
+  await assert.rejects(loadDocument(kogito, async () => ''), /asyncAPI\.yaml is not a valid AsyncAPI document: "id" property must match format "uri" \(at id\)/);
+  const fixed = join(dir, 'kogito-asyncAPI.yaml');
+  writeFileSync(fixed, readFileSync(kogito, 'utf8').replace(/^id: oneConsumer$/m, 'id: urn:oneConsumer'));
+  const doc = await loadDocument(fixed, async () => '');
+  assert.throws(() => findOperation(doc, 'sendWait', fixed), /operation "sendWait" has no server with a protocol the asyncapi adapter speaks .*; its servers: production \(kafka\)/);
 });
 
 // ---- through the interpreter ----------------------------------------------------------------
