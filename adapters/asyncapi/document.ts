@@ -11,15 +11,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { AsyncAPIDocumentInterface, OperationInterface, Parser, ServerInterface } from '@asyncapi/parser';
-import { isHttpUrl } from '../../src/adapter';
-
-/** A definition problem (unknown operation, unsupported protocol, a broken document): retrying cannot help. */
-export class OperationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OperationError';
-  }
-}
+import { isHttpUrl, loadOnce, operationError, type AdapterError } from '../../src/adapter';
 
 /** The protocols this adapter speaks (AsyncAPI's protocol names). */
 export const PROTOCOLS = ['mqtt', 'mqtts', 'secure-mqtt', 'http', 'https'] as const;
@@ -41,13 +33,12 @@ export interface AsyncOperation {
 /** Reads a document over http(s) with the resource auth. */
 export type FetchText = (url: string) => Promise<string>;
 
-const cache = new Map<string, Promise<AsyncAPIDocumentInterface>>();
 let parser: Parser | undefined;
 
 /** Splits `doc#operationId`. */
 export function splitOperation(operation: string): { document: string; operationId: string } {
   const hash = operation.lastIndexOf('#');
-  if (hash <= 0 || hash === operation.length - 1) throw new OperationError(`operation "${operation}" is not "<AsyncAPI document URI>#<operationId>"`);
+  if (hash <= 0 || hash === operation.length - 1) throw operationError(`operation "${operation}" is not "<AsyncAPI document URI>#<operationId>"`);
   return { document: operation.slice(0, hash), operationId: operation.slice(hash + 1) };
 }
 
@@ -58,21 +49,13 @@ async function load(location: string, fetchText: FetchText): Promise<AsyncAPIDoc
   const { document, diagnostics } = await parser.parse(text, { source: location });
   if (!document) {
     const errors = diagnostics.filter((d) => d.severity === 0).map((d) => `${d.message}${d.path.length ? ` (at ${d.path.join('.')})` : ''}`);
-    throw new OperationError(`${location} is not a valid AsyncAPI document: ${errors.slice(0, 5).join('; ') || 'the parser refused it'}`);
+    throw operationError(`${location} is not a valid AsyncAPI document: ${errors.slice(0, 5).join('; ') || 'the parser refused it'}`);
   }
   return document;
 }
 
 /** Parses a document once per location (a failed parse is tried again next time). */
-export function loadDocument(location: string, fetchText: FetchText): Promise<AsyncAPIDocumentInterface> {
-  let p = cache.get(location);
-  if (!p) {
-    p = load(location, fetchText);
-    cache.set(location, p);
-    p.catch(() => cache.delete(location));
-  }
-  return p;
-}
+export const loadDocument: (location: string, fetchText: FetchText) => Promise<AsyncAPIDocumentInterface> = loadOnce(load);
 
 /** A server's URL, its `{variables}` replaced by their defaults, with the protocol as the scheme when it has none; no trailing slash. */
 function serverUrl(server: ServerInterface): string {
@@ -88,7 +71,7 @@ function chooseServer(op: OperationInterface, wanted: string | undefined, locati
   const describe = servers.map((s) => `${s.id()} (${s.protocol()})`).join(', ') || 'none';
   if (wanted) {
     const server = servers.find((s) => s.id() === wanted);
-    if (!server) throw new OperationError(`${location}: operation "${op.id()}" has no server "${wanted}" (metadata.server); its servers: ${describe}`);
+    if (!server) throw operationError(`${location}: operation "${op.id()}" has no server "${wanted}" (metadata.server); its servers: ${describe}`);
     if (!(PROTOCOLS as readonly string[]).includes(server.protocol())) throw unsupported(op, describe, location);
     return server;
   }
@@ -97,8 +80,8 @@ function chooseServer(op: OperationInterface, wanted: string | undefined, locati
   return server;
 }
 
-function unsupported(op: OperationInterface, servers: string, location: string): OperationError {
-  return new OperationError(`${location}: operation "${op.id()}" has no server with a protocol the asyncapi adapter speaks (${PROTOCOLS.join(', ')}); its servers: ${servers}`);
+function unsupported(op: OperationInterface, servers: string, location: string): AdapterError {
+  return operationError(`${location}: operation "${op.id()}" has no server with a protocol the asyncapi adapter speaks (${PROTOCOLS.join(', ')}); its servers: ${servers}`);
 }
 
 /** The bindings of the operation, over the channel's, for one protocol. */
@@ -113,11 +96,11 @@ export function findOperation(doc: AsyncAPIDocumentInterface, operationId: strin
   const op = doc.operations().all().find((o) => o.id() === operationId);
   if (!op) {
     const ids = doc.operations().all().map((o) => o.id()).filter(Boolean);
-    throw new OperationError(`${location} has no operation "${operationId}"; its operations: ${ids.join(', ') || 'none'}`);
+    throw operationError(`${location} has no operation "${operationId}"; its operations: ${ids.join(', ') || 'none'}`);
   }
   const channel = op.channels().all()[0];
   const address = channel?.address();
-  if (!address) throw new OperationError(`${location}: operation "${operationId}" has no channel address`);
+  if (!address) throw operationError(`${location}: operation "${operationId}" has no channel address`);
   const server = chooseServer(op, wantedServer, location);
   const message = op.messages().all()[0];
   return {

@@ -24,8 +24,8 @@
  * (`ConnectionRefused`, ...); a broker that refuses the credentials is `NotAuthorized`, another
  * refusal `BrokerRefused`; an HTTP status ≥ 400 is its code.
  */
-import { AdapterError, BUILTIN_ADAPTER, defineAdapter, ErrorCodes, locateDocument, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
-import { OperationError, resolveOperation, type AsyncOperation, type FetchText } from './document';
+import { BUILTIN_ADAPTER, defineAdapter, locateDocument, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { resolveOperation, type AsyncOperation, type FetchText } from './document';
 import { channelAddress, decodePayload, encodePayload } from './message';
 import { publish, receive, type MqttCall } from './mqtt';
 
@@ -98,15 +98,10 @@ function published(op: AsyncOperation, channel: string): Published {
 
 /** Sends or receives the message of an asyncapi function's operation. */
 export async function invokeAsyncApi(args: Json, ctx: ActivityContext, opts: AsyncApiAdapterOptions = {}): Promise<Json> {
-  const where = ctx.function.operation;
-  try {
-    const server = ctx.function.metadata?.server;
-    const op = await resolveOperation(where, (doc) => locateDocument(doc, opts.baseDirs ?? [process.cwd()], 'AsyncAPI document'), fetchText(ctx), typeof server === 'string' ? server : undefined);
-    return /^https?$/.test(op.server.protocol) ? await overHttp(op, args, ctx) : await overMqtt(op, args, ctx);
-  } catch (err) {
-    if (err instanceof OperationError) throw new AdapterError(ErrorCodes.OperationError, `${where}: ${err.message}`, { nonRetryable: true });
-    throw err;
-  }
+  const server = ctx.function.metadata?.server;
+  const locate = (doc: string) => locateDocument(doc, opts.baseDirs ?? [process.cwd()], 'AsyncAPI document');
+  const op = await resolveOperation(ctx.function.operation, locate, fetchText(ctx), typeof server === 'string' ? server : undefined);
+  return /^https?$/.test(op.server.protocol) ? overHttp(op, args, ctx) : overMqtt(op, args, ctx);
 }
 
 /** The AsyncAPI adapter (activity `sw.asyncapi`), reading documents relative to `baseDirs`. */

@@ -4,8 +4,7 @@
  * takes the argument of the same name, which stays in the payload too. Received messages are
  * read back by their content type.
  */
-import type { Json } from '../../src/adapter';
-import { OperationError } from './document';
+import { operationError, type Json } from '../../src/adapter';
 
 const isJson = (contentType: string) => /(^|\/|\+)json\b/i.test(contentType);
 
@@ -35,7 +34,7 @@ export function channelAddress(template: string, args: Json, wildcard?: string):
     const v = values[name];
     if (v === undefined || v === null) {
       if (wildcard !== undefined) return wildcard;
-      throw new OperationError(`the channel "${template}" needs the argument "${name}"`);
+      throw operationError(`the channel "${template}" needs the argument "${name}"`);
     }
     return encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v));
   });

@@ -15,10 +15,10 @@
  * non-retryable `OperationError`; a proto file that cannot be fetched now, `OperationUnavailable`.
  */
 import type { ServiceError } from '@grpc/grpc-js';
-import { AdapterError, BUILTIN_ADAPTER, defineAdapter, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { AdapterError, BUILTIN_ADAPTER, defineAdapter, ErrorCodes, operationError, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
 import { describeCall, GrpcStatus, invoke, metadataOf, rpcFailure, type RpcTarget } from './call';
 import { requestMessage } from './message';
-import { DocumentUnavailable, OperationError, resolveMethod, type FetchText } from './proto';
+import { resolveMethod, type FetchText } from './proto';
 
 export { closeRpcChannels, statusName } from './call';
 
@@ -34,7 +34,7 @@ export const RPC_ACTIVITY = `${BUILTIN_ADAPTER}.rpc`;
 export function targetOf(fn: ActivityContext['function']): RpcTarget {
   const raw = fn.metadata?.address;
   if (typeof raw !== 'string' || !raw.trim()) {
-    throw new OperationError(`function "${fn.name}" has no metadata.address: give the gRPC service's "host:port" (or "grpcs://host:port" for TLS)`);
+    throw operationError(`function "${fn.name}" has no metadata.address: give the gRPC service's "host:port" (or "grpcs://host:port" for TLS)`);
   }
   const m = /^(grpcs?):\/\/(.+)$/i.exec(raw.trim());
   return m ? { address: m[2]!, tls: m[1]!.toLowerCase() === 'grpcs' } : { address: raw.trim(), tls: false };
@@ -49,33 +49,25 @@ function fetchText(ctx: ActivityContext): FetchText {
     } catch (err) {
       const status = Number((err as { code?: unknown }).code);
       const message = `proto file ${url}: ${(err as Error).message}`;
-      throw status >= 400 && status < 500 ? new OperationError(message) : new DocumentUnavailable(message);
+      throw status >= 400 && status < 500 ? operationError(message) : new AdapterError(ErrorCodes.OperationUnavailable, message);
     }
   };
 }
 
 /** Calls the gRPC method of an rpc function with the call's arguments as the request message. */
 export async function invokeRpc(args: Json, ctx: ActivityContext, opts: RpcAdapterOptions = {}): Promise<Json> {
-  const where = ctx.function.operation;
+  const method = await resolveMethod(ctx.function.operation, opts.baseDirs ?? [process.cwd()], fetchText(ctx));
+  const target = targetOf(ctx.function);
+  const request = requestMessage(method.requestType, args);
+  const send = async () => invoke(method, target, request, metadataOf((await ctx.auth?.headers()) ?? {}), ctx.signal);
   try {
-    const method = await resolveMethod(where, opts.baseDirs ?? [process.cwd()], fetchText(ctx));
-    const target = targetOf(ctx.function);
-    const request = requestMessage(method.requestType, args);
-    const describe = describeCall(method, target);
-    const send = async () => invoke(method, target, request, metadataOf((await ctx.auth?.headers()) ?? {}), ctx.signal);
-    try {
-      return await send().catch(async (err: ServiceError) => {
-        // An OAuth2 token the service no longer takes: once more with a new one.
-        if (err.code === GrpcStatus.UNAUTHENTICATED && ctx.auth && (await ctx.auth.refresh())) return send();
-        throw err;
-      });
-    } catch (err) {
-      if (typeof (err as ServiceError).code === 'number') throw rpcFailure(err as ServiceError, describe);
+    return await send().catch(async (err: ServiceError) => {
+      // An OAuth2 token the service no longer takes: once more with a new one.
+      if (err.code === GrpcStatus.UNAUTHENTICATED && ctx.auth && (await ctx.auth.refresh())) return send();
       throw err;
-    }
+    });
   } catch (err) {
-    if (err instanceof OperationError) throw new AdapterError(ErrorCodes.OperationError, `${where}: ${err.message}`, { nonRetryable: true });
-    if (err instanceof DocumentUnavailable) throw new AdapterError(ErrorCodes.OperationUnavailable, `${where}: ${err.message}`);
+    if (typeof (err as ServiceError).code === 'number') throw rpcFailure(err as ServiceError, describeCall(method, target));
     throw err;
   }
 }

@@ -5,15 +5,14 @@
  * (`innerHello` for `inner_hello`) are accepted beside the .proto's own.
  */
 import protobuf from 'protobufjs';
-import type { Json } from '../../src/adapter';
-import { OperationError } from './proto';
+import { operationError, type Json } from '../../src/adapter';
 
 const isObject = (v: unknown): v is Record<string, Json> => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
 
 /** The request message for `args` (field names as the .proto writes them); a name the type does not have is an OperationError. */
 export function requestMessage(type: protobuf.Type, args: Json, path = ''): Record<string, Json> {
   if (args === null || args === undefined) return {};
-  if (!isObject(args)) throw new OperationError(`the arguments${path ? ` at ${path}` : ''} must be an object (message ${type.fullName.slice(1)}), got ${JSON.stringify(args)}`);
+  if (!isObject(args)) throw operationError(`the arguments${path ? ` at ${path}` : ''} must be an object (message ${type.fullName.slice(1)}), got ${JSON.stringify(args)}`);
   // Google's well-known types (Struct, Value, Timestamp as JSON...) are protobufjs' business.
   if (type.fullName.startsWith('.google.protobuf.')) return args;
   const out: Record<string, Json> = {};
@@ -21,7 +20,7 @@ export function requestMessage(type: protobuf.Type, args: Json, path = ''): Reco
     const field = type.fields[key] ?? type.fieldsArray.find((f) => protobuf.util.camelCase(f.name) === key);
     if (!field) {
       const known = type.fieldsArray.map((f) => f.name).join(', ') || 'none';
-      throw new OperationError(`message ${type.fullName.slice(1)} has no field "${key}"${path ? ` (at ${path})` : ''}; its fields: ${known}`);
+      throw operationError(`message ${type.fullName.slice(1)} has no field "${key}"${path ? ` (at ${path})` : ''}; its fields: ${known}`);
     }
     out[field.name] = nested(field, value, `${path}${path ? '.' : ''}${field.name}`);
   }

@@ -11,23 +11,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { MethodDefinition } from '@grpc/grpc-js';
 import { fromJSON, type PackageDefinition } from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
-import { isHttpUrl as isUrl, locateDocument } from '../../src/adapter';
-
-/** A definition problem (missing file, unknown service or method, a misspelt argument): retrying cannot help. */
-export class OperationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OperationError';
-  }
-}
-
-/** A proto file that could not be fetched now (network, 5xx): it may be there next time. */
-export class DocumentUnavailable extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DocumentUnavailable';
-  }
-}
+import { isAdapterError, isHttpUrl as isUrl, loadOnce, locateDocument, operationError } from '../../src/adapter';
 
 /** How messages become JSON: field names as the .proto writes them, 64-bit integers and enums as strings, bytes as base64, every field present. */
 export const MESSAGE_OPTIONS = { keepCase: true, longs: String, enums: String, bytes: String, defaults: true, oneofs: true } as const;
@@ -49,15 +33,14 @@ interface LoadedProto {
   location: string;
 }
 
-/** Reads a proto file over http(s), with the resource auth; throws DocumentUnavailable or OperationError. */
+/** Reads a proto file over http(s), with the resource auth; throws an AdapterError (OperationError, OperationUnavailable). */
 export type FetchText = (url: string) => Promise<string>;
 
-const cache = new Map<string, Promise<LoadedProto>>();
 
 /** Splits `<proto>#<service>#<method>`. */
 export function splitOperation(operation: string): { document: string; service: string; method: string } {
   const parts = operation.split('#');
-  if (parts.length !== 3 || parts.some((p) => !p)) throw new OperationError(`operation "${operation}" is not "<proto file URI>#<service>#<method>"`);
+  if (parts.length !== 3 || parts.some((p) => !p)) throw operationError(`operation "${operation}" is not "<proto file URI>#<service>#<method>"`);
   const [document, service, method] = parts as [string, string, string];
   return { document, service, method };
 }
@@ -80,8 +63,8 @@ async function load(location: string, baseDirs: string[], fetchText: FetchText):
   try {
     await root.load(location, { keepCase: true });
   } catch (err) {
-    if (err instanceof DocumentUnavailable || err instanceof OperationError) throw err;
-    throw new OperationError(`proto file ${location}: ${(err as Error).message}`);
+    if (isAdapterError(err)) throw err;
+    throw operationError(`proto file ${location}: ${(err as Error).message}`);
   }
   // proto-loader makes grpc-js's method definitions (serializers with MESSAGE_OPTIONS) from the parsed root.
   const services = fromJSON(root.toJSON() as Parameters<typeof fromJSON>[0], MESSAGE_OPTIONS);
@@ -89,15 +72,7 @@ async function load(location: string, baseDirs: string[], fetchText: FetchText):
 }
 
 /** Loads a proto file once per location (a failed load is tried again next time). */
-export function loadProto(location: string, baseDirs: string[], fetchText: FetchText): Promise<LoadedProto> {
-  let p = cache.get(location);
-  if (!p) {
-    p = load(location, baseDirs, fetchText);
-    cache.set(location, p);
-    p.catch(() => cache.delete(location));
-  }
-  return p;
-}
+export const loadProto: (location: string, baseDirs: string[], fetchText: FetchText) => Promise<LoadedProto> = loadOnce(load);
 
 /** The method `service` (`Greeter` or `greeting.Greeter`) / `method` of a loaded proto file. */
 export function findMethod({ root, services, location }: LoadedProto, service: string, method: string): RpcMethod {
@@ -105,14 +80,14 @@ export function findMethod({ root, services, location }: LoadedProto, service: s
   const matches = names.filter((name) => name === service || name.endsWith(`.${service}`));
   if (matches.length !== 1) {
     const why = matches.length ? `is ambiguous (${matches.join(', ')}): write the full name` : `is not there`;
-    throw new OperationError(`${location}: service "${service}" ${why}; its services: ${names.join(', ') || 'none'}`);
+    throw operationError(`${location}: service "${service}" ${why}; its services: ${names.join(', ') || 'none'}`);
   }
   const full = matches[0]!;
   const svc = root.lookupService(full);
   const m = svc.methods[method];
   const definition = (services[full] as Record<string, MethodDefinition<object, object>>)[method];
-  if (!m || !definition) throw new OperationError(`${location}: service ${full} has no method "${method}"; its methods: ${Object.keys(svc.methods).join(', ')}`);
-  if (m.requestStream) throw new OperationError(`${location}: ${full}/${method} streams its requests; only unary and server-streaming methods can be called`);
+  if (!m || !definition) throw operationError(`${location}: service ${full} has no method "${method}"; its methods: ${Object.keys(svc.methods).join(', ')}`);
+  if (m.requestStream) throw operationError(`${location}: ${full}/${method} streams its requests; only unary and server-streaming methods can be called`);
   return { service: full, method, definition, requestType: m.resolvedRequestType!, document: location };
 }
 

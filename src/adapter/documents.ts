@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AdapterError, ErrorCodes } from './errors';
+import { operationError } from './errors';
 
 /** Whether a document reference is an http(s) URL. */
 export function isHttpUrl(document: string): boolean {
@@ -31,6 +31,24 @@ export function locateDocument(document: string, baseDirs: string[], kind = 'doc
   if (isAbsolute(path)) return path;
   const candidates = baseDirs.map((dir) => resolve(dir, path));
   const found = candidates.find((c) => existsSync(c));
-  if (!found) throw new AdapterError(ErrorCodes.OperationError, `${kind} "${document}" not found (looked for ${candidates.join(', ') || path})`, { nonRetryable: true });
+  if (!found) throw operationError(`${kind} "${document}" not found (looked for ${candidates.join(', ') || path})`);
   return found;
+}
+
+/**
+ * `load`, once per key for the worker's lifetime (concurrent calls share one load); a load that
+ * fails is tried again by the next call. For the documents an adapter reads (a proto file, an
+ * AsyncAPI document): they are read on a function's first call, not at every call.
+ */
+export function loadOnce<A extends unknown[], T>(load: (key: string, ...rest: A) => Promise<T>): (key: string, ...rest: A) => Promise<T> {
+  const cache = new Map<string, Promise<T>>();
+  return (key, ...rest) => {
+    let p = cache.get(key);
+    if (!p) {
+      p = load(key, ...rest);
+      cache.set(key, p);
+      p.catch(() => cache.delete(key));
+    }
+    return p;
+  };
 }
