@@ -26,6 +26,8 @@ const SECRETS = { MQTT_PASSWORD: 'mqtt-pw-3e3e3e', WRONG_PASSWORD: 'not-the-pw-8
 let broker: MqttBroker;
 const packets: { topic: string; payload: string; qos: number; retain: boolean; user?: string }[] = [];
 let http: Server;
+let httpBase: string;
+let streetlightsYaml: string;
 const posted: { method: string; path: string; body: string; contentType?: string; authorization?: string }[] = [];
 let dir: string;
 let h: AdapterHarness;
@@ -84,6 +86,10 @@ before(async () => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
+      if (req.url === '/docs/streetlights.yaml') {
+        if (req.headers.authorization !== `Bearer ${SECRETS.HOOK_TOKEN}`) return res.writeHead(401).end();
+        return res.writeHead(200, { 'content-type': 'application/yaml' }).end(streetlightsYaml);
+      }
       posted.push({ method: req.method!, path: req.url!, body, contentType: req.headers['content-type'], authorization: req.headers.authorization });
       if (req.headers.authorization !== `Bearer ${SECRETS.HOOK_TOKEN}`) return res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"who are you?"}');
       res.writeHead(202).end();
@@ -91,8 +97,10 @@ before(async () => {
   });
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   dir = mkdtempSync(join(tmpdir(), 'swflow-asyncapi-'));
-  writeFileSync(join(dir, 'streetlights.yaml'), stringify(streetlights(broker.url)));
-  writeFileSync(join(dir, 'notifications.yaml'), stringify(notifications(`http://127.0.0.1:${(http.address() as AddressInfo).port}`)));
+  httpBase = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  streetlightsYaml = stringify(streetlights(broker.url));
+  writeFileSync(join(dir, 'streetlights.yaml'), streetlightsYaml);
+  writeFileSync(join(dir, 'notifications.yaml'), stringify(notifications(httpBase)));
   writeFileSync(join(dir, 'broken.yaml'), stringify({ asyncapi: '2.1.0', info: { title: 'no version' }, channels: {} }));
   h = await adapterHarness();
   h.serve(await createAdapterWorker({ connection: h.connection, secrets: SECRETS, baseDirs: [dir] }));
@@ -144,7 +152,8 @@ const AUTH = [
   { name: 'intruder', scheme: 'basic', properties: { username: 'lights', password: '${ $SECRETS.WRONG_PASSWORD }' } },
   { name: 'hooks', scheme: 'bearer', properties: { token: '${ $SECRETS.HOOK_TOKEN }' } },
 ];
-const FUNCTIONS = [
+const FUNCTIONS = () => [
+  { name: 'dimByUrl', type: 'asyncapi', operation: `${httpBase}/docs/streetlights.yaml#dimLight`, authRef: { resource: 'hooks', invocation: 'lights' } },
   { name: 'publishLightMeasurements', type: 'asyncapi', operation: 'file://streetlights.yaml#onLightMeasured' },
   { name: 'dim', type: 'asyncapi', operation: 'streetlights.yaml#dimLight', authRef: 'lights' },
   { name: 'dimIntruder', type: 'asyncapi', operation: 'streetlights.yaml#dimLight', authRef: 'intruder' },
@@ -157,7 +166,7 @@ const FUNCTIONS = [
 ];
 
 function oneState(id: string, actions: unknown[], extra: Record<string, unknown> = {}) {
-  return { id, start: 'Call', secrets: Object.keys(SECRETS), auth: AUTH, functions: FUNCTIONS, states: [{ name: 'Call', type: 'operation', actions, end: true }], ...extra };
+  return { id, start: 'Call', secrets: Object.keys(SECRETS), auth: AUTH, functions: FUNCTIONS(), states: [{ name: 'Call', type: 'operation', actions, end: true }], ...extra };
 }
 
 test("the spec's example: the arguments published as the message on the operation's channel", async () => {
@@ -185,6 +194,13 @@ test('channel parameters from the arguments, QoS and retain from the MQTT bindin
   assert.deepEqual(await result, { channel: 'light/main-st-4/dim' });
   assert.deepEqual(packets.map((p) => [p.topic, JSON.parse(p.payload), p.qos, p.retain]), [['light/main-st-4/dim', { streetlightId: 'main-st-4', level: 30 }, 2, true]]);
   await assertNoSecrets(h.client, workflowId, Object.values(SECRETS), [], false);
+});
+
+test('a document by URL, fetched with the resource auth; the invocation auth for the broker', async () => {
+  packets.length = 0;
+  const { result } = await h.run(oneState('aapiurl', [{ functionRef: { refName: 'dimByUrl', arguments: { streetlightId: 'elm-1', level: 5 } }, actionDataFilter: { results: '${ .published }', toStateData: '${ .ok }' } }]));
+  assert.deepEqual(await result, { ok: true });
+  assert.deepEqual(packets.map((p) => p.topic), ['light/elm-1/dim']);
 });
 
 test('a broker that refuses the credentials: NotAuthorized, matched by onErrors; the password stays out of history', async () => {

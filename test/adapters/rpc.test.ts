@@ -22,7 +22,7 @@ import { freePort } from '../helpers/ports';
 import { adapterHarness, failureText, type AdapterHarness } from './harness';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'rpc');
-const SECRETS = { GREETER_TOKEN: 'greeter-bearer-9c9c', GREETER_PASSWORD: 'greeter-pw-4d4d', SECRET_NAME: 'agent-s3cret-6b6b' };
+const SECRETS = { GREETER_TOKEN: 'greeter-bearer-9c9c', GREETER_PASSWORD: 'greeter-pw-4d4d', SECRET_NAME: 'agent-s3cret-6b6b', CLIENT_SECRET: 'greeter-client-5a5a' };
 
 // ---- the stand-in service -------------------------------------------------------------------
 interface HelloRequest {
@@ -40,6 +40,9 @@ const reply = (r: HelloRequest) => ({
 });
 const serverError = (code: status, details: string) => Object.assign(new Error(details), { code, details });
 
+/** OAuth2 access tokens the token endpoint issued and the service still takes. */
+const issued = new Set<string>();
+let tokenRequests = 0;
 const waiting: { cancelled: Promise<void>; name: string }[] = [];
 const received: { method: string; request: unknown; authorization?: string }[] = [];
 
@@ -60,6 +63,7 @@ const greeter: UntypedServiceImplementation = {
     const authorization = String(call.metadata.get('authorization')[0] ?? '');
     received.push({ method: 'WhoAmI', request: call.request, authorization });
     if (authorization === `Bearer ${SECRETS.GREETER_TOKEN}`) return done(null, { who: 'bearer' });
+    if (issued.has(authorization.replace(/^Bearer /, ''))) return done(null, { who: 'oauth2 client' });
     const basic = /^Basic (.+)$/.exec(authorization)?.[1];
     if (basic && Buffer.from(basic, 'base64').toString() === `greeter:${SECRETS.GREETER_PASSWORD}`) return done(null, { who: 'basic greeter' });
     done(serverError(status.UNAUTHENTICATED, 'who are you?'));
@@ -77,6 +81,7 @@ let grpcServer: Server;
 let address: string;
 let http: HttpServer;
 let protoUrl: string;
+let httpBase: string;
 let h: AdapterHarness;
 
 before(async () => {
@@ -86,11 +91,24 @@ before(async () => {
   const port = await new Promise<number>((resolve, reject) => grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
   address = `127.0.0.1:${port}`;
   http = createHttpServer((req, res) => {
+    if (req.url === '/oauth2/token' && req.method === 'POST') {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const form = Object.fromEntries(new URLSearchParams(body));
+        if (form.client_id !== 'greeter-app' || form.client_secret !== SECRETS.CLIENT_SECRET) return res.writeHead(401).end('{"error":"invalid_client"}');
+        const token = `greeter-tok-${++tokenRequests}-${Math.random().toString(36).slice(2)}`;
+        issued.add(token);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 3600 }));
+      });
+      return;
+    }
     if (req.url === '/protos/greeting.proto') return res.writeHead(200, { 'content-type': 'text/plain' }).end(readFileSync(join(FIXTURES, 'greeting.proto')));
     res.writeHead(404).end();
   });
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  protoUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/protos/greeting.proto`;
+  httpBase = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  protoUrl = `${httpBase}/protos/greeting.proto`;
   h = await adapterHarness();
   h.serve(await createAdapterWorker({ connection: h.connection, secrets: SECRETS, baseDirs: [FIXTURES] }));
 });
@@ -119,6 +137,7 @@ test('the proto file: services by short or full name, arguments checked against 
 
 // ---- through the interpreter ----------------------------------------------------------------
 const AUTH = () => [
+  { name: 'greeterOauth', scheme: 'oauth2', properties: { authority: httpBase, grantType: 'clientCredentials', clientId: 'greeter-app', clientSecret: '${ $SECRETS.CLIENT_SECRET }' } },
   { name: 'greeterBearer', scheme: 'bearer', properties: { token: '${ $SECRETS.GREETER_TOKEN }' } },
   { name: 'greeterBasic', scheme: 'basic', properties: { username: 'greeter', password: '${ $SECRETS.GREETER_PASSWORD }' } },
 ];
@@ -131,6 +150,7 @@ const functions = () => [
   { name: 'wait', type: 'rpc', operation: 'greeting.proto#Greeter#Wait', metadata: { address, 'swflow.heartbeat': 'PT2S' } },
   { name: 'whoBearer', type: 'rpc', operation: 'greeting.proto#Greeter#WhoAmI', metadata: { address }, authRef: 'greeterBearer' },
   { name: 'whoBasic', type: 'rpc', operation: 'greeting.proto#Greeter#WhoAmI', metadata: { address }, authRef: 'greeterBasic' },
+  { name: 'whoOauth', type: 'rpc', operation: 'greeting.proto#Greeter#WhoAmI', metadata: { address }, authRef: 'greeterOauth' },
   { name: 'whoAnonymous', type: 'rpc', operation: 'greeting.proto#Greeter#WhoAmI', metadata: { address } },
   { name: 'sayHelloByUrl', type: 'rpc', operation: `${protoUrl}#Greeter#SayHello`, metadata: { address } },
   { name: 'nobodyHome', type: 'rpc', operation: 'greeting.proto#Greeter#SayHello', metadata: { address: `127.0.0.1:${closedPort}` } },
@@ -213,6 +233,19 @@ test('bearer and basic auth travel as authorization metadata, kept out of the hi
   await assertNoSecrets(h.client, workflowId, Object.values(SECRETS), [], false);
   const anonymous = await h.run(oneState('rpcanon', [{ functionRef: 'whoAnonymous' }]));
   await assert.rejects(anonymous.result, (e: unknown) => /who are you\? \(code UNAUTHENTICATED\)/.test(failureText(e)));
+});
+
+test('an OAuth2 token travels as metadata, cached per worker; on UNAUTHENTICATED a new one is fetched once', async () => {
+  const who = (id: string) => h.run(oneState(id, [{ functionRef: 'whoOauth', actionDataFilter: { results: '${ .who }', toStateData: '${ .who }' } }]));
+  const first = await who('rpcoauth1');
+  assert.deepEqual(await first.result, { who: 'oauth2 client' });
+  assert.equal(tokenRequests, 1);
+  const firstToken = [...issued][0]!;
+  issued.clear(); // the service no longer takes the cached token
+  const second = await who('rpcoauth2');
+  assert.deepEqual(await second.result, { who: 'oauth2 client' });
+  assert.equal(tokenRequests, 2, 'one new token after UNAUTHENTICATED');
+  await assertNoSecrets(h.client, second.workflowId, [...Object.values(SECRETS), firstToken, ...issued], [], false);
 });
 
 test('definition errors are non-retryable OperationErrors: an unknown field, a missing address', async () => {
