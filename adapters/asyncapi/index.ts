@@ -24,8 +24,8 @@
  * (`ConnectionRefused`, ...); a broker that refuses the credentials is `NotAuthorized`, another
  * refusal `BrokerRefused`; an HTTP status ≥ 400 is its code.
  */
-import { BUILTIN_ADAPTER, defineAdapter, locateDocument, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
-import { resolveOperation, type AsyncOperation, type FetchText } from './document';
+import { BUILTIN_ADAPTER, defineAdapter, fetchDocument, locateDocument, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { resolveOperation, type AsyncOperation } from './document';
 import { channelAddress, decodePayload, encodePayload } from './message';
 import { publish, receive, type MqttCall } from './mqtt';
 
@@ -48,14 +48,6 @@ export interface Published {
   channel: string;
   qos?: number;
   status?: number;
-}
-
-/** A document over http(s), with the resource auth (else the invocation auth). */
-function fetchText(ctx: ActivityContext): FetchText {
-  return async (url) => {
-    const { body } = await ctx.http({ method: 'GET', url }, { auth: ctx.resourceAuth ?? ctx.auth });
-    return typeof body === 'string' ? body : JSON.stringify(body);
-  };
 }
 
 /** MQTT credentials from the function's auth. */
@@ -100,7 +92,7 @@ function published(op: AsyncOperation, channel: string): Published {
 export async function invokeAsyncApi(args: Json, ctx: ActivityContext, opts: AsyncApiAdapterOptions = {}): Promise<Json> {
   const server = ctx.function.metadata?.server;
   const locate = (doc: string) => locateDocument(doc, opts.baseDirs ?? [process.cwd()], 'AsyncAPI document');
-  const op = await resolveOperation(ctx.function.operation, locate, fetchText(ctx), typeof server === 'string' ? server : undefined);
+  const op = await resolveOperation(ctx.function.operation, locate, (url) => fetchDocument(ctx, url, 'AsyncAPI document'), typeof server === 'string' ? server : undefined);
   return /^https?$/.test(op.server.protocol) ? overHttp(op, args, ctx) : overMqtt(op, args, ctx);
 }
 

@@ -15,10 +15,10 @@
  * non-retryable `OperationError`; a proto file that cannot be fetched now, `OperationUnavailable`.
  */
 import type { ServiceError } from '@grpc/grpc-js';
-import { AdapterError, BUILTIN_ADAPTER, defineAdapter, ErrorCodes, operationError, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { BUILTIN_ADAPTER, defineAdapter, fetchDocument, operationError, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
 import { describeCall, GrpcStatus, invoke, metadataOf, rpcFailure, type RpcTarget } from './call';
 import { requestMessage } from './message';
-import { resolveMethod, type FetchText } from './proto';
+import { resolveMethod } from './proto';
 
 export { closeRpcChannels, statusName } from './call';
 
@@ -40,23 +40,9 @@ export function targetOf(fn: ActivityContext['function']): RpcTarget {
   return m ? { address: m[2]!, tls: m[1]!.toLowerCase() === 'grpcs' } : { address: raw.trim(), tls: false };
 }
 
-/** A proto file over http(s), with the resource auth (else the invocation auth). */
-function fetchText(ctx: ActivityContext): FetchText {
-  return async (url) => {
-    try {
-      const { body } = await ctx.http({ method: 'GET', url }, { auth: ctx.resourceAuth ?? ctx.auth });
-      return typeof body === 'string' ? body : JSON.stringify(body);
-    } catch (err) {
-      const status = Number((err as { code?: unknown }).code);
-      const message = `proto file ${url}: ${(err as Error).message}`;
-      throw status >= 400 && status < 500 ? operationError(message) : new AdapterError(ErrorCodes.OperationUnavailable, message);
-    }
-  };
-}
-
 /** Calls the gRPC method of an rpc function with the call's arguments as the request message. */
 export async function invokeRpc(args: Json, ctx: ActivityContext, opts: RpcAdapterOptions = {}): Promise<Json> {
-  const method = await resolveMethod(ctx.function.operation, opts.baseDirs ?? [process.cwd()], fetchText(ctx));
+  const method = await resolveMethod(ctx.function.operation, opts.baseDirs ?? [process.cwd()], (url) => fetchDocument(ctx, url, 'proto file'));
   const target = targetOf(ctx.function);
   const request = requestMessage(method.requestType, args);
   const send = async () => invoke(method, target, request, metadataOf((await ctx.auth?.headers()) ?? {}), ctx.signal);

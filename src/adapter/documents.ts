@@ -6,7 +6,8 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { operationError } from './errors';
+import type { ActivityContext } from './define';
+import { AdapterError, ErrorCodes, operationError } from './errors';
 
 /** Whether a document reference is an http(s) URL. */
 export function isHttpUrl(document: string): boolean {
@@ -51,4 +52,20 @@ export function loadOnce<A extends unknown[], T>(load: (key: string, ...rest: A)
     }
     return p;
   };
+}
+
+/**
+ * A document's text over http(s), fetched with the function's resource auth (else its
+ * invocation auth). A 4xx answer is a non-retryable `OperationError` (the document is not there
+ * for these credentials); anything else that fails, `OperationUnavailable` (it may be there next time).
+ */
+export async function fetchDocument(ctx: ActivityContext, url: string, kind = 'document'): Promise<string> {
+  try {
+    const { body } = await ctx.http({ method: 'GET', url }, { auth: ctx.resourceAuth ?? ctx.auth });
+    return typeof body === 'string' ? body : JSON.stringify(body);
+  } catch (err) {
+    const status = Number((err as { code?: unknown }).code);
+    const message = `${kind} ${url}: ${(err as Error).message}`;
+    throw status >= 400 && status < 500 ? operationError(message, err) : new AdapterError(ErrorCodes.OperationUnavailable, message, { cause: err });
+  }
 }

@@ -19,7 +19,7 @@ export { AdapterError, ErrorCodes, isAdapterError, networkFailure, operationErro
 export { createAdapterWorker, runAdapterWorker, loadAdapters, type AdapterWorkerOptions } from './worker';
 export { callInterceptor, functionCallOf } from './call';
 export { adapterActivities, adapterServices, serveCall, callSite, type AdapterServices, type CallActivity } from './activities';
-export { isHttpUrl, loadOnce, locateDocument } from './documents';
+export { fetchDocument, isHttpUrl, loadOnce, locateDocument } from './documents';
 export { callHttp, describeRequest, readAnswer, sendHttp, type HttpAnswer, type HttpOptions, type HttpRequest } from './http';
 export { type Auth, TokenCache } from './auth';
 export { Redactor, REDACTED, MIN_SECRET_LENGTH } from './redact';

@@ -64,10 +64,12 @@ const notifications = (url: string) => ({
   channels: {
     notifications: { address: '/notifications/{team}', parameters: { team: {} }, servers: [{ $ref: '#/servers/hooks' }], messages: { note: { contentType: 'application/json', payload: { type: 'object' } } } },
     audit: { address: 'audit', servers: [{ $ref: '#/servers/kafka' }], messages: { entry: { payload: { type: 'object' } } } },
+    latest: { address: '/notifications/{team}/latest', parameters: { team: {} }, servers: [{ $ref: '#/servers/hooks' }], messages: { note: { contentType: 'application/json', payload: { type: 'object' } } } },
   },
   operations: {
     notify: { action: 'send', channel: { $ref: '#/channels/notifications' }, messages: [{ $ref: '#/channels/notifications/messages/note' }] },
     audit: { action: 'send', channel: { $ref: '#/channels/audit' } },
+    latestNote: { action: 'receive', channel: { $ref: '#/channels/latest' } },
   },
 });
 
@@ -90,8 +92,9 @@ before(async () => {
         if (req.headers.authorization !== `Bearer ${SECRETS.HOOK_TOKEN}`) return res.writeHead(401).end();
         return res.writeHead(200, { 'content-type': 'application/yaml' }).end(streetlightsYaml);
       }
-      posted.push({ method: req.method!, path: req.url!, body, contentType: req.headers['content-type'], authorization: req.headers.authorization });
       if (req.headers.authorization !== `Bearer ${SECRETS.HOOK_TOKEN}`) return res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"who are you?"}');
+      if (req.method === 'GET' && req.url === '/notifications/ops/latest') return res.writeHead(200, { 'content-type': 'application/json' }).end(posted.at(-1)?.body ?? 'null');
+      posted.push({ method: req.method!, path: req.url!, body, contentType: req.headers['content-type'], authorization: req.headers.authorization });
       res.writeHead(202).end();
     });
   });
@@ -159,6 +162,7 @@ const FUNCTIONS = () => [
   { name: 'dimIntruder', type: 'asyncapi', operation: 'streetlights.yaml#dimLight', authRef: 'intruder' },
   { name: 'lightStatus', type: 'asyncapi', operation: 'streetlights.yaml#lightStatus' },
   { name: 'notify', type: 'asyncapi', operation: 'notifications.yaml#notify', authRef: 'hooks' },
+  { name: 'latestNote', type: 'asyncapi', operation: 'notifications.yaml#latestNote', authRef: 'hooks' },
   { name: 'notifyAnonymous', type: 'asyncapi', operation: 'notifications.yaml#notify' },
   { name: 'audit', type: 'asyncapi', operation: 'notifications.yaml#audit' },
   { name: 'typo', type: 'asyncapi', operation: 'streetlights.yaml#onLightMesured' },
@@ -229,11 +233,13 @@ test('a subscribe operation returns the first message on its channel (a paramete
   assert.deepEqual(await result, { status: { on: true, lumens: 650 } });
 });
 
-test('an HTTP channel (AsyncAPI 3.0): the message POSTed to the channel path with the bearer token; a 401 is its status code', async () => {
+test('an HTTP channel (AsyncAPI 3.0): a send POSTs the message to the channel path with the bearer token, a receive GETs it; a 401 is its status code', async () => {
   posted.length = 0;
   const { result } = await h.run(oneState('aapihttp', [{ functionRef: { refName: 'notify', arguments: { team: 'ops', text: 'light 4 is out' } }, actionDataFilter: { toStateData: '${ .sent }' } }]));
   assert.deepEqual(await result, { sent: { published: true, operationId: 'notify', protocol: 'http', server: 'hooks', channel: '/notifications/ops', status: 202 } });
   assert.deepEqual(posted, [{ method: 'POST', path: '/notifications/ops', body: '{"team":"ops","text":"light 4 is out"}', contentType: 'application/json', authorization: `Bearer ${SECRETS.HOOK_TOKEN}` }]);
+  const latest = await h.run(oneState('aapihttpget', [{ functionRef: { refName: 'latestNote', arguments: { team: 'ops' } }, actionDataFilter: { toStateData: '${ .latest }' } }]));
+  assert.deepEqual(await latest.result, { latest: { team: 'ops', text: 'light 4 is out' } });
   const anonymous = await h.run(oneState('aapihttp401', [{ functionRef: { refName: 'notifyAnonymous', arguments: { team: 'ops', text: 'x' } } }]));
   await assert.rejects(anonymous.result, (e: unknown) => /who are you\?.*\(code 401\)/.test(failureText(e)));
 });
