@@ -161,6 +161,7 @@ const FUNCTIONS = () => [
   { name: 'dim', type: 'asyncapi', operation: 'streetlights.yaml#dimLight', authRef: 'lights' },
   { name: 'dimIntruder', type: 'asyncapi', operation: 'streetlights.yaml#dimLight', authRef: 'intruder' },
   { name: 'lightStatus', type: 'asyncapi', operation: 'streetlights.yaml#lightStatus' },
+  { name: 'lightStatusQuick', type: 'asyncapi', operation: 'streetlights.yaml#lightStatus', metadata: { 'swflow.heartbeat': 'PT1S' } },
   { name: 'notify', type: 'asyncapi', operation: 'notifications.yaml#notify', authRef: 'hooks' },
   { name: 'latestNote', type: 'asyncapi', operation: 'notifications.yaml#latestNote', authRef: 'hooks' },
   { name: 'notifyAnonymous', type: 'asyncapi', operation: 'notifications.yaml#notify' },
@@ -231,6 +232,29 @@ test('a subscribe operation returns the first message on its channel (a paramete
   await client.publishAsync('light/main-st-4/status', JSON.stringify({ on: true, lumens: 650 }), { qos: 1 });
   await client.endAsync();
   assert.deepEqual(await result, { status: { on: true, lumens: 650 } });
+});
+
+test('a receive that gets no message ends at the action timeout (code timeout, for onErrors), and its subscription with it', async () => {
+  const before = broker.broker.connectedClients;
+  const { result } = await h.run(
+    oneState('aapireceivetimeout', [], {
+      errors: [{ name: 'Quiet', code: 'timeout' }],
+      states: [
+        {
+          name: 'Call',
+          type: 'operation',
+          timeouts: { actionExecTimeout: 'PT2S' },
+          actions: [{ functionRef: { refName: 'lightStatusQuick', arguments: { streetlightId: 'silent-1' } } }],
+          onErrors: [{ errorRef: 'Quiet', transition: 'NoNews' }],
+          end: true,
+        },
+        { name: 'NoNews', type: 'inject', data: { status: 'unknown' }, end: true },
+      ],
+    }),
+  );
+  assert.deepEqual(await result, { status: 'unknown' });
+  for (let i = 0; i < 100 && broker.broker.connectedClients > before; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(broker.broker.connectedClients, before, 'the adapter disconnected from the broker');
 });
 
 test('an HTTP channel (AsyncAPI 3.0): a send POSTs the message to the channel path with the bearer token, a receive GETs it; a 401 is its status code', async () => {
