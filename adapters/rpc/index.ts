@@ -3,8 +3,8 @@
  * Functions for RPC Service Invocations". `operation` is `<proto file URI>#<service>#<method>`;
  * the service's address is the function's `metadata.address` (`host:port`, `grpcs://host:port`
  * for TLS): a proto file does not say where its service runs. The action's `arguments` are the
- * request message; the result is the response message (a server-streaming method: the array of
- * the messages it sent). Written with the public adapter SDK only (`swflow/adapter`).
+ * request message; the result is the response message, both in proto3's JSON mapping (message.ts,
+ * proto.ts); a server-streaming method's result is the array of the messages it sent. Written with the public adapter SDK only (`swflow/adapter`).
  *
  *   const worker = await createAdapterWorker({ adapters: [rpcAdapter({ baseDirs: ['./workflows'] })] });
  *

@@ -1,15 +1,15 @@
 /**
  * The call's arguments → the request message. protobufjs' `fromObject` drops fields it does not
  * know, so a misspelt argument would silently reach the service as a default value; here every
- * name is checked against the message type first (recursively), and the proto3 JSON names
- * (`innerHello` for `inner_hello`) are accepted beside the .proto's own.
+ * name is checked against the message type first (recursively). As proto3's JSON mapping has
+ * it, both the lowerCamelCase name (`innerHello`) and the .proto's own (`inner_hello`) are accepted.
  */
 import protobuf from 'protobufjs';
 import { operationError, type Json } from '../../src/adapter';
 
 const isObject = (v: unknown): v is Record<string, Json> => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
 
-/** The request message for `args` (field names as the .proto writes them); a name the type does not have is an OperationError. */
+/** The request message for `args` (lowerCamelCase field names, as the types are loaded); a name the type does not have is an OperationError. */
 export function requestMessage(type: protobuf.Type, args: Json, path = ''): Record<string, Json> {
   if (args === null || args === undefined) return {};
   if (!isObject(args)) throw operationError(`the arguments${path ? ` at ${path}` : ''} must be an object (message ${type.fullName.slice(1)}), got ${JSON.stringify(args)}`);
@@ -17,7 +17,7 @@ export function requestMessage(type: protobuf.Type, args: Json, path = ''): Reco
   if (type.fullName.startsWith('.google.protobuf.')) return args;
   const out: Record<string, Json> = {};
   for (const [key, value] of Object.entries(args)) {
-    const field = type.fields[key] ?? type.fieldsArray.find((f) => protobuf.util.camelCase(f.name) === key);
+    const field = type.fields[key] ?? type.fields[protobuf.util.camelCase(key)];
     if (!field) {
       const known = type.fieldsArray.map((f) => f.name).join(', ') || 'none';
       throw operationError(`message ${type.fullName.slice(1)} has no field "${key}"${path ? ` (at ${path})` : ''}; its fields: ${known}`);

@@ -13,8 +13,12 @@ import { fromJSON, type PackageDefinition } from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 import { isAdapterError, isHttpUrl as isUrl, loadOnce, locateDocument, operationError } from '../../src/adapter';
 
-/** How messages become JSON: field names as the .proto writes them, 64-bit integers and enums as strings, bytes as base64, every field present. */
-export const MESSAGE_OPTIONS = { keepCase: true, longs: String, enums: String, bytes: String, defaults: true, oneofs: true } as const;
+/**
+ * How messages become JSON, as proto3's JSON mapping prints them: field names in lowerCamelCase
+ * (`inner_message` → `innerMessage`), 64-bit integers and enums as strings, bytes as base64; and
+ * every field present (`defaults`), so a filter can rely on it.
+ */
+export const MESSAGE_OPTIONS = { keepCase: false, longs: String, enums: String, bytes: String, defaults: true, oneofs: true } as const;
 
 export interface RpcMethod {
   /** Fully qualified service name, e.g. `greeting.Greeter`. */
@@ -61,7 +65,7 @@ async function load(location: string, baseDirs: string[], fetchText: FetchText):
     );
   };
   try {
-    await root.load(location, { keepCase: true });
+    await root.load(location, { keepCase: false });
   } catch (err) {
     if (isAdapterError(err)) throw err;
     throw operationError(`proto file ${location}: ${(err as Error).message}`);

@@ -121,13 +121,14 @@ after(async () => {
 });
 
 // ---- pure parts -----------------------------------------------------------------------------
-test('the proto file: services by short or full name, arguments checked against the message (proto3 JSON names accepted)', async () => {
+test('the proto file: services by short or full name, arguments checked against the message (proto3 JSON and .proto names accepted)', async () => {
   const noFetch = async () => assert.fail('no fetch expected');
   const m = await resolveMethod('file://greeting.proto#Greeter#SayHello', [FIXTURES], noFetch);
   assert.equal(m.definition.path, '/greeting.Greeter/SayHello');
   assert.equal((await resolveMethod('greeting.proto#greeting.Greeter#SayHelloToAll', [FIXTURES], noFetch)).definition.responseStream, true);
-  assert.deepEqual(requestMessage(m.requestType, { name: 'Ann', innerHello: { unknown: true } }), { name: 'Ann', inner_hello: { unknown: true } });
-  assert.throws(() => requestMessage(m.requestType, { name: 'Ann', inner_hello: { unknwn: true } }), /message greeting\.InnerHello has no field "unknwn" \(at inner_hello\); its fields: unknown/);
+  assert.deepEqual(requestMessage(m.requestType, { name: 'Ann', inner_hello: { unknown: true } }), { name: 'Ann', innerHello: { unknown: true } });
+  assert.deepEqual(requestMessage(m.requestType, { innerHello: { unknown: false } }), { innerHello: { unknown: false } });
+  assert.throws(() => requestMessage(m.requestType, { name: 'Ann', inner_hello: { unknwn: true } }), /message greeting\.InnerHello has no field "unknwn" \(at innerHello\); its fields: unknown/);
   assert.throws(() => requestMessage(m.requestType, 'Ann'), /must be an object \(message greeting\.HelloRequest\)/);
   await assert.rejects(resolveMethod('greeting.proto#Greeter#Chat', [FIXTURES], noFetch), /streams its requests; only unary and server-streaming methods/);
   await assert.rejects(resolveMethod('greeting.proto#Greeter#Shout', [FIXTURES], noFetch), /service greeting\.Greeter has no method "Shout"; its methods: SayHello, SayHelloToAll, WhoAmI, DoNothing, Wait, Chat/);
@@ -180,7 +181,7 @@ test("Kogito's rpcgreet: a unary call, an Empty call, a server stream collected 
     language: 'English',
     message: 'Hello from gRPC service John',
     state: 'SUCCESS',
-    inner_message: { number: 23, state: 'SUCCESS' },
+    innerMessage: { number: 23, state: 'SUCCESS' },
     visits: '9007199254740994',
     all: ['Saludos desde gRPC service Marc', 'Buongiorno Marco'],
   });
@@ -251,7 +252,7 @@ test('an OAuth2 token travels as metadata, cached per worker; on UNAUTHENTICATED
 test('definition errors are non-retryable OperationErrors: an unknown field, a missing address', async () => {
   const before = received.length;
   for (const [i, [functionRef, message]] of ([
-    [{ refName: 'sayHello', arguments: { nmae: 'Ann' } }, /message greeting\.HelloRequest has no field "nmae"; its fields: name, language, inner_hello, visits/],
+    [{ refName: 'sayHello', arguments: { nmae: 'Ann' } }, /message greeting\.HelloRequest has no field "nmae"; its fields: name, language, innerHello, visits/],
     [{ refName: 'noAddress', arguments: { name: 'Ann' } }, /function "noAddress" has no metadata\.address/],
   ] as const).entries()) {
     const { result } = await h.run(oneState(`rpcbad${i}`, [{ functionRef }]));
