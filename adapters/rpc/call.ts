@@ -54,35 +54,26 @@ export function rpcFailure(err: ServiceError, request: string): AdapterError {
   });
 }
 
-/** Calls the method once; rejects with the grpc-js ServiceError. */
+/** Calls the method once; rejects with the grpc-js ServiceError. Cancelled when `signal` aborts. */
 export function invoke(method: RpcMethod, target: RpcTarget, request: object, metadata: Metadata, signal: AbortSignal): Promise<Json> {
   const { path, requestSerialize, responseDeserialize, responseStream } = method.definition;
   const client = clientFor(target);
+  let call: { cancel(): void } | undefined;
+  const cancel = () => call?.cancel();
+  signal.addEventListener('abort', cancel, { once: true });
   return new Promise<Json>((resolve, reject) => {
     if (!responseStream) {
-      const call = client.makeUnaryRequest(path, requestSerialize, responseDeserialize, request, metadata, {}, (err, reply) => {
-        signal.removeEventListener('abort', cancel);
-        if (err) reject(err);
-        else resolve((reply ?? null) as Json);
-      });
-      const cancel = () => call.cancel();
-      signal.addEventListener('abort', cancel, { once: true });
+      call = client.makeUnaryRequest(path, requestSerialize, responseDeserialize, request, metadata, {}, (err, reply) => (err ? reject(err) : resolve((reply ?? null) as Json)));
       return;
     }
     const messages: Json[] = [];
     const stream = client.makeServerStreamRequest(path, requestSerialize, responseDeserialize, request, metadata, {});
-    const cancel = () => stream.cancel();
-    signal.addEventListener('abort', cancel, { once: true });
+    call = stream;
     stream.on('data', (m: Json) => messages.push(m));
-    stream.on('error', (err: ServiceError) => {
-      signal.removeEventListener('abort', cancel);
-      reject(err);
-    });
-    stream.on('status', (s: { code: number }) => {
-      signal.removeEventListener('abort', cancel);
-      if (s.code === status.OK) resolve(messages);
-    });
-  });
+    stream.on('error', reject);
+    // 'status' comes after the last message; a status other than OK has come as 'error' already.
+    stream.on('status', (s: { code: number }) => s.code === status.OK && resolve(messages));
+  }).finally(() => signal.removeEventListener('abort', cancel));
 }
 
 /** The auth headers as gRPC metadata (`authorization: Bearer …`). */
