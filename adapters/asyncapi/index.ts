@@ -67,7 +67,7 @@ const qosOf = (v: unknown, fallback: 0 | 1 | 2): 0 | 1 | 2 => (v === 0 || v === 
 
 async function overMqtt(op: AsyncOperation, args: Json, ctx: ActivityContext): Promise<Json> {
   const verb = op.direction === 'send' ? 'publish' : 'receive';
-  const topic = channelAddress(op.channel, args, op.direction === 'receive' ? '+' : undefined);
+  const topic = channelAddress(op.channel, args, 'mqtt', op.direction === 'receive' ? '+' : undefined);
   const url = op.server.url.replace(/^secure-mqtt:/, 'mqtts:');
   const call: MqttCall = { url, request: `MQTT ${verb} ${topic} at ${url}`, credentials: await mqttCredentials(ctx), signal: ctx.signal };
   const qos = qosOf(op.bindings.qos, 1);
@@ -77,11 +77,12 @@ async function overMqtt(op: AsyncOperation, args: Json, ctx: ActivityContext): P
 }
 
 async function overHttp(op: AsyncOperation, args: Json, ctx: ActivityContext): Promise<Json> {
-  const url = `${op.server.url.replace(/\/$/, '')}/${channelAddress(op.channel, args).replace(/^\//, '')}`;
+  const channel = channelAddress(op.channel, args, 'http');
+  const url = `${op.server.url}/${channel.replace(/^\//, '')}`;
   if (op.direction === 'receive') return (await ctx.http({ method: typeof op.bindings.method === 'string' ? op.bindings.method : 'GET', url })).body;
   const method = typeof op.bindings.method === 'string' ? op.bindings.method : 'POST';
   const { status } = await ctx.http({ method, url, headers: { 'content-type': op.contentType }, body: encodePayload(args, op.contentType) });
-  return { ...published(op, channelAddress(op.channel, args)), status } as unknown as Json;
+  return { ...published(op, channel), status } as unknown as Json;
 }
 
 function published(op: AsyncOperation, channel: string): Published {

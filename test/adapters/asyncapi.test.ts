@@ -135,9 +135,11 @@ test('the document: direction from the workflow side (2.x publish and 3.x send a
   const notify = findOperation(await loadDocument(three, async () => ''), 'notify', three);
   assert.equal(notify.direction, 'send');
   assert.match(notify.server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
-  assert.equal(channelAddress('light/{id}/dim', { id: 'a b' }), 'light/a%20b/dim');
-  assert.equal(channelAddress('light/{id}/status', {}, '+'), 'light/+/status');
-  assert.throws(() => channelAddress('light/{id}/dim', {}), /the channel "light\/\{id\}\/dim" needs the argument "id"/);
+  assert.equal(channelAddress('/notes/{team}', { team: 'a b/c' }, 'http'), '/notes/a%20b%2Fc');
+  assert.equal(channelAddress('light/{id}/dim', { id: 'main st 4' }, 'mqtt'), 'light/main st 4/dim');
+  assert.equal(channelAddress('light/{id}/status', {}, 'mqtt', '+'), 'light/+/status');
+  assert.throws(() => channelAddress('light/{id}/dim', {}, 'mqtt'), /the channel "light\/\{id\}\/dim" needs the argument "id"/);
+  assert.throws(() => channelAddress('light/{id}/dim', { id: 'a/#' }, 'mqtt'), /an MQTT topic level cannot hold "\/", "\+" or "#"/);
 });
 
 test("the corpus' AsyncAPI 3.0 document (Kogito's asyncPublisher): refused for its id, which is not a URI; with one, its Kafka server is not spoken here", async () => {
