@@ -15,10 +15,11 @@
  * The guide: adapters/README.md.
  */
 export { defineAdapter, isAdapter, type Adapter, type AdapterActivity, type AdapterDefinition, type ActivityContext } from './define';
-export { AdapterError, ErrorCodes, isAdapterError, networkFailure, type AdapterErrorOptions } from './errors';
+export { AdapterError, ErrorCodes, isAdapterError, networkFailure, operationError, type AdapterErrorOptions } from './errors';
 export { createAdapterWorker, runAdapterWorker, loadAdapters, type AdapterWorkerOptions } from './worker';
 export { callInterceptor, functionCallOf } from './call';
 export { adapterActivities, adapterServices, serveCall, callSite, type AdapterServices, type CallActivity } from './activities';
+export { fetchDocument, isHttpUrl, loadOnce, locateDocument } from './documents';
 export { callHttp, describeRequest, readAnswer, sendHttp, type HttpAnswer, type HttpOptions, type HttpRequest } from './http';
 export { type Auth, TokenCache } from './auth';
 export { authenticationHeader, secretObject, type SecretSource } from './authentication';
