@@ -236,7 +236,8 @@ export class V1Run implements TaskContext {
   private budget?: WalkBudget;
 
   async runTask(name: string, task: Task, reference: string, rawInput: Json, locals: Locals, fn?: string): Promise<{ output: Json; then: FlowDirective }> {
-    if (this.budget) await this.budget.step();
+    const pause = this.budget?.step();
+    if (pause) await pause;
     const type = taskTypeOf(task) ?? 'do';
     this.entered.push(name);
     const step = this.tracker.enter(reference, type);
