@@ -11,8 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { FunctionCall } from '../../src/common/contracts';
-import type { Json } from '../../src/dsl/model';
+import type { FunctionCall, Json } from '../../src/adapter';
 import { commandLine, isJavaScript, processOutput, ProcessSpecError, type ProcessResult, type ProcessSpec } from './process';
 
 export const SHELL_ACTIVITY = 'sw.run.shell';

@@ -3,7 +3,7 @@
  * task's output per `return` (`stdout` by default, `stderr`, `code`, `all`: { code, stdout,
  * stderr }, `none`). A non-zero exit is a failure unless the output is the code (`code`, `all`).
  */
-import type { Json } from '../../src/dsl/model';
+import type { Json } from '../../src/adapter';
 
 export interface ProcessSpec {
   kind: 'shell' | 'script';

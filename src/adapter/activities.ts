@@ -109,12 +109,14 @@ function failureOf(err: unknown, call: FunctionCall, redactor: Redactor): unknow
   // Cancelled mid-call (an AbortError from fetch...): report the cancellation, not the error.
   if (Context.current().cancellationSignal.aborted) return new CancelledFailure(redactor.text(`${callSite(call)}: cancelled (${(err as Error)?.message ?? String(err)})`));
   const e = (err ?? {}) as { code?: unknown; message?: string; nonRetryable?: boolean; request?: string; answer?: Json; serviceMessage?: string; stack?: string; cause?: unknown };
-  // An ApplicationFailure thrown by the adapter keeps its type and details' message.
-  const own = err instanceof ApplicationFailure ? { code: err.type, message: (err.details?.[0] as ServiceErrorDetails | undefined)?.message } : {};
+  // An ApplicationFailure thrown by the adapter keeps its type and its details[0]: the message,
+  // and any other fields (a 1.0 call's RFC 7807 problem: type, status, title, detail).
+  const ownDetails = err instanceof ApplicationFailure ? plainObject(err.details?.[0]) : undefined;
+  const own = err instanceof ApplicationFailure ? { code: err.type, message: typeof ownDetails?.message === 'string' ? ownDetails.message : undefined } : {};
   const raw = e.code ?? own.code;
   const code = typeof raw === 'string' && raw ? raw : typeof raw === 'number' ? String(raw) : ErrorCodes.AdapterError;
   const message = e.message ?? String(err);
-  const details: ServiceErrorDetails = { code, message: e.serviceMessage ?? own.message ?? message };
+  const details: ServiceErrorDetails = { ...ownDetails, code, message: e.serviceMessage ?? own.message ?? message };
   if (e.request !== undefined) details.request = e.request;
   if (e.answer !== undefined && e.answer !== null) details.answer = bounded(e.answer);
   const failure = ApplicationFailure.create({
@@ -139,6 +141,10 @@ function causeOf(cause: unknown, redactor: Redactor, depth = 0): ApplicationFail
   });
   f.stack = redactor.text(c.stack ?? '');
   return f;
+}
+
+function plainObject(v: unknown): Record<string, Json> | undefined {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, Json>) : undefined;
 }
 
 function bounded(answer: Json): Json {

@@ -12,6 +12,8 @@ export interface HttpRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string | URLSearchParams | Uint8Array;
+  /** `fetch`'s redirect mode (default `follow`); `manual` hands a 3xx back as it is. */
+  redirect?: 'follow' | 'manual';
 }
 
 export interface HttpAnswer {
@@ -43,7 +45,7 @@ export async function sendHttp(req: HttpRequest, opts: HttpOptions = {}): Promis
   const send = async (): Promise<Response> => {
     const headers = { ...((await opts.auth?.headers()) ?? {}), ...lowerKeys(req.headers ?? {}) };
     try {
-      return await fetch(req.url, { method: req.method, headers, body: req.body, signal: opts.signal });
+      return await fetch(req.url, { method: req.method, headers, body: req.body, signal: opts.signal, ...(req.redirect ? { redirect: req.redirect } : {}) });
     } catch (err) {
       if (opts.signal?.aborted) throw err;
       const failure = networkFailure(err);

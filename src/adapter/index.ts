@@ -21,6 +21,8 @@ export { callInterceptor, functionCallOf } from './call';
 export { adapterActivities, adapterServices, serveCall, callSite, type AdapterServices, type CallActivity } from './activities';
 export { callHttp, describeRequest, readAnswer, sendHttp, type HttpAnswer, type HttpOptions, type HttpRequest } from './http';
 export { type Auth, TokenCache } from './auth';
+export { authenticationHeader } from './authentication';
+export { sendCall, problemFailure, configurationFailure, statusProblem, shapeOutput, decodeContent, COMMUNICATION, CONFIGURATION, type Problem, type CallRequest, type ReceivedResponse } from './call-v1';
 export { Redactor, REDACTED, MIN_SECRET_LENGTH } from './redact';
 export type { SecretValues } from './secrets';
 export { ADAPTER_TASK_QUEUE, type FunctionCall, type CallContext, type ServiceErrorDetails } from '../common/contracts';

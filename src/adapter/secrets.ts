@@ -1,6 +1,6 @@
 /**
- * `$SECRETS` on the activity side. The workflow never holds secret values: arguments that read
- * `$SECRETS` arrive as expressions (`FunctionCall.secretArguments`) with the data they read
+ * `$SECRETS` (1.0: `$secrets`) on the activity side. The workflow never holds secret values: arguments that read
+ * them arrive as expressions (`FunctionCall.secretArguments`) with the data they read
  * besides (`secretContext`), and are evaluated here, in the worker, with the worker's secret
  * values. Everything they yield is registered with the call's {@link Redactor}: the values of the
  * secrets the expressions name and the evaluated results (so a jq-built value is covered too).
@@ -14,8 +14,8 @@ import type { Redactor } from './redact';
 /** The values `$SECRETS` has in a worker: secret name → value (a string, or any JSON). */
 export type SecretValues = Record<string, Json | undefined>;
 
-/** `$SECRETS.name`, `$SECRETS["name"]`, `$SECRETS."name"`. */
-const NAMED = /\$SECRETS\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\.?\s*\[\s*"((?:[^"\\]|\\.)*)"\s*\]|\.\s*"((?:[^"\\]|\\.)*)")/g;
+/** `$SECRETS.name`, `$SECRETS["name"]`, `$SECRETS."name"` (and 1.0's `$secrets` the same ways). */
+const NAMED = /\$(?:SECRETS|secrets)(?![A-Za-z0-9_])\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\.?\s*\[\s*"((?:[^"\\]|\\.)*)"\s*\]|\.\s*"((?:[^"\\]|\\.)*)")/g;
 
 /** The secret names an expression reads (also through the `fn:` functions of its scope). */
 export function secretNamesIn(expressions: string[], scope?: ExprScope): string[] {
@@ -25,16 +25,25 @@ export function secretNamesIn(expressions: string[], scope?: ExprScope): string[
   return [...names];
 }
 
-/** The scope secret expressions are evaluated in: the call's secretContext. */
-export function secretScope(call: FunctionCall): { data: Json; scope: ExprScope | undefined } {
-  return { data: call.secretContext?.data ?? null, scope: call.secretContext?.scope as ExprScope | undefined };
+/**
+ * The scope secret expressions are evaluated in: the call's secretContext, with the secret
+ * values also bound as the variable `$secrets` (1.0's spelling; 0.8's `$SECRETS` is bound by
+ * the evaluator) when an expression reads it.
+ */
+export function secretScope(call: FunctionCall, secrets: SecretValues, expressions: string[]): { data: Json; scope: ExprScope | undefined } {
+  const scope = call.secretContext?.scope as ExprScope | undefined;
+  const data = call.secretContext?.data ?? null;
+  if (!expressions.some((e) => LOWERCASE.test(e))) return { data, scope };
+  return { data, scope: { ...scope, variables: { ...scope?.variables, secrets: secrets as Record<string, Json> } } };
 }
+
+const LOWERCASE = /\$secrets(?![A-Za-z0-9_])/;
 
 /** The call's arguments with its secret arguments evaluated (and registered for redaction). */
 export async function resolveArguments(call: FunctionCall, secrets: SecretValues, redactor: Redactor): Promise<Json> {
   const expressions = Object.values(call.secretArguments ?? {});
   if (expressions.length === 0) return call.arguments;
-  const { data, scope } = secretScope(call);
+  const { data, scope } = secretScope(call, secrets, expressions);
   for (const name of secretNamesIn(expressions, scope)) redactor.add(secrets[name]);
   const args = await resolveSecretArguments(call.arguments, call.secretArguments, data, scope, secrets as Record<string, Json>);
   for (const pointer of Object.keys(call.secretArguments ?? {})) redactor.add(at(args, pointer));
@@ -44,7 +53,7 @@ export async function resolveArguments(call: FunctionCall, secrets: SecretValues
 /** Evaluates one expression (or literal) that may read `$SECRETS`, registering what it yields. */
 export async function evaluateSecret(expr: Json, call: FunctionCall, secrets: SecretValues, redactor: Redactor): Promise<Json> {
   if (typeof expr !== 'string' || !expr.includes('${')) return expr;
-  const { data, scope } = secretScope(call);
+  const { data, scope } = secretScope(call, secrets, [expr]);
   for (const name of secretNamesIn([expr], scope)) redactor.add(secrets[name]);
   const value = await evaluateWithSecrets(expr, data, scope, secrets as Record<string, Json>);
   redactor.add(value);

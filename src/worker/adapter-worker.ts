@@ -2,9 +2,8 @@
  * The built-in adapter worker: serves the function types swflow implements itself (REST, GraphQL,
  * OData) on `swflow-adapters`, the queue of every function without `metadata.worker`, plus any user
  * adapters given (`swflow adapters --module <file>`). Built with the public adapter SDK
- * (src/adapter): a new protocol adapter is one more entry in {@link builtinAdapters}. The 1.0 `call: http` and
- * `call: openapi` activities (adapters/http) are served beside them as plain activities until they
- * move onto the SDK. Your own adapters can also run in their own workers on their own queues
+ * (src/adapter): a new protocol adapter is one more entry in {@link builtinAdapters}, 1.0's
+ * `call: http` (adapters/http) and `call: openapi` (adapters/rest) included. Your own adapters can also run in their own workers on their own queues
  * (adapters/README.md). Running calls heartbeat automatically (./heartbeat.ts).
  */
 import { Worker, type ActivityInterceptorsFactory, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
@@ -13,7 +12,7 @@ import * as sdk from '../adapter';
 import { restAdapter } from '../../adapters/rest';
 import { graphqlAdapter } from '../../adapters/graphql';
 import { odataAdapter } from '../../adapters/odata';
-import { createHttpActivities } from '../../adapters/http';
+import { httpAdapter } from '../../adapters/http';
 import { autoHeartbeat } from './heartbeat';
 
 export interface AdapterWorkerOptions {
@@ -38,15 +37,13 @@ export function builtinAdapters(opts: { baseDirs?: string[] } = {}): sdk.Adapter
     restAdapter({ baseDirs: opts.baseDirs }),
     graphqlAdapter(),
     odataAdapter(),
+    httpAdapter(),
   ];
 }
 
 export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<Worker> {
   const adapters = [...builtinAdapters({ baseDirs: opts.baseDirs }), ...(opts.adapters ?? [])];
-  const activities = {
-    ...sdk.adapterActivities(adapters, sdk.adapterServices(opts.secrets)),
-    ...createHttpActivities({ baseDirs: opts.baseDirs, secrets: opts.secrets as Record<string, string> | undefined }),
-  };
+  const activities = sdk.adapterActivities(adapters, sdk.adapterServices(opts.secrets));
   const extra = opts.workerOptions ?? {};
   return Worker.create({
     ...extra,

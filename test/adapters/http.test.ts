@@ -1,26 +1,35 @@
 /**
  * The 1.0 HTTP adapter's pure parts: request building (query, headers, body, basic/bearer and
- * secret-based authentication) and response shaping (content, raw, response; status ranges).
+ * secret-based authentication through the SDK's authenticationHeader) and response shaping
+ * (content, raw, response; status ranges).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CallError, httpRequest } from '../../adapters/http/request';
-import { shapeOutput, statusProblem, type ReceivedResponse } from '../../adapters/http/response';
+import { authenticationHeader, shapeOutput, statusProblem, type Json, type ReceivedResponse } from '../../src/adapter';
+
+/** authenticationHeader with a secret store, recording what it marks for redaction. */
+function auth(secrets: Record<string, Json>, redacted: unknown[] = []): (policy: Json | undefined) => string | undefined {
+  return (policy) => authenticationHeader(policy, { secret: (name) => secrets[name], redact: (...v) => redacted.push(...v) });
+}
 
 const res = (status: number, body: string, type = 'application/json'): ReceivedResponse => ({ status, statusText: 'X', headers: { 'content-type': type }, body: new TextEncoder().encode(body) });
 
 test('request: method, query appended, headers lower-cased, JSON body, authentication', () => {
-  const r = httpRequest({ method: 'post', endpoint: { uri: 'http://h/p?a=1', authentication: { basic: { username: 'u', password: 'p' } } }, query: { b: 2, c: null }, headers: { 'X-K': 'v' }, body: { n: 1 } }, {});
+  const redacted: unknown[] = [];
+  const r = httpRequest({ method: 'post', endpoint: { uri: 'http://h/p?a=1', authentication: { basic: { username: 'u', password: 'p' } } }, query: { b: 2, c: null }, headers: { 'X-K': 'v' }, body: { n: 1 } }, auth({}, redacted));
   assert.equal(r.method, 'POST');
   assert.equal(r.url, 'http://h/p?a=1&b=2');
   assert.equal(r.headers['x-k'], 'v');
   assert.equal(r.headers.authorization, `Basic ${Buffer.from('u:p').toString('base64')}`);
   assert.equal(r.headers['content-type'], 'application/json');
   assert.equal(r.body, '{"n":1}');
-  const s = httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { bearer: { use: 'tok' } } } }, { tok: '{"token":"t1"}' });
+  assert.ok(redacted.includes('p') && redacted.includes('u:p'), 'the password is marked for redaction');
+  const s = httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { bearer: { use: 'tok' } } } }, auth({ tok: '{"token":"t1"}' }));
   assert.equal(s.headers.authorization, 'Bearer t1');
-  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { basic: { use: 'nope' } } } }, {}), CallError);
-  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { oauth2: {} } } }, {}), /not supported yet/);
+  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { basic: { use: 'nope' } } } }, auth({})), /secret 'nope' is not available/);
+  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'not a url' } }), CallError);
+  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { oauth2: {} } } }, auth({})), /not supported yet/);
 });
 
 test('response: content decoded by content type, raw base-64, the response object; accepted statuses', () => {

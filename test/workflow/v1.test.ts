@@ -21,6 +21,7 @@ import { createAdapterWorker } from '../../src/worker/adapter-worker';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { createProcessWorker } from '../../src/worker/process-worker';
 import { stopWorkers } from '../../src/worker/stop';
+import { historyText } from '../../src/testing/history';
 import { startDevEnv } from '../helpers/temporal';
 import { sharedBundle } from './helpers';
 
@@ -47,7 +48,7 @@ before(async () => {
         res.writeHead(200, { 'content-type': 'text/plain' });
         return res.end('plain text');
       }
-      if (req.url === '/fail') {
+      if (req.url!.startsWith('/fail')) {
         res.writeHead(503, { 'content-type': 'application/json' });
         return res.end('{"message":"busy"}');
       }
@@ -180,6 +181,28 @@ test('authentication: basic by name, secret-based basic, bearer with $secrets; $
   );
   assert.deepEqual(seen.map((s) => s.authorization), [`Basic ${Buffer.from('bob:pw').toString('base64')}`, `Basic ${Buffer.from('ada:lovelace').toString('base64')}`, 'Bearer k-123']);
   assert.equal((out as Record<string, Json>).url, '/c');
+});
+
+test('secrets stay out of history: an echoed $secrets value and secret-based credentials are redacted; a failure keeps its problem', async () => {
+  const h = await start(
+    docOf('redacted', [
+      { echo: { call: 'http', with: { method: 'post', endpoint: { uri: `${base}/echo`, authentication: { basic: { use: 'petCreds' } } }, body: { key: '${ $secrets.apiKey }' } }, export: { as: '{ echoed: .body.key }' } } },
+      {
+        guarded: {
+          try: [{ busy: { call: 'http', with: { method: 'get', endpoint: `${base}/fail`, query: { key: '${ $secrets.apiKey }' } } } }],
+          catch: { errors: { with: { type: 'https://serverlessworkflow.io/spec/1.0.0/errors/communication', status: 503 } }, as: 'e', do: [{ keep: { set: { echoed: '${ $context.echoed }', caught: '${ $e }' } } }] },
+        },
+      },
+    ], { use: { secrets: ['petCreds', 'apiKey'] } }),
+  );
+  const out = (await h.result()) as Record<string, Record<string, Json> | Json>;
+  assert.equal(out.echoed, '[redacted]', 'the service echoed the secret: the result leaves the worker redacted');
+  const caught = out.caught as Record<string, Json>;
+  assert.equal(caught.status, 503);
+  assert.equal(caught.type, 'https://serverlessworkflow.io/spec/1.0.0/errors/communication');
+  assert.match(String(caught.detail), /key=\[redacted\]/);
+  const history = historyText(await h.fetchHistory());
+  for (const secret of ['k-123', 'lovelace', Buffer.from('ada:lovelace').toString('base64')]) assert.ok(!history.includes(secret), `${secret} is not in history`);
 });
 
 test('call <activity>:<version>@default reaches a custom adapter on its queue', async () => {
