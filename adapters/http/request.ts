@@ -1,8 +1,7 @@
 /**
  * A 1.0 `call: http` → the HTTP request to send (pure). The workflow has already evaluated
- * `with` and expanded the endpoint's URI template; the endpoint's authentication policy is
- * turned into a header by the function given (the SDK's `authenticationHeader`, which resolves
- * secret-based policies in the worker, so they never enter history).
+ * `with` and expanded the endpoint's URI template. The endpoint's authentication is not
+ * applied here: the SDK resolves it in the worker (`authentication`) and sends it.
  */
 import type { CallRequest, Json } from '../../src/adapter';
 
@@ -13,8 +12,8 @@ type Obj = Record<string, Json>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 const text = (v: Json): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
-/** The request for evaluated `call: http` arguments; `authorization` turns the endpoint's policy into a header. */
-export function httpRequest(args: Json, authorization: (policy: Json | undefined) => string | undefined = () => undefined): CallRequest {
+/** The request for evaluated `call: http` arguments. */
+export function httpRequest(args: Json): CallRequest {
   if (!isObj(args)) throw new CallError('call: http needs `with` arguments');
   const endpoint = typeof args.endpoint === 'string' ? { uri: args.endpoint } : isObj(args.endpoint) ? args.endpoint : undefined;
   if (!endpoint || typeof endpoint.uri !== 'string' || !endpoint.uri) throw new CallError('call: http has no endpoint URI');
@@ -28,8 +27,6 @@ export function httpRequest(args: Json, authorization: (policy: Json | undefined
   if (isObj(args.query)) for (const [k, v] of Object.entries(args.query)) if (v !== null && v !== undefined) url.searchParams.append(k, text(v));
   const headers: Record<string, string> = {};
   if (isObj(args.headers)) for (const [k, v] of Object.entries(args.headers)) if (v !== null && v !== undefined) headers[k.toLowerCase()] = text(v);
-  const auth = authorization(endpoint.authentication);
-  if (auth) headers.authorization = auth;
   const req: CallRequest = { method: args.method.toUpperCase(), url: url.toString(), headers };
   if (args.body !== undefined && args.body !== null) {
     if (typeof args.body === 'string') req.body = args.body;

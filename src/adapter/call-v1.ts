@@ -12,13 +12,15 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Json } from '../dsl/model';
 import type { ActivityContext } from './define';
-import { isAdapterError } from './errors';
+import type { Auth } from './auth';
+import { ErrorCodes, isAdapterError, type AdapterError } from './errors';
 import { describeRequest } from './http';
 
 const ERRORS = 'https://serverlessworkflow.io/spec/1.0.0/errors/';
 /** The standard 1.0 error types an HTTP call fails with. */
 export const COMMUNICATION = `${ERRORS}communication`;
 export const CONFIGURATION = `${ERRORS}configuration`;
+export const AUTHENTICATION = `${ERRORS}authentication`;
 
 /** An RFC 7807 problem (the 1.0 error). */
 export interface Problem {
@@ -57,6 +59,15 @@ export function configurationFailure(detail: string): ApplicationFailure {
   return problemFailure({ type: CONFIGURATION, status: 400, title: 'Configuration Error', detail }, true);
 }
 
+/**
+ * The failure of credentials that could not be resolved: an incomplete policy or unknown secret
+ * is a configuration error, a token endpoint that refused is an authentication error (401).
+ */
+export function authenticationFailure(err: AdapterError): ApplicationFailure {
+  if (err.nonRetryable) return configurationFailure(err.message);
+  return problemFailure({ type: AUTHENTICATION, status: 401, title: 'Authentication Error', detail: err.message }, false);
+}
+
 export function decodeContent(res: ReceivedResponse): Json {
   if (!res.body.length) return null;
   const type = res.headers['content-type'] ?? '';
@@ -93,17 +104,19 @@ export function shapeOutput(mode: unknown, req: CallRequest, res: ReceivedRespon
 }
 
 /**
- * Sends a 1.0 call's request through the context's `fetch` (cancellation; no 0.8 auth: a 1.0
- * call's credentials are in its headers) and returns the output `output` asks for. Fails with
- * a communication problem for a connection failure or a status the call does not accept.
+ * Sends a 1.0 call's request through the context's `fetch` (cancellation; the credentials of
+ * `opts.auth`, from `authentication`, refreshed once on a 401 for OAuth2) and returns the
+ * output `output` asks for. Fails with a communication problem for a connection failure or a
+ * status the call does not accept.
  */
-export async function sendCall(req: CallRequest, ctx: Pick<ActivityContext, 'fetch'>, opts: { redirect?: boolean; output?: unknown } = {}): Promise<Json> {
+export async function sendCall(req: CallRequest, ctx: Pick<ActivityContext, 'fetch'>, opts: { redirect?: boolean; output?: unknown; auth?: Auth } = {}): Promise<Json> {
   const redirect = opts.redirect === true;
   let res: Response;
   try {
-    res = await ctx.fetch({ ...req, redirect: redirect ? 'follow' : 'manual' }, { auth: undefined });
+    res = await ctx.fetch({ ...req, redirect: redirect ? 'follow' : 'manual' }, { auth: opts.auth });
   } catch (err) {
     if (!isAdapterError(err)) throw err; // cancelled: the SDK reports the cancellation
+    if (err.code === ErrorCodes.AuthError) throw authenticationFailure(err);
     throw problemFailure({ type: COMMUNICATION, status: 503, title: 'Service Unavailable', detail: err.message }, false);
   }
   const received: ReceivedResponse = { status: res.status, statusText: res.statusText, headers: Object.fromEntries(res.headers.entries()), body: new Uint8Array(await res.arrayBuffer()) };

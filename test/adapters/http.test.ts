@@ -6,30 +6,40 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CallError, httpRequest } from '../../adapters/http/request';
-import { authenticationHeader, shapeOutput, statusProblem, type Json, type ReceivedResponse } from '../../src/adapter';
-
-/** authenticationHeader with a secret store, recording what it marks for redaction. */
-function auth(secrets: Record<string, Json>, redacted: unknown[] = []): (policy: Json | undefined) => string | undefined {
-  return (policy) => authenticationHeader(policy, { secret: (name) => secrets[name], redact: (...v) => redacted.push(...v) });
-}
+import { authentication, shapeOutput, statusProblem, type AuthenticationContext, type ReceivedResponse } from '../../src/adapter';
 
 const res = (status: number, body: string, type = 'application/json'): ReceivedResponse => ({ status, statusText: 'X', headers: { 'content-type': type }, body: new TextEncoder().encode(body) });
 
-test('request: method, query appended, headers lower-cased, JSON body, authentication', () => {
-  const redacted: unknown[] = [];
-  const r = httpRequest({ method: 'post', endpoint: { uri: 'http://h/p?a=1', authentication: { basic: { username: 'u', password: 'p' } } }, query: { b: 2, c: null }, headers: { 'X-K': 'v' }, body: { n: 1 } }, auth({}, redacted));
+test('request: method, query appended, headers lower-cased, JSON body; definition problems', () => {
+  const r = httpRequest({ method: 'post', endpoint: { uri: 'http://h/p?a=1', authentication: { basic: { username: 'u', password: 'p' } } }, query: { b: 2, c: null }, headers: { 'X-K': 'v' }, body: { n: 1 } });
   assert.equal(r.method, 'POST');
   assert.equal(r.url, 'http://h/p?a=1&b=2');
   assert.equal(r.headers['x-k'], 'v');
-  assert.equal(r.headers.authorization, `Basic ${Buffer.from('u:p').toString('base64')}`);
+  assert.equal(r.headers.authorization, undefined, 'credentials are the SDK\'s to send');
   assert.equal(r.headers['content-type'], 'application/json');
   assert.equal(r.body, '{"n":1}');
-  assert.ok(redacted.includes('p') && redacted.includes('u:p'), 'the password is marked for redaction');
-  const s = httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { bearer: { use: 'tok' } } } }, auth({ tok: '{"token":"t1"}' }));
-  assert.equal(s.headers.authorization, 'Bearer t1');
-  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { basic: { use: 'nope' } } } }, auth({})), /secret 'nope' is not available/);
   assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'not a url' } }), CallError);
-  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { oauth2: {} } } }, auth({})), /not supported yet/);
+  assert.throws(() => httpRequest({ endpoint: 'http://h' }), /no method/);
+});
+
+test('authentication: policies the SDK resolves, and the clear errors of those it cannot', async () => {
+  const asked: unknown[] = [];
+  const ctx = {
+    secret: (name: string) => ({ tok: '{"token":"t1"}' })[name],
+    redact: () => {},
+    authorize: async (def: unknown) => (asked.push(def), undefined as never),
+    fetch: async () => new Response('{}', { status: 404 }),
+  } as unknown as AuthenticationContext;
+  await authentication({ bearer: { use: 'tok' } }, ctx);
+  await authentication({ oauth2: { authority: 'http://idp', grant: 'password', client: { id: 'c', secret: 's', authentication: 'client_secret_basic' }, username: 'u', password: 'p', scopes: ['a'], endpoints: { token: '/t' } } }, ctx);
+  assert.deepEqual(asked, [
+    { name: 'bearer', scheme: 'bearer', properties: { token: 't1' } },
+    { name: 'oauth2', scheme: 'oauth2', properties: { grantType: 'password', authority: 'http://idp', clientId: 'c', clientSecret: 's', scopes: ['a'], username: 'u', password: 'p', metadata: { tokenEndpoint: '/t', clientAuthentication: 'client_secret_basic' } } },
+  ]);
+  await assert.rejects(authentication({ basic: { use: 'nope' } }, ctx), /secret 'nope' is not available/);
+  await assert.rejects(authentication({ digest: { username: 'u', password: 'p' } }, ctx), /'digest' authentication is not supported yet/);
+  await assert.rejects(authentication({ oauth2: { authority: 'http://idp', grant: 'authorization_code' } }, ctx), /grant 'authorization_code' is not supported/);
+  await assert.rejects(authentication({ oidc: { authority: 'http://idp', client: { id: 'c' } } }, ctx), /openid-configuration answered 404 without a token_endpoint/);
 });
 
 test('response: content decoded by content type, raw base-64, the response object; accepted statuses', () => {
