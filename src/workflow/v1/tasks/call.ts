@@ -1,6 +1,6 @@
 /**
  * `call`: `http` and `openapi` are activities (`sw.http`, `sw.openapi`) of the built-in adapter
- * worker (adapters/http) on `swflow-adapters` (or the task's `metadata.worker` queue); a
+ * worker (adapters/http, adapters/rest) on `swflow-adapters` (or the task's `metadata.worker` queue); a
  * function of `use.functions` runs as its own task, on the evaluated `with` as input; a call
  * to swflow's default catalog, `<activity>:<version>@default`, is the adapter activity of that
  * name (the 1.0 way to reach custom adapters). Every call activity receives a FunctionCall
