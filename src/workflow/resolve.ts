@@ -71,6 +71,13 @@ export const FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS = 'exec-timeout-ends-event-wa
 export const FEATURE_SELECTION_SET_EXPRESSIONS = 'selection-set-expressions';
 /** The SwAwaitedEvents search attribute: the CloudEvent types the run waits for, kept current (ui.ts, events/mailbox.ts). */
 export const FEATURE_AWAITED_EVENTS_ATTRIBUTE = 'awaited-events-attribute';
+/**
+ * 1.0 calls (`call: http`, `openapi`, `@default` activities) get the platform-failures
+ * semantics of 0.8 calls: without a task `timeout` the activity runs unlimited (a very long
+ * start-to-close) with a heartbeat timeout (`metadata['swflow.heartbeat']`, default PT30S), and
+ * a call ended by a platform failure is made again, not raised (v1/tasks/call.ts, platform.ts).
+ */
+export const FEATURE_V1_CALL_PLATFORM_FAILURES = 'v1-call-platform-failures';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -83,6 +90,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS,
   FEATURE_SELECTION_SET_EXPRESSIONS,
   FEATURE_AWAITED_EVENTS_ATTRIBUTE,
+  FEATURE_V1_CALL_PLATFORM_FAILURES,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

@@ -105,6 +105,7 @@ export class V1Run implements TaskContext {
     readonly options: StartOptions,
     readonly mailbox: Mailbox,
     private readonly tracker: Tracker,
+    readonly features: ReadonlySet<string>,
     /** Lifecycle CloudEvents, when the worker opted in. */
     private readonly events?: Lifecycle,
   ) {
