@@ -10,7 +10,7 @@
  * status the call does not accept or a connection failure is a communication error; a
  * definition problem (no URI or method, an unknown secret) a non-retryable configuration error.
  */
-import { authentication, authenticationFailure, BUILTIN_ADAPTER, configurationFailure, defineAdapter, isAdapterError, sendCall, type ActivityContext, type Adapter, type Auth, type CallRequest, type Json } from '../../src/adapter';
+import { authentication, adapterErrorFailure, BUILTIN_ADAPTER, configurationFailure, defineAdapter, isAdapterError, sendCall, type ActivityContext, type Adapter, type Auth, type CallRequest, type Json } from '../../src/adapter';
 import { CallError, httpRequest } from './request';
 
 /** The activity type of `call: http`. */
@@ -25,7 +25,7 @@ export async function invokeHttp(args: Json, ctx: ActivityContext): Promise<Json
     auth = await authentication((args as { endpoint?: { authentication?: Json } }).endpoint?.authentication, ctx);
   } catch (err) {
     if (err instanceof CallError) throw configurationFailure(`${ctx.state}: ${err.message}`);
-    if (isAdapterError(err)) throw authenticationFailure(err);
+    if (isAdapterError(err)) throw adapterErrorFailure(err);
     throw err;
   }
   const w = args as Record<string, Json>;

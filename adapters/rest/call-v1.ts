@@ -4,7 +4,7 @@
  * `authentication` (resolved by the SDK's `authentication`), its answer shaped per `output` and its
  * failures RFC 7807 problems (the SDK's 1.0 call helpers, shared with `call: http`).
  */
-import { authentication, authenticationFailure, configurationFailure, isAdapterError, problemFailure, sendCall, COMMUNICATION, type ActivityContext, type Auth, type Json } from '../../src/adapter';
+import { authentication, adapterErrorFailure, configurationFailure, isAdapterError, problemFailure, sendCall, COMMUNICATION, type ActivityContext, type Auth, type Json } from '../../src/adapter';
 import { OperationError, resolveOperation } from './openapi';
 import { buildRequest } from './request';
 
@@ -31,7 +31,7 @@ export async function invokeOpenApiCall(args: Json, ctx: ActivityContext, baseDi
     auth = await authentication(w.authentication, ctx);
   } catch (err) {
     if (err instanceof OperationError) throw configurationFailure(`${ctx.state}: ${err.message}`);
-    if (isAdapterError(err)) throw authenticationFailure(err);
+    if (isAdapterError(err)) throw adapterErrorFailure(err);
     // e.g. a document that could not be fetched now: may work on a retry
     throw problemFailure({ type: COMMUNICATION, status: 503, title: 'Service Unavailable', detail: `${ctx.state}: ${(err as Error).message}` }, false);
   }

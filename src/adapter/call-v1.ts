@@ -60,12 +60,15 @@ export function configurationFailure(detail: string): ApplicationFailure {
 }
 
 /**
- * The failure of credentials that could not be resolved: an incomplete policy or unknown secret
- * is a configuration error, a token endpoint that refused is an authentication error (401).
+ * An {@link AdapterError} met by a 1.0 call (resolving its credentials, sending it) as its
+ * problem: a non-retryable one (an incomplete policy, an unknown secret) is a configuration
+ * error, a token endpoint that refused an authentication error (401), anything else (a
+ * connection failure) a communication error (503).
  */
-export function authenticationFailure(err: AdapterError): ApplicationFailure {
+export function adapterErrorFailure(err: AdapterError): ApplicationFailure {
   if (err.nonRetryable) return configurationFailure(err.message);
-  return problemFailure({ type: AUTHENTICATION, status: 401, title: 'Authentication Error', detail: err.message }, false);
+  if (err.code === ErrorCodes.AuthError) return problemFailure({ type: AUTHENTICATION, status: 401, title: 'Authentication Error', detail: err.message }, false);
+  return problemFailure({ type: COMMUNICATION, status: 503, title: 'Service Unavailable', detail: err.message }, false);
 }
 
 export function decodeContent(res: ReceivedResponse): Json {
@@ -116,8 +119,7 @@ export async function sendCall(req: CallRequest, ctx: Pick<ActivityContext, 'fet
     res = await ctx.fetch({ ...req, redirect: redirect ? 'follow' : 'manual' }, { auth: opts.auth });
   } catch (err) {
     if (!isAdapterError(err)) throw err; // cancelled: the SDK reports the cancellation
-    if (err.code === ErrorCodes.AuthError) throw authenticationFailure(err);
-    throw problemFailure({ type: COMMUNICATION, status: 503, title: 'Service Unavailable', detail: err.message }, false);
+    throw adapterErrorFailure(err);
   }
   const received: ReceivedResponse = { status: res.status, statusText: res.statusText, headers: Object.fromEntries(res.headers.entries()), body: new Uint8Array(await res.arrayBuffer()) };
   const problem = statusProblem(received, req, redirect);

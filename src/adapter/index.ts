@@ -22,7 +22,7 @@ export { adapterActivities, adapterServices, serveCall, callSite, type AdapterSe
 export { callHttp, describeRequest, readAnswer, sendHttp, type HttpAnswer, type HttpOptions, type HttpRequest } from './http';
 export { type Auth, TokenCache } from './auth';
 export { authentication, type AuthenticationContext } from './authentication';
-export { sendCall, problemFailure, configurationFailure, authenticationFailure, AUTHENTICATION, statusProblem, shapeOutput, decodeContent, COMMUNICATION, CONFIGURATION, type Problem, type CallRequest, type ReceivedResponse } from './call-v1';
+export { sendCall, problemFailure, configurationFailure, adapterErrorFailure, AUTHENTICATION, statusProblem, shapeOutput, decodeContent, COMMUNICATION, CONFIGURATION, type Problem, type CallRequest, type ReceivedResponse } from './call-v1';
 export { Redactor, REDACTED, MIN_SECRET_LENGTH } from './redact';
 export type { SecretValues } from './secrets';
 export { ADAPTER_TASK_QUEUE, type FunctionCall, type CallContext, type ServiceErrorDetails } from '../common/contracts';
