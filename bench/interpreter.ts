@@ -5,7 +5,10 @@
  *   (b) history events per run (and so per operation-state call).
  * Ratios are interpreter / hand-written. Goals: ≤ 1.10× latency, ≥ 0.90× throughput, 1.00× events.
  *
- *   npx tsx bench/interpreter.ts [--runs 30] [--throughput 300]
+ *   npx tsx bench/interpreter.ts [--runs 30] [--throughput 300] [--without sync-expressions]
+ *
+ * `--without <features>` (comma-separated) runs the interpreter as a worker from before those
+ * interpreter features (src/workflow/resolve.ts) would.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,12 +20,17 @@ import { startDevServer } from '../src/platform/dev-server';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { createInterpreterWorker } from '../src/worker/interpreter-worker';
 import { freePort } from '../test/helpers/ports';
+import { INTERPRETER_FEATURES } from '../src/workflow/resolve';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 const RUNS = arg('runs', 30);
+const WITHOUT = (() => {
+  const i = process.argv.indexOf('--without');
+  return i > 0 ? process.argv[i + 1].split(',') : [];
+})();
 const THROUGHPUT_RUNS = arg('throughput', 300);
 const CONCURRENCY = 50;
 
@@ -48,6 +56,7 @@ async function main(): Promise<void> {
     connection,
     taskQueue: INTERPRETER_TASK_QUEUE,
     definitions: [join(__dirname, 'definitions')],
+    features: INTERPRETER_FEATURES.filter((f) => !WITHOUT.includes(f)),
   });
   const handwritten = await Worker.create({
     connection,
@@ -145,7 +154,7 @@ async function main(): Promise<void> {
       }),
     ),
   );
-  console.log(JSON.stringify({ runs: RUNS, throughputRuns: THROUGHPUT_RUNS, concurrency: CONCURRENCY, ...report }, null, 2));
+  console.log(JSON.stringify({ runs: RUNS, throughputRuns: THROUGHPUT_RUNS, concurrency: CONCURRENCY, without: WITHOUT, ...report }, null, 2));
   await connection.close();
   await server.stop();
 }

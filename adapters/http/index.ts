@@ -1,42 +1,43 @@
 /**
- * The built-in adapter of Serverless Workflow 1.0 `call: http` (activity `sw.http`), written
- * with the public adapter SDK (`swflow/adapter`): `$secrets` in the arguments arrive resolved,
- * the endpoint's authentication is resolved in the worker (`authentication`: basic, bearer,
- * OAuth2, OpenID Connect), and the
- * SDK redacts secrets from what leaves the worker, heartbeats, and cancels the request with the
- * call. `call: openapi` (`sw.openapi`) is the REST adapter's, beside its OpenAPI code.
+ * The built-in adapter of Serverless Workflow 1.0 `call: http` (activity `sw.http`), written with
+ * the public adapter SDK: `$secrets` in arguments arrive resolved, secret-based authentication is
+ * read through `ctx.secret` (so it is redacted), an OAuth2/OIDC policy's token is requested by
+ * the worker (`tokenAuthentication`), the request goes out through `ctx.fetch`
+ * (cancellation, connection failures with codes) and its answer is shaped per `output` (the SDK's
+ * sendCall). Pure request building in ./request.ts. (`call: openapi` is the OpenAPI adapter's,
+ * adapters/rest.)
  *
- * Failures are RFC 7807 problems in the failure's `details[0]` (what `try`/`catch` filters): a
- * status the call does not accept or a connection failure is a communication error; a
- * definition problem (no URI or method, an unknown secret) a non-retryable configuration error.
+ * Failures: a status the call does not accept, or a connection failure, is a communication
+ * problem (RFC 7807, `details[0]`, what `try`/`catch` filters); a refused token request an
+ * authentication problem (401); a definition problem (no URI, unknown secret, an unsupported
+ * policy) is a non-retryable configuration problem.
  */
-import { authentication, adapterErrorFailure, BUILTIN_ADAPTER, configurationFailure, defineAdapter, isAdapterError, sendCall, type ActivityContext, type Adapter, type Auth, type CallRequest, type Json } from '../../src/adapter';
-import { CallError, httpRequest } from './request';
+import { BUILTIN_ADAPTER, ConfigurationError, configurationFailure, defineAdapter, sendCall, tokenAuthentication, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { httpRequest } from './request';
 
-/** The activity type of `call: http`. */
 export const HTTP_ACTIVITY = `${BUILTIN_ADAPTER}.http`;
 
-/** Sends one `call: http`. */
+/** One `call: http`: the request its evaluated `with` describes, sent. */
 export async function invokeHttp(args: Json, ctx: ActivityContext): Promise<Json> {
-  let req: CallRequest;
-  let auth: Auth | undefined;
+  const w = (args ?? {}) as Record<string, Json>;
+  let req;
+  let auth;
   try {
-    req = httpRequest(args);
-    auth = await authentication((args as { endpoint?: { authentication?: Json } }).endpoint?.authentication, ctx);
+    req = httpRequest(w, ctx);
+    auth = await tokenAuthentication(endpointAuthentication(w.endpoint), ctx);
   } catch (err) {
-    if (err instanceof CallError) throw configurationFailure(`${ctx.state}: ${err.message}`);
-    if (isAdapterError(err)) throw adapterErrorFailure(err);
+    if (err instanceof ConfigurationError) throw configurationFailure(`${ctx.state}: ${err.message}`);
     throw err;
   }
-  const w = args as Record<string, Json>;
-  return sendCall(req, ctx, { redirect: w.redirect === true, output: w.output, auth });
+  return sendCall(ctx, req, w.redirect === true, w.output, auth);
 }
 
-/** The 1.0 HTTP adapter (activity `sw.http`). */
+/** The endpoint's authentication policy (an endpoint may be a bare URI). */
+function endpointAuthentication(endpoint: Json | undefined): Json | undefined {
+  return endpoint && typeof endpoint === 'object' && !Array.isArray(endpoint) ? endpoint.authentication : undefined;
+}
+
+/** The `call: http` adapter (activity `sw.http`). */
 export function httpAdapter(): Adapter {
-  return defineAdapter({
-    name: BUILTIN_ADAPTER,
-    description: 'Serverless Workflow 1.0 call: http',
-    activities: { http: invokeHttp },
-  });
+  return defineAdapter({ name: BUILTIN_ADAPTER, description: '1.0 call: http', activities: { http: invokeHttp } });
 }

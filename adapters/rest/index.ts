@@ -1,6 +1,6 @@
 /**
  * The REST adapter: serves `rest` functions (activity type `sw.rest`) by calling the OpenAPI
- * operation their `operation` names, and 1.0's `call: openapi` (`sw.openapi`, ./call-v1.ts). Written with the public adapter SDK only (`swflow/adapter`,
+ * operation their `operation` names. Written with the public adapter SDK only (`swflow/adapter`,
  * i.e. src/adapter): secret arguments and auth arrive resolved, the SDK's HTTP helper sends the
  * request with auth, cancellation and error codes, and redacts secrets from what leaves the worker.
  *
@@ -13,9 +13,9 @@
  * network failures have the SDK's codes (ConnectionRefused, HostNotFound, ...).
  */
 import { AdapterError, BUILTIN_ADAPTER, defineAdapter, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
-import { invokeOpenApiCall } from './call-v1';
 import { DocumentUnavailable, OperationError, resolveOperation } from './openapi';
 import { buildRequest } from './request';
+import { invokeOpenApi } from './openapi-call';
 import { applySecurity } from './security';
 
 export interface RestAdapterOptions {
@@ -43,17 +43,17 @@ export async function invokeRest(args: Json, ctx: ActivityContext, opts: RestAda
   }
 }
 
-/** The activity type of Serverless Workflow 1.0 `call: openapi`. */
+/** The activity type of 1.0 `call: openapi` (./openapi-call.ts). */
 export const OPENAPI_ACTIVITY = `${BUILTIN_ADAPTER}.openapi`;
 
-/** The REST adapter (activities `sw.rest`, and `sw.openapi` for 1.0 calls), reading documents relative to `baseDirs`. */
+/** The OpenAPI adapter: 0.8 `rest` functions (`sw.rest`) and 1.0 `call: openapi` (`sw.openapi`), reading documents relative to `baseDirs`. */
 export function restAdapter(opts: RestAdapterOptions = {}): Adapter {
   return defineAdapter({
     name: BUILTIN_ADAPTER,
     description: 'REST over OpenAPI (type: rest; 1.0 call: openapi)',
     activities: {
       rest: (args: Json, ctx: ActivityContext) => invokeRest(args, ctx, opts),
-      openapi: (args: Json, ctx: ActivityContext) => invokeOpenApiCall(args, ctx, opts.baseDirs ?? [process.cwd()]),
+      openapi: (args: Json, ctx: ActivityContext) => invokeOpenApi(args, ctx, opts.baseDirs ?? [process.cwd()]),
     },
   });
 }

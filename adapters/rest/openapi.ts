@@ -6,10 +6,8 @@
  * function's resource auth) — and an operation resolves to its method, URL template, parameters
  * and security requirements.
  */
-import { existsSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { locateDocument } from '../../src/adapter';
 
 type Doc = Record<string, any>;
 
@@ -72,23 +70,9 @@ export function splitOperation(operation: string): { document: string; operation
   return { document: operation.slice(0, hash), operationId: operation.slice(hash + 1) };
 }
 
-/**
- * Where a document reference points: http(s) URLs as they are; files relative to `baseDirs`
- * (the definition folders). `file://myapis/x.json`, as the spec's examples write it, is read as
- * the relative path `myapis/x.json`.
- */
+/** Where a document reference points (the SDK's locateDocument): an http(s) URL, or a file in `baseDirs`. */
 export function locate(document: string, baseDirs: string[]): string {
-  if (/^https?:\/\//i.test(document)) return document;
-  let path = document;
-  if (/^file:/i.test(document)) {
-    const url = new URL(document);
-    path = url.host && url.host !== 'localhost' ? `${url.host}${decodeURIComponent(url.pathname)}` : fileURLToPath(url);
-  }
-  if (isAbsolute(path)) return path;
-  const candidates = baseDirs.map((dir) => resolve(dir, path));
-  const found = candidates.find((c) => existsSync(c));
-  if (!found) throw new OperationError(`OpenAPI document "${document}" not found (looked for ${candidates.join(', ') || path})`);
-  return found;
+  return locateDocument(document, baseDirs, 'OpenAPI document');
 }
 
 async function load(location: string, headers: Record<string, string>): Promise<{ doc: Doc; location: string }> {

@@ -31,6 +31,8 @@ export interface InterpreterActivitiesOptions {
   log?: (msg: string) => void;
   /** 1.0 runs started here publish lifecycle CloudEvents to the event sinks (see ResolveResult.lifecycleEvents). */
   lifecycleEvents?: boolean;
+  /** The interpreter features runs started here get (default: all, INTERPRETER_FEATURES); fewer act as an older worker. */
+  features?: string[];
 }
 
 export function createInterpreterActivities(opts: InterpreterActivitiesOptions) {
@@ -49,16 +51,17 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
     return registered;
   };
 
+  const features = opts.features ?? INTERPRETER_FEATURES;
   return {
     async [RESOLVE_DEFINITION_ACTIVITY](req: ResolveRequest): Promise<ResolveResult> {
       const sa = await searchAttributes();
       const lifecycle = opts.lifecycleEvents ? { lifecycleEvents: true } : {};
       if (req.definition) {
-        return { hash: definitionHash(req.definition), source: 'start options', searchAttributes: sa, features: INTERPRETER_FEATURES, ...lifecycle };
+        return { hash: definitionHash(req.definition), source: 'start options', searchAttributes: sa, features, ...lifecycle };
       }
       try {
         const { def, source } = await opts.registry.resolve(req.type);
-        return { definition: def, hash: definitionHash(def), source, searchAttributes: sa, features: INTERPRETER_FEATURES, ...lifecycle };
+        return { definition: def, hash: definitionHash(def), source, searchAttributes: sa, features, ...lifecycle };
       } catch (err) {
         if (err instanceof DefinitionNotFound) throw ApplicationFailure.create({ message: err.message, type: 'DefinitionNotFound', nonRetryable: true });
         throw err;

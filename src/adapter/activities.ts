@@ -15,7 +15,7 @@ import { resolveAuth, TokenCache, type Auth } from './auth';
 import { isFunctionCall } from './call';
 import type { ActivityContext, Adapter } from './define';
 import { ErrorCodes } from './errors';
-import { callHttp, sendHttp } from './http';
+import { callHttp, sendHttp, type HttpOptions } from './http';
 import { Redactor } from './redact';
 import { resolveArguments, type SecretValues } from './secrets';
 
@@ -72,7 +72,7 @@ async function activityContext(call: FunctionCall, services: AdapterServices, re
   const temporal = Context.current();
   const auth = call.auth?.invocation ? await resolveAuth(call.auth.invocation, call, services.secrets, redactor, services.tokens) : undefined;
   const resourceAuth = call.auth?.resource ? await resolveAuth(call.auth.resource, call, services.secrets, redactor, services.tokens) : undefined;
-  const withDefaults = (o: { auth?: Auth; signal?: AbortSignal } = {}) => ({ auth: 'auth' in o ? o.auth : auth, signal: o.signal ?? temporal.cancellationSignal });
+  const withDefaults = (o: HttpOptions = {}) => ({ ...o, auth: 'auth' in o ? o.auth : auth, signal: o.signal ?? temporal.cancellationSignal });
   return {
     function: call.function,
     workflow: call.workflow,
@@ -110,14 +110,14 @@ function failureOf(err: unknown, call: FunctionCall, redactor: Redactor): unknow
   // Cancelled mid-call (an AbortError from fetch...): report the cancellation, not the error.
   if (Context.current().cancellationSignal.aborted) return new CancelledFailure(redactor.text(`${callSite(call)}: cancelled (${(err as Error)?.message ?? String(err)})`));
   const e = (err ?? {}) as { code?: unknown; message?: string; nonRetryable?: boolean; request?: string; answer?: Json; serviceMessage?: string; stack?: string; cause?: unknown };
-  // An ApplicationFailure thrown by the adapter keeps its type and its details[0]: the message,
-  // and any other fields (a 1.0 call's RFC 7807 problem: type, status, title, detail).
-  const ownDetails = err instanceof ApplicationFailure ? plainObject(err.details?.[0]) : undefined;
-  const own = err instanceof ApplicationFailure ? { code: err.type, message: typeof ownDetails?.message === 'string' ? ownDetails.message : undefined } : {};
+  // An ApplicationFailure thrown by the adapter keeps its type and its details' fields (a 1.0
+  // problem's type, status, title: what the 1.0 executor reads).
+  const ownDetails = err instanceof ApplicationFailure && isRecord(err.details?.[0]) ? (err.details[0] as Record<string, Json>) : {};
+  const own = err instanceof ApplicationFailure ? { code: err.type, message: (ownDetails as Partial<ServiceErrorDetails>).message } : {};
   const raw = e.code ?? own.code;
   const code = typeof raw === 'string' && raw ? raw : typeof raw === 'number' ? String(raw) : ErrorCodes.AdapterError;
   const message = e.message ?? String(err);
-  const details: ServiceErrorDetails = { ...ownDetails, code, message: e.serviceMessage ?? own.message ?? message };
+  const details: ServiceErrorDetails = { ...ownDetails, code: typeof ownDetails.code === 'string' ? ownDetails.code : code, message: e.serviceMessage ?? own.message ?? message };
   if (e.request !== undefined) details.request = e.request;
   if (e.answer !== undefined && e.answer !== null) details.answer = bounded(e.answer);
   const failure = ApplicationFailure.create({
@@ -144,9 +144,7 @@ function causeOf(cause: unknown, redactor: Redactor, depth = 0): ApplicationFail
   return f;
 }
 
-function plainObject(v: unknown): Record<string, Json> | undefined {
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, Json>) : undefined;
-}
+const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 function bounded(answer: Json): Json {
   const text = typeof answer === 'string' ? answer : JSON.stringify(answer);

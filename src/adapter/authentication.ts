@@ -1,30 +1,74 @@
 /**
- * Serverless Workflow 1.0 authentication policies (`authentication` of an endpoint or an
- * OpenAPI call), resolved inside the activity into the SDK's {@link Auth} — the same
- * credentials 0.8's `auth` definitions give (./auth.ts), so the HTTP helper sends them, OAuth2
- * tokens are cached per worker and refreshed once on a 401, and every credential is redacted
- * from what leaves the worker.
+ * Serverless Workflow 1.0 authentication policies, for adapters of 1.0 calls. The workflow
+ * evaluated the policy; a secret-based one (`basic: { use: <secret> }`) is read here from the
+ * worker's secrets; the secret, its fields and the credentials made of them are marked for
+ * redaction (pass the ActivityContext: it is both).
  *
- * - `basic`, `bearer`: literal values, or `use: <secret>` (a secret holding `{ username,
- *   password }` / `{ token }`, as an object or its JSON text).
- * - `oauth2`: grants `client_credentials`, `password` and token exchange; token endpoint
- *   `endpoints.token` relative to `authority` (default `/oauth2/token`); client authentication
- *   `client_secret_post` (default) or `client_secret_basic`.
- * - `oidc`: the same, the token endpoint read from the authority's
- *   `/.well-known/openid-configuration`.
- * - `digest`, `certificate`, other grants and client authentications: a non-retryable AuthError
- *   that says so.
+ * - `basic`, `bearer` → an `Authorization` header ({@link authenticationHeader}).
+ * - `oauth2`, `oidc` → an {@link Auth} whose token the worker requests ({@link tokenAuthentication}):
+ *   grants `client_credentials` (default), `password` and token exchange; `client.id`/`secret`
+ *   sent as `client_secret_post` (default) or `client_secret_basic`; the token endpoint is
+ *   `endpoints.token` relative to `authority` (default `/oauth2/token`), for `oidc` the
+ *   `token_endpoint` of `<authority>/.well-known/openid-configuration`. Tokens come from the
+ *   worker's cache (the SDK's TokenCache, as for 0.8 `oauth2` auth) and are refreshed once on a 401.
  */
 import type { AuthDef, Json } from '../dsl/model';
 import type { Auth } from './auth';
 import type { ActivityContext } from './define';
 import { AdapterError, ErrorCodes } from './errors';
+import { ConfigurationError } from './problems';
 
 type Obj = Record<string, Json>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+const text = (v: Json): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
-/** What resolving a policy needs from the call's context. */
-export type AuthenticationContext = Pick<ActivityContext, 'secret' | 'redact' | 'authorize' | 'fetch'>;
+/** Where a policy's secrets come from: an ActivityContext. */
+export interface SecretSource {
+  secret(name: string): Json | undefined;
+  redact(...values: unknown[]): void;
+}
+
+/** A secret named by a secret-based policy, as an object (JSON text, e.g. from the environment); its fields are redacted. */
+export function secretObject(source: SecretSource, name: string): Obj {
+  const v = source.secret(name);
+  if (v === undefined) throw new ConfigurationError(`secret '${name}' is not available to this worker`);
+  let obj: Obj | undefined = isObj(v) ? v : undefined;
+  if (!obj) {
+    try {
+      const parsed = JSON.parse(String(v));
+      if (isObj(parsed)) obj = parsed;
+    } catch {
+      /* not JSON */
+    }
+  }
+  if (obj) {
+    source.redact(...Object.values(obj).map((x) => text(x)));
+    return obj;
+  }
+  throw new ConfigurationError(`secret '${name}' must be a JSON object (e.g. {"username": "...", "password": "..."})`);
+}
+
+/**
+ * The Authorization header of an (evaluated) 1.0 `basic` or `bearer` policy; undefined when there
+ * is none, and for `oauth2`/`oidc`, whose token {@link tokenAuthentication} obtains.
+ */
+export function authenticationHeader(policy: unknown, source: SecretSource): string | undefined {
+  if (!isObj(policy)) return undefined;
+  const from = (body: Json): Obj => (isObj(body) && typeof body.use === 'string' ? secretObject(source, body.use) : isObj(body) ? body : {});
+  const header = (value: string) => (source.redact(value, value.slice(value.indexOf(' ') + 1)), value);
+  if (policy.basic !== undefined) {
+    const b = from(policy.basic);
+    return header(`Basic ${Buffer.from(`${text(b.username ?? '')}:${text(b.password ?? '')}`).toString('base64')}`);
+  }
+  if (policy.bearer !== undefined) return header(`Bearer ${text(from(policy.bearer).token ?? '')}`);
+  for (const scheme of ['digest', 'certificate']) {
+    if (policy[scheme] !== undefined) throw new ConfigurationError(`'${scheme}' authentication is not supported yet (basic, bearer, oauth2 and oidc are)`);
+  }
+  return undefined;
+}
+
+/** What resolving an OAuth2/OIDC policy uses of the call's context. */
+export type TokenSource = SecretSource & Pick<ActivityContext, 'authorize' | 'fetch'>;
 
 const GRANTS: Record<string, string> = {
   client_credentials: 'clientCredentials',
@@ -32,80 +76,65 @@ const GRANTS: Record<string, string> = {
   'urn:ietf:params:oauth:grant-type:token-exchange': 'tokenExchange',
 };
 
-function configurationError(message: string): AdapterError {
-  return new AdapterError(ErrorCodes.AuthError, message, { nonRetryable: true });
-}
-
-/** The secret named by a secret-based policy, as an object (a JSON object, or its JSON text as in the environment). */
-function secretObject(ctx: AuthenticationContext, name: string): Obj {
-  const v = ctx.secret(name);
-  if (v === undefined || v === null) throw configurationError(`secret '${name}' is not available to this worker`);
-  if (isObj(v)) return v;
-  try {
-    const parsed = JSON.parse(String(v)) as Json;
-    if (isObj(parsed)) {
-      ctx.redact(parsed);
-      return parsed;
-    }
-  } catch {
-    /* fall through */
-  }
-  throw configurationError(`secret '${name}' must be a JSON object (e.g. {"username": "...", "password": "..."})`);
-}
-
 /**
- * The credentials of an evaluated 1.0 authentication policy, or undefined when there is none.
- * Throws a non-retryable {@link AdapterError} (code AuthError) for an unknown secret, an
- * incomplete policy or a scheme not supported.
- *
- * @example
- * ```ts
- * const auth = await authentication(args.endpoint.authentication, ctx);
- * const res = await ctx.fetch(request, { auth });
- * ```
+ * The credentials of an (evaluated) 1.0 `oauth2` or `oidc` policy, or undefined for any other
+ * policy. A policy swflow cannot serve (another grant or client authentication, a JSON token
+ * request) is a ConfigurationError here; the token (and, for `oidc`, the discovery) is requested
+ * when the request is sent, so a refused or unreachable token endpoint fails that request.
  */
-export async function authentication(policy: unknown, ctx: AuthenticationContext): Promise<Auth | undefined> {
+export async function tokenAuthentication(policy: unknown, source: TokenSource): Promise<Auth | undefined> {
   if (!isObj(policy)) return undefined;
-  const values = (body: Json): Obj => (isObj(body) && typeof body.use === 'string' ? secretObject(ctx, body.use) : isObj(body) ? body : {});
-  if (policy.basic !== undefined) {
-    const { username, password } = values(policy.basic);
-    return ctx.authorize({ name: 'basic', scheme: 'basic', properties: { username: username ?? null, password: password ?? null } });
-  }
-  if (policy.bearer !== undefined) return ctx.authorize({ name: 'bearer', scheme: 'bearer', properties: { token: values(policy.bearer).token ?? null } });
-  for (const scheme of ['oauth2', 'oidc'] as const) {
-    if (policy[scheme] !== undefined) return ctx.authorize(await oauth2Def(scheme, values(policy[scheme]), ctx));
-  }
-  const scheme = Object.keys(policy).find((k) => k !== 'use') ?? 'unknown';
-  throw configurationError(`'${scheme}' authentication is not supported yet (basic, bearer, oauth2 and oidc are)`);
+  const scheme = policy.oauth2 !== undefined ? 'oauth2' : policy.oidc !== undefined ? 'oidc' : undefined;
+  if (!scheme) return undefined;
+  const body = policy[scheme];
+  const p = isObj(body) && typeof body.use === 'string' ? secretObject(source, body.use) : isObj(body) ? body : {};
+  const def = oauth2Def(scheme, p);
+  let resolved: Promise<Auth> | undefined;
+  const auth = () =>
+    (resolved ??= (async () => {
+      if (scheme === 'oauth2') return source.authorize(def);
+      const tokenEndpoint = await discoveredTokenEndpoint(p.authority, source);
+      return source.authorize({ ...def, properties: { ...def.properties, metadata: { ...(def.properties.metadata as Obj), tokenEndpoint } } });
+    })());
+  return {
+    name: scheme,
+    scheme: 'oauth2',
+    headers: async () => (await auth()).headers(),
+    token: async () => (await auth()).token(),
+    refresh: async () => (await auth()).refresh(),
+  };
 }
 
-/** A 1.0 OAuth2 / OpenID Connect policy as the SDK's OAuth2 auth definition. */
-async function oauth2Def(scheme: 'oauth2' | 'oidc', p: Obj, ctx: AuthenticationContext): Promise<AuthDef> {
+/** A 1.0 OAuth2 / OpenID Connect policy as the SDK's `oauth2` auth definition (0.8's property names). */
+function oauth2Def(scheme: 'oauth2' | 'oidc', p: Obj): AuthDef {
   const grantType = GRANTS[String(p.grant ?? 'client_credentials')];
-  if (!grantType) throw configurationError(`${scheme}: grant '${String(p.grant)}' is not supported (${Object.keys(GRANTS).join(', ')} are)`);
+  if (!grantType) throw new ConfigurationError(`${scheme}: grant '${String(p.grant)}' is not supported yet (${Object.keys(GRANTS).join(', ')} are)`);
   const client = isObj(p.client) ? p.client : {};
   const clientAuthentication = String(client.authentication ?? 'client_secret_post');
-  if (clientAuthentication !== 'client_secret_post' && clientAuthentication !== 'client_secret_basic') throw configurationError(`${scheme}: client authentication '${clientAuthentication}' is not supported (client_secret_post and client_secret_basic are)`);
-  if (isObj(p.request) && p.request.encoding !== undefined && p.request.encoding !== 'application/x-www-form-urlencoded') throw configurationError(`${scheme}: token request encoding '${String(p.request.encoding)}' is not supported (application/x-www-form-urlencoded is)`);
+  if (clientAuthentication !== 'client_secret_post' && clientAuthentication !== 'client_secret_basic') {
+    throw new ConfigurationError(`${scheme}: client authentication '${clientAuthentication}' is not supported yet (client_secret_post and client_secret_basic are)`);
+  }
+  if (isObj(p.request) && p.request.encoding !== undefined && p.request.encoding !== 'application/x-www-form-urlencoded') {
+    throw new ConfigurationError(`${scheme}: token request encoding '${String(p.request.encoding)}' is not supported yet (application/x-www-form-urlencoded is)`);
+  }
   const endpoints = isObj(p.endpoints) ? p.endpoints : {};
-  const tokenEndpoint = scheme === 'oidc' ? await discoveredTokenEndpoint(p.authority, ctx) : endpoints.token ?? null;
   const properties: Obj = {
     grantType,
     authority: p.authority ?? null,
     clientId: client.id ?? null,
-    metadata: { ...(tokenEndpoint ? { tokenEndpoint } : {}), clientAuthentication },
+    metadata: { ...(scheme === 'oauth2' && endpoints.token !== undefined ? { tokenEndpoint: endpoints.token } : {}), clientAuthentication },
   };
+  if (client.secret !== undefined) properties.clientSecret = client.secret;
   for (const key of ['scopes', 'audiences', 'username', 'password'] as const) if (p[key] !== undefined) properties[key] = p[key];
   if (isObj(p.subject) && p.subject.token !== undefined) properties.subjectToken = p.subject.token;
-  if (client.secret !== undefined) properties.clientSecret = client.secret;
   return { name: scheme, scheme: 'oauth2', properties };
 }
 
 /** OpenID Connect discovery: the authority's token endpoint. */
-async function discoveredTokenEndpoint(authority: Json | undefined, ctx: AuthenticationContext): Promise<string> {
-  if (typeof authority !== 'string' || !authority) throw configurationError('oidc: needs an authority');
+async function discoveredTokenEndpoint(authority: Json | undefined, source: TokenSource): Promise<string> {
+  if (typeof authority !== 'string' || !authority) throw new AdapterError(ErrorCodes.AuthError, 'oidc: needs an authority', { nonRetryable: true });
   const url = `${authority.replace(/\/$/, '')}/.well-known/openid-configuration`;
-  const res = await ctx.fetch({ method: 'GET', url, headers: { accept: 'application/json' } }, { auth: undefined });
+  const res = await source.fetch({ method: 'GET', url, headers: { accept: 'application/json' } }, { auth: undefined });
   const config = res.ok ? ((await res.json().catch(() => undefined)) as Obj | undefined) : undefined;
   if (typeof config?.token_endpoint !== 'string') throw new AdapterError(ErrorCodes.AuthError, `oidc: GET ${url} answered ${res.status} without a token_endpoint`, { request: `GET ${url}` });
   return config.token_endpoint;

@@ -78,6 +78,14 @@ export class AdapterError extends Error {
   }
 }
 
+/**
+ * A definition problem an adapter finds — an unknown operation, a document that does not parse,
+ * arguments that fit nothing —: an `OperationError` that is never retried.
+ */
+export function operationError(message: string, cause?: unknown): AdapterError {
+  return new AdapterError(ErrorCodes.OperationError, message, { nonRetryable: true, ...(cause !== undefined ? { cause } : {}) });
+}
+
 /** Whether `err` is an AdapterError (also one from another copy of the SDK). */
 export function isAdapterError(err: unknown): err is AdapterError {
   return Boolean(err && typeof err === 'object' && (err as Record<symbol, unknown>)[BRAND]);

@@ -12,8 +12,6 @@ export interface HttpRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string | URLSearchParams | Uint8Array;
-  /** `fetch`'s redirect mode (default `follow`); `manual` hands a 3xx back as it is. */
-  redirect?: 'follow' | 'manual';
 }
 
 export interface HttpAnswer {
@@ -28,6 +26,8 @@ export interface HttpOptions {
   /** Credentials to send (default: the function's invocation auth, when the helper is the context's). */
   auth?: Auth;
   signal?: AbortSignal;
+  /** `manual` answers a redirect as it is (1.0 `call: http` without `redirect: true`); default `follow`. */
+  redirect?: 'follow' | 'manual';
 }
 
 /** How a request is named in messages: `GET https://host/path?query`. */
@@ -45,7 +45,7 @@ export async function sendHttp(req: HttpRequest, opts: HttpOptions = {}): Promis
   const send = async (): Promise<Response> => {
     const headers = { ...((await opts.auth?.headers()) ?? {}), ...lowerKeys(req.headers ?? {}) };
     try {
-      return await fetch(req.url, { method: req.method, headers, body: req.body, signal: opts.signal, ...(req.redirect ? { redirect: req.redirect } : {}) });
+      return await fetch(req.url, { method: req.method, headers, body: req.body, signal: opts.signal, ...(opts.redirect ? { redirect: opts.redirect } : {}) });
     } catch (err) {
       if (opts.signal?.aborted) throw err;
       const failure = networkFailure(err);

@@ -15,14 +15,16 @@
  * The guide: adapters/README.md.
  */
 export { defineAdapter, isAdapter, type Adapter, type AdapterActivity, type AdapterDefinition, type ActivityContext } from './define';
-export { AdapterError, ErrorCodes, isAdapterError, networkFailure, type AdapterErrorOptions } from './errors';
+export { AdapterError, ErrorCodes, isAdapterError, networkFailure, operationError, type AdapterErrorOptions } from './errors';
 export { createAdapterWorker, runAdapterWorker, loadAdapters, type AdapterWorkerOptions } from './worker';
 export { callInterceptor, functionCallOf } from './call';
 export { adapterActivities, adapterServices, serveCall, callSite, type AdapterServices, type CallActivity } from './activities';
+export { fetchDocument, isHttpUrl, loadOnce, locateDocument } from './documents';
 export { callHttp, describeRequest, readAnswer, sendHttp, type HttpAnswer, type HttpOptions, type HttpRequest } from './http';
 export { type Auth, TokenCache } from './auth';
-export { authentication, type AuthenticationContext } from './authentication';
-export { sendCall, problemFailure, configurationFailure, adapterErrorFailure, AUTHENTICATION, statusProblem, shapeOutput, decodeContent, COMMUNICATION, CONFIGURATION, type Problem, type CallRequest, type ReceivedResponse } from './call-v1';
+export { authenticationHeader, secretObject, tokenAuthentication, type SecretSource, type TokenSource } from './authentication';
+export { ConfigurationError, ErrorTypes, configurationFailure, problemFailure, type Problem } from './problems';
+export { decodeContent, sendCall, shapeOutput, statusProblem, type ReceivedResponse } from './http-output';
 export { Redactor, REDACTED, MIN_SECRET_LENGTH } from './redact';
 export type { SecretValues } from './secrets';
 export { ADAPTER_TASK_QUEUE, type FunctionCall, type CallContext, type ServiceErrorDetails } from '../common/contracts';

@@ -1,6 +1,6 @@
 /**
- * `$SECRETS` (1.0: `$secrets`) on the activity side. The workflow never holds secret values: arguments that read
- * them arrive as expressions (`FunctionCall.secretArguments`) with the data they read
+ * `$SECRETS` on the activity side. The workflow never holds secret values: arguments that read
+ * `$SECRETS` arrive as expressions (`FunctionCall.secretArguments`) with the data they read
  * besides (`secretContext`), and are evaluated here, in the worker, with the worker's secret
  * values. Everything they yield is registered with the call's {@link Redactor}: the values of the
  * secrets the expressions name and the evaluated results (so a jq-built value is covered too).
@@ -14,8 +14,8 @@ import type { Redactor } from './redact';
 /** The values `$SECRETS` has in a worker: secret name → value (a string, or any JSON). */
 export type SecretValues = Record<string, Json | undefined>;
 
-/** `$SECRETS.name`, `$SECRETS["name"]`, `$SECRETS."name"` (and 1.0's `$secrets` the same ways). */
-const NAMED = /\$(?:SECRETS|secrets)(?![A-Za-z0-9_])\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\.?\s*\[\s*"((?:[^"\\]|\\.)*)"\s*\]|\.\s*"((?:[^"\\]|\\.)*)")/g;
+/** `$SECRETS.name`, `$SECRETS["name"]`, `$SECRETS."name"` (and 1.0's `$secrets`). */
+const NAMED = /\$(?:SECRETS|secrets)\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\.?\s*\[\s*"((?:[^"\\]|\\.)*)"\s*\]|\.\s*"((?:[^"\\]|\\.)*)")/g;
 
 /** The secret names an expression reads (also through the `fn:` functions of its scope). */
 export function secretNamesIn(expressions: string[], scope?: ExprScope): string[] {
@@ -25,19 +25,21 @@ export function secretNamesIn(expressions: string[], scope?: ExprScope): string[
   return [...names];
 }
 
-/**
- * The scope secret expressions are evaluated in: the call's secretContext, with the secret
- * values also bound as the variable `$secrets` (1.0's spelling; 0.8's `$SECRETS` is bound by
- * the evaluator) when an expression reads it.
- */
-export function secretScope(call: FunctionCall, secrets: SecretValues, expressions: string[]): { data: Json; scope: ExprScope | undefined } {
-  const scope = call.secretContext?.scope as ExprScope | undefined;
-  const data = call.secretContext?.data ?? null;
-  if (!expressions.some((e) => LOWERCASE.test(e))) return { data, scope };
-  return { data, scope: { ...scope, variables: { ...scope?.variables, secrets: secrets as Record<string, Json> } } };
-}
+/** 1.0's spelling: the secrets are the runtime variable `$secrets`. */
+const V1_SECRETS = /\$secrets(?![A-Za-z0-9_])/;
 
-const LOWERCASE = /\$secrets(?![A-Za-z0-9_])/;
+/**
+ * The scope secret expressions are evaluated in: the call's secretContext, with the secret values
+ * bound as 1.0's `$secrets` when an expression reads it (`$SECRETS` is bound by the evaluation).
+ */
+export function secretScope(call: FunctionCall, secrets?: SecretValues, expressions: string[] = []): { data: Json; scope: ExprScope | undefined } {
+  const scope = call.secretContext?.scope as ExprScope | undefined;
+  const v1 = secrets && expressions.some((e) => V1_SECRETS.test(e));
+  return {
+    data: call.secretContext?.data ?? null,
+    scope: v1 ? { ...scope, variables: { ...(scope?.variables ?? {}), secrets: secrets as Json } } : scope,
+  };
+}
 
 /** The call's arguments with its secret arguments evaluated (and registered for redaction). */
 export async function resolveArguments(call: FunctionCall, secrets: SecretValues, redactor: Redactor): Promise<Json> {

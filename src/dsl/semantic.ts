@@ -183,6 +183,7 @@ export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOpti
     const heartbeat = isObj(f.metadata) ? f.metadata[HEARTBEAT_METADATA] : undefined;
     const hbProblem = heartbeat === undefined ? undefined : heartbeatProblem(typeof heartbeat === 'boolean' ? String(heartbeat) : heartbeat);
     if (hbProblem) rep.error(`/functions/${i}/metadata/${HEARTBEAT_METADATA}`, `${HEARTBEAT_METADATA}: ${hbProblem}`, 'the heartbeat timeout of the calls of this function (default PT30S), or "off" for an adapter that cannot heartbeat');
+    protocolFunction(f, `/functions/${i}`, rep);
   });
 
   // Compensation rules.
@@ -327,4 +328,15 @@ function reach(from: string, edges: { from: string; to: string }[]): Set<string>
     }
   }
   return seen;
+}
+
+/** The operation formats the spec gives rpc and asyncapi functions, and what the built-in rpc adapter needs besides (adapters/README.md). */
+function protocolFunction(f: Obj, pointer: string, rep: Reporter): void {
+  const parts = typeof f.operation === 'string' ? f.operation.split('#') : [];
+  if (f.type === 'rpc' && (parts.length !== 3 || parts.some((p) => !p))) rep.error(`${pointer}/operation`, `rpc operation ${JSON.stringify(f.operation)} is not "<proto file URI>#<service>#<method>"`);
+  if (f.type === 'asyncapi' && (parts.length < 2 || !parts[0] || !parts.at(-1))) rep.error(`${pointer}/operation`, `asyncapi operation ${JSON.stringify(f.operation)} is not "<AsyncAPI document URI>#<operationId>"`);
+  const metadata = isObj(f.metadata) ? f.metadata : {};
+  if (f.type === 'rpc' && metadata.address === undefined && metadata.worker === undefined) {
+    rep.warn(`${pointer}`, `rpc function '${String(f.name)}' has no metadata.address: the built-in rpc adapter needs the gRPC service's "host:port" there`, 'a proto file does not say where its service runs');
+  }
 }

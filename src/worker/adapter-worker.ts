@@ -1,9 +1,10 @@
 /**
  * The built-in adapter worker: serves the function types swflow implements itself (REST, GraphQL,
- * OData) on `swflow-adapters`, the queue of every function without `metadata.worker`, plus any user
+ * OData, gRPC, AsyncAPI) on `swflow-adapters`, the queue of every function without `metadata.worker`, plus any user
  * adapters given (`swflow adapters --module <file>`). Built with the public adapter SDK
- * (src/adapter): a new protocol adapter is one more entry in {@link builtinAdapters}, 1.0's
- * `call: http` (adapters/http) and `call: openapi` (adapters/rest) included. Your own adapters can also run in their own workers on their own queues
+ * (src/adapter): a new protocol adapter is one more entry in {@link builtinAdapters} (1.0's
+ * `call: http` is adapters/http; `call: openapi` is served by the OpenAPI adapter, adapters/rest).
+ * Your own adapters can also run in their own workers on their own queues
  * (adapters/README.md). Running calls heartbeat automatically (./heartbeat.ts).
  */
 import { Worker, type ActivityInterceptorsFactory, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
@@ -12,6 +13,8 @@ import * as sdk from '../adapter';
 import { restAdapter } from '../../adapters/rest';
 import { graphqlAdapter } from '../../adapters/graphql';
 import { odataAdapter } from '../../adapters/odata';
+import { rpcAdapter } from '../../adapters/rpc';
+import { asyncapiAdapter } from '../../adapters/asyncapi';
 import { httpAdapter } from '../../adapters/http';
 import { autoHeartbeat } from './heartbeat';
 
@@ -37,13 +40,17 @@ export function builtinAdapters(opts: { baseDirs?: string[] } = {}): sdk.Adapter
     restAdapter({ baseDirs: opts.baseDirs }),
     graphqlAdapter(),
     odataAdapter(),
+    rpcAdapter({ baseDirs: opts.baseDirs }),
+    asyncapiAdapter({ baseDirs: opts.baseDirs }),
     httpAdapter(),
   ];
 }
 
 export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<Worker> {
   const adapters = [...builtinAdapters({ baseDirs: opts.baseDirs }), ...(opts.adapters ?? [])];
-  const activities = sdk.adapterActivities(adapters, sdk.adapterServices(opts.secrets));
+  const activities = {
+    ...sdk.adapterActivities(adapters, sdk.adapterServices(opts.secrets)),
+  };
   const extra = opts.workerOptions ?? {};
   return Worker.create({
     ...extra,

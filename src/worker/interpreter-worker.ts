@@ -29,6 +29,8 @@ export interface InterpreterWorkerOptions {
   eventSinks?: ((e: CloudEventJson) => Promise<void>)[];
   /** 1.0 runs publish lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks. Off by default (one activity per event). */
   lifecycleEvents?: boolean;
+  /** The interpreter features runs started on this worker get (default: all): tests act as an older worker with fewer. */
+  features?: string[];
   /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers). */
   workflowBundle?: WorkflowBundle;
   /** Extra activities to register on the interpreter queue. */
@@ -67,7 +69,7 @@ export async function bundleInterpreter(): Promise<WorkflowBundle> {
 export async function createInterpreterWorker(opts: InterpreterWorkerOptions): Promise<Worker> {
   const registry = new DefinitionRegistry(opts.definitions ?? [DEFAULT_DEFINITIONS_DIR]);
   const activities = {
-    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log, lifecycleEvents: opts.lifecycleEvents }),
+    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log, lifecycleEvents: opts.lifecycleEvents, features: opts.features }),
     ...(opts.activities ?? {}),
   };
   return Worker.create({

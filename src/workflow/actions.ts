@@ -5,9 +5,10 @@
 import { CancellationScope, sleep } from '@temporalio/workflow';
 import type { ActionDef, Json, StateDef } from '../dsl/model';
 import { parseDuration } from '../dsl/duration';
-import { evalCondition, type ExprScope } from './expr';
+import { evalCondition, evalConditionSync, type ExprScope } from './expr';
 import { actionInput, eventPayload, filteredResults, mergeResults } from './data/filters';
-import { callFunction } from './functions';
+import { actionInputAsync, filteredResultsAsync, mergeResultsAsync } from './data/filters-async';
+import { callExpressionFunction, callFunction, functionOf } from './functions';
 import { runSubflow } from './subflows';
 import { buildEvent, emitEvent } from './events/produce';
 import { ActionError, SwTimeoutError, classify, isCancellation, type ErrorSite } from './errors';
@@ -44,13 +45,17 @@ export async function invokeAction(ctx: ActionCtx, action: ActionDef, index: num
   const scope: ExprScope = rt.scope(ctx.vars);
   const site = siteOf(state, action, label);
   try {
-    if (action.condition && !(await evalCondition(action.condition, data, scope, { state: state.name, what: `action "${label}" condition` }))) {
-      return { skipped: true };
+    if (action.condition) {
+      const site = { state: state.name, what: `action "${label}" condition` };
+      if (!(rt.sync ? evalConditionSync(action.condition, data, scope, site) : await evalCondition(action.condition, data, scope, site))) return { skipped: true };
     }
     if (action.sleep?.before) await sleep(parseDuration(action.sleep.before), { summary: rt.summary(state.name, label, `sleep ${action.sleep.before} before`) });
-    const input = await actionInput(action.actionDataFilter, data, scope, state.name);
+    const input = rt.sync ? actionInput(action.actionDataFilter, data, scope, state.name) : await actionInputAsync(action.actionDataFilter, data, scope, state.name);
     let result: Json | undefined;
-    if (action.functionRef) result = await callFunction(rt, state, action, label, input, scope, ctx.actionTimeout);
+    // With sync-expressions an expression function is evaluated here and now, not awaited.
+    const fn = rt.sync && action.functionRef ? functionOf(rt, action.functionRef.refName) : undefined;
+    if (fn?.type === 'expression') result = callExpressionFunction(rt, state, fn, action, label, input, scope);
+    else if (action.functionRef) result = await callFunction(rt, state, action, label, input, scope, ctx.actionTimeout);
     else if (action.subFlowRef) result = await runSubflow(rt, state, action, label, input, ctx.actionTimeout);
     else if (action.eventRef) {
       const er = action.eventRef;
@@ -75,11 +80,19 @@ export async function invokeAction(ctx: ActionCtx, action: ActionDef, index: num
 }
 
 /** Merges an action's outcome into the state data (actionDataFilter results/toStateData/useResults). */
-export async function applyAction(ctx: ActionCtx, action: ActionDef, data: Json, outcome: ActionOutcome): Promise<Json> {
+export function applyAction(ctx: ActionCtx, action: ActionDef, data: Json, outcome: ActionOutcome): Json {
   if (outcome.skipped) return data;
   const scope = ctx.rt.scope(ctx.vars);
-  const value = await filteredResults(action.actionDataFilter, outcome.result, scope, ctx.state.name);
+  const value = filteredResults(action.actionDataFilter, outcome.result, scope, ctx.state.name);
   return mergeResults(action.actionDataFilter, data, value, scope, ctx.state.name);
+}
+
+/** {@link applyAction} as runs without the `sync-expressions` feature await it (kept for their replay). */
+export async function applyActionAsync(ctx: ActionCtx, action: ActionDef, data: Json, outcome: ActionOutcome): Promise<Json> {
+  if (outcome.skipped) return data;
+  const scope = ctx.rt.scope(ctx.vars);
+  const value = await filteredResultsAsync(action.actionDataFilter, outcome.result, scope, ctx.state.name);
+  return mergeResultsAsync(action.actionDataFilter, data, value, scope, ctx.state.name);
 }
 
 /** Runs actions sequentially or in parallel; returns the resulting state data. */
@@ -95,14 +108,14 @@ export async function runActions(ctx: ActionCtx, actions: ActionDef[], mode: 'se
       throw err;
     }
     for (let i = 0; i < actions.length; i++) {
-      data = await applyAction(ctx, actions[i], data, outcomes[i]);
+      data = ctx.rt.sync ? applyAction(ctx, actions[i], data, outcomes[i]) : await applyActionAsync(ctx, actions[i], data, outcomes[i]);
       onData?.(data);
     }
     return data;
   }
   for (let i = 0; i < actions.length; i++) {
     const outcome = await invokeAction(ctx, actions[i], i, data);
-    data = await applyAction(ctx, actions[i], data, outcome);
+    data = ctx.rt.sync ? applyAction(ctx, actions[i], data, outcome) : await applyActionAsync(ctx, actions[i], data, outcome);
     onData?.(data);
   }
   return data;

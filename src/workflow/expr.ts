@@ -44,6 +44,7 @@ function wrap(err: unknown, expr: string, site: ExprSite): never {
   throw new SwExpressionError(`Expression ${JSON.stringify(expr)} (${where}) failed: ${jq}`, expr, site);
 }
 
+/** {@link evalExprSync} as runs without the `sync-expressions` feature await it (kept for their replay). */
 export async function evalExpr(expr: string, data: Json, scope: ExprScope, site: ExprSite): Promise<Json> {
   try {
     const v = await evaluateExpression(expr, data, scope);
@@ -53,6 +54,7 @@ export async function evalExpr(expr: string, data: Json, scope: ExprScope, site:
   }
 }
 
+/** {@link evalConditionSync} as runs without the `sync-expressions` feature await it (kept for their replay). */
 export async function evalCondition(expr: string, data: Json, scope: ExprScope, site: ExprSite): Promise<boolean> {
   try {
     return Boolean(await evaluateCondition(expr, data, scope));
@@ -61,7 +63,7 @@ export async function evalCondition(expr: string, data: Json, scope: ExprScope, 
   }
 }
 
-/** {@link evalExpr}, synchronously: for predicates that cannot await (a `condition()` over the mailbox). */
+/** An expression's value (`null` for no output); a failure is an SwExpressionError saying where. */
 export function evalExprSync(expr: string, data: Json, scope: ExprScope, site: ExprSite): Json {
   try {
     const v = evaluateExpression(expr, data, scope);
@@ -71,7 +73,7 @@ export function evalExprSync(expr: string, data: Json, scope: ExprScope, site: E
   }
 }
 
-/** {@link evalCondition}, synchronously: for predicates that cannot await (a `condition()` over the mailbox). */
+/** An expression's truth (jq's: everything but `false` and `null` holds). */
 export function evalConditionSync(expr: string, data: Json, scope: ExprScope, site: ExprSite): boolean {
   try {
     return Boolean(evaluateCondition(expr, data, scope));
@@ -81,6 +83,18 @@ export function evalConditionSync(expr: string, data: Json, scope: ExprScope, si
 }
 
 /** A value that may be an expression string, an object with embedded `${}`, or literal JSON. */
+export function evalValueSync(value: Json | undefined, data: Json, scope: ExprScope, site: ExprSite): Json | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return hasExpression(value) ? evalExprSync(value, data, scope, site) : value;
+  if (value === null || typeof value !== 'object') return value;
+  try {
+    return evaluateTemplate(value, data, scope) as Json;
+  } catch (err) {
+    wrap(err, JSON.stringify(value), site);
+  }
+}
+
+/** {@link evalValueSync} as runs without the `sync-expressions` feature await it (kept for their replay). */
 export async function evalValue(value: Json | undefined, data: Json, scope: ExprScope, site: ExprSite): Promise<Json | undefined> {
   if (value === undefined) return undefined;
   if (typeof value === 'string') return hasExpression(value) ? evalExpr(value, data, scope, site) : value;
@@ -98,9 +112,19 @@ export function innerExpression(expr: string): string {
 }
 
 /** The path an expression such as `${ .a.b }` designates in `data` (for toStateData / outputCollection). */
+export function pathOfSync(expr: string, data: Json, scope: ExprScope, site: ExprSite): PathSeg[] {
+  return checkedPath(evalExprSync(pathExpression(expr), data, scope, site), expr, site);
+}
+
+/** {@link pathOfSync} as runs without the `sync-expressions` feature await it (kept for their replay). */
 export async function pathOf(expr: string, data: Json, scope: ExprScope, site: ExprSite): Promise<PathSeg[]> {
-  const inner = innerExpression(expr);
-  const v = await evalExpr('${ path(' + inner + ') }', data, scope, site);
+  const v = await evalExpr(pathExpression(expr), data, scope, site);
+  return checkedPath(v, expr, site);
+}
+
+const pathExpression = (expr: string): string => '${ path(' + innerExpression(expr) + ') }';
+
+function checkedPath(v: Json, expr: string, site: ExprSite): PathSeg[] {
   if (!Array.isArray(v) || !v.every((s) => typeof s === 'string' || typeof s === 'number')) {
     throw new SwExpressionError(`Expression ${JSON.stringify(expr)} (${site.what}) does not designate a path in the data`, expr, site);
   }

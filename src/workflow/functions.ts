@@ -13,7 +13,7 @@ import type { ActionDef, AuthDef, FunctionDef, Json, StateDef, WorkflowDef } fro
 import type { FunctionCall } from '../common/contracts';
 import { activityTypeOf, taskQueueOf } from '../common/calls';
 import { parseDuration } from '../dsl/duration';
-import { evalExpr, evalValue, splitSecretArguments, SwExpressionError, type ExprScope, type ExprSite } from './expr';
+import { evalExpr, evalExprSync, evalValue, evalValueSync, splitSecretArguments, SwExpressionError, type ExprScope, type ExprSite } from './expr';
 import { merge } from './data/merge';
 import { nativeRetryOf, withRetries } from './retry';
 import { throughPlatformFailures } from './platform';
@@ -44,10 +44,35 @@ function authOf(def: WorkflowDef, fn: FunctionDef): FunctionCall['auth'] {
  * before executing the operation", spec 0.8): interpolated into the text, strings as they are and
  * other values as JSON (`age(useDogYears: ${ .isPetADog })` → `age(useDogYears: true)`).
  */
-async function evalSelectionSet(selectionSet: string, input: Json, scope: ExprScope, site: ExprSite): Promise<string> {
+function evalSelectionSet(selectionSet: string, input: Json, scope: ExprScope, site: ExprSite): string {
+  return checkedSelectionSet(evalValueSync(selectionSet, input, scope, site), selectionSet, site);
+}
+
+/** {@link evalSelectionSet} as runs without the `sync-expressions` feature await it (kept for their replay). */
+async function evalSelectionSetAsync(selectionSet: string, input: Json, scope: ExprScope, site: ExprSite): Promise<string> {
   const value = await evalValue(selectionSet, input, scope, site);
+  return checkedSelectionSet(value, selectionSet, site);
+}
+
+function checkedSelectionSet(value: Json | undefined, selectionSet: string, site: ExprSite): string {
   if (typeof value !== 'string') throw new SwExpressionError(`Expression ${JSON.stringify(selectionSet)} (state "${site.state}", ${site.what}) gave ${JSON.stringify(value)}, not a selection set (a string)`, selectionSet, site);
   return value;
+}
+
+/** The function an action's functionRef names, if the definition has it. */
+export function functionOf(rt: Runtime, name: string): FunctionDef | undefined {
+  return rt.def.functions.find((f) => f.name === name);
+}
+
+/**
+ * An expression function's result, evaluated in the workflow: its operation over the action's
+ * input merged with the evaluated arguments.
+ */
+export function callExpressionFunction(rt: Runtime, state: StateDef, fn: FunctionDef, action: ActionDef, label: string, input: Json, scope: ExprScope): Json {
+  const ref = action.functionRef!;
+  let data = input;
+  if (ref.arguments && Object.keys(ref.arguments).length) data = merge(input, evalValueSync(ref.arguments, input, scope, { state: state.name, what: `action "${label}" arguments` }) ?? null);
+  return evalExprSync(fn.operation, data, scope, { state: state.name, what: `expression function "${fn.name}"` });
 }
 
 export async function callFunction(
@@ -71,10 +96,15 @@ export async function callFunction(
   }
 
   const split = splitSecretArguments(ref.arguments ?? {}, scope.functions);
-  const args = (await evalValue(split.arguments, input, scope, site)) ?? {};
+  const args = (rt.sync ? evalValueSync(split.arguments, input, scope, site) : await evalValue(split.arguments, input, scope, site)) ?? {};
   const secrets = split.secretArguments ?? {};
+  const selectionSite = { state: state.name, what: `action "${label}" selectionSet` };
   const selectionSet =
-    ref.selectionSet && rt.features.has(FEATURE_SELECTION_SET_EXPRESSIONS) ? await evalSelectionSet(ref.selectionSet, input, scope, { state: state.name, what: `action "${label}" selectionSet` }) : ref.selectionSet;
+    ref.selectionSet && rt.features.has(FEATURE_SELECTION_SET_EXPRESSIONS)
+      ? rt.sync
+        ? evalSelectionSet(ref.selectionSet, input, scope, selectionSite)
+        : await evalSelectionSetAsync(ref.selectionSet, input, scope, selectionSite)
+      : ref.selectionSet;
   const info = rt.info;
   const withHeaders = rt.features.has(FEATURE_CALL_CONTEXT_HEADERS);
   const auth = withHeaders ? authOf(rt.def, fn) : undefined;

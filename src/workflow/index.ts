@@ -123,7 +123,7 @@ async function runV1(def: V1Definition, resolved: ResolveResult, opts: StartOpti
   tracker.upsert('SwDefinitionHash', resolved.hash);
   const info = workflowInfo();
   const events = resolved.lifecycleEvents ? new Lifecycle(def, info.taskQueue, `${info.workflowId}.${def.namespace}`) : undefined;
-  const run = new V1Run(def, opts, mailbox, tracker, new Set(resolved.features ?? []), events);
+  const run = new V1Run(def, opts, mailbox, tracker, events, new Set(resolved.features ?? []));
   expose(run);
   try {
     return await run.run(input === undefined || input === null ? {} : input);

@@ -72,6 +72,29 @@ export const FEATURE_SELECTION_SET_EXPRESSIONS = 'selection-set-expressions';
 /** The SwAwaitedEvents search attribute: the CloudEvent types the run waits for, kept current (ui.ts, events/mailbox.ts). */
 export const FEATURE_AWAITED_EVENTS_ATTRIBUTE = 'awaited-events-attribute';
 /**
+ * Expressions, data filters and the data flow around them are evaluated without `await` where
+ * the work is synchronous (the jq engine is), and wrappers with nothing to wait for (a timeout
+ * that is not set, a schema that is not given, a continue-as-new that is not due) are skipped.
+ * Fewer promises per step (the SDK records a stack trace for every promise a workflow creates),
+ * but fewer microtask turns before a branch's command: concurrent branches (parallel states and
+ * actions, foreach iterations, 1.0 fork branches) may issue their commands in another order, so
+ * runs recorded without it keep the awaits (data/filters-async.ts and the `Async` functions).
+ */
+export const FEATURE_SYNC_EXPRESSIONS = 'sync-expressions';
+/**
+ * A foreach fanned out to chunk child workflows gives each child its own elements and the state
+ * data without the collection (states/foreach.ts), instead of the whole data: a child's input,
+ * and the parent's history, no longer grow with the collection times the number of chunks.
+ */
+export const FEATURE_FOREACH_CHUNK_SLICES = 'foreach-chunk-slices';
+/**
+ * A walk of states or tasks that issues no command (expression functions, switches, 1.0 `set`
+ * tasks looping) ends its workflow task every TRANSITIONS_PER_TASK steps with a 1 ms timer
+ * (walk-budget.ts), so one task never runs into the SDK's 5 s limit: before it, a 10,000-iteration
+ * expression loop failed its workflow task again and again and never finished.
+ */
+export const FEATURE_YIELD_LONG_WALKS = 'yield-long-walks';
+/**
  * 1.0 calls (`call: http`, `openapi`, `@default` activities) get the platform-failures
  * semantics of 0.8 calls: without a task `timeout` the activity runs unlimited (a very long
  * start-to-close) with a heartbeat timeout (`metadata['swflow.heartbeat']`, default PT30S), and
@@ -90,6 +113,9 @@ export const INTERPRETER_FEATURES = [
   FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS,
   FEATURE_SELECTION_SET_EXPRESSIONS,
   FEATURE_AWAITED_EVENTS_ATTRIBUTE,
+  FEATURE_SYNC_EXPRESSIONS,
+  FEATURE_FOREACH_CHUNK_SLICES,
+  FEATURE_YIELD_LONG_WALKS,
   FEATURE_V1_CALL_PLATFORM_FAILURES,
 ];
 

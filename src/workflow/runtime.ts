@@ -20,6 +20,7 @@ import { parseDuration } from '../dsl/duration';
 import { startEventRefs } from '../dsl/events';
 import { evalValue, type ExprScope } from './expr';
 import { filterStateInput, filterStateOutput } from './data/filters';
+import { filterStateInputAsync, filterStateOutputAsync } from './data/filters-async';
 import { ActionError, classify, findHandler } from './errors';
 import { CompensationLog, type Compensable } from './compensation';
 import { produceEvents } from './events/produce';
@@ -27,10 +28,11 @@ import { Mailbox } from './events/mailbox';
 import { stateExecTimeout, withTimeout } from './timeouts';
 import { beforeBlocking, summary, Tracker } from './ui';
 import { findSubflow, subflowKey } from './subflows';
-import { FEATURE_AWAITED_EVENTS_ATTRIBUTE, FEATURE_EVENT_DEDUPE, FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS, FEATURE_KEEP_ACTIVE_EVENTS } from './resolve';
+import { FEATURE_AWAITED_EVENTS_ATTRIBUTE, FEATURE_EVENT_DEDUPE, FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_SYNC_EXPRESSIONS, FEATURE_YIELD_LONG_WALKS } from './resolve';
 import { runInject } from './states/inject';
 import { runOperation } from './states/operation';
 import { runSleep } from './states/sleep';
+import { WalkBudget } from './walk-budget';
 import { runSwitch } from './states/switch';
 import { runEvent } from './states/event';
 import { runCallback } from './states/callback';
@@ -94,6 +96,8 @@ export class Runtime {
   private lastData: Json = null;
   private readonly functionsScope: Record<string, string>;
   private readonly byName = new Map<string, StateDef>();
+  /** Expressions and data filters evaluated without awaits (feature `sync-expressions`, resolve.ts). */
+  readonly sync: boolean;
 
   constructor(
     readonly def: WorkflowDef,
@@ -106,6 +110,7 @@ export class Runtime {
     mailbox.defs = def.events;
     mailbox.dedupe = features.has(FEATURE_EVENT_DEDUPE);
     if (features.has(FEATURE_AWAITED_EVENTS_ATTRIBUTE)) tracker.trackAwaitedEvents(() => mailbox.awaitedTypes());
+    this.sync = features.has(FEATURE_SYNC_EXPRESSIONS);
     for (const s of def.states) this.byName.set(s.name, s);
     this.functionsScope = Object.fromEntries(def.functions.filter((f) => f.type === 'expression').map((f) => [f.name, f.operation]));
   }
@@ -246,11 +251,17 @@ export class Runtime {
     return Number.isFinite(v) && v > 0 ? v : DEFAULT_HISTORY_LIMIT;
   }
 
+  /** Whether the run should continue as new at a transition of the main flow (its history grows too long). */
+  private continueAsNewDue(): boolean {
+    if (this.expired) return false;
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= this.historyLimit();
+  }
+
   /** At a transition of the main flow: continue as new when the history grows too long. */
   private async maybeContinueAsNew(nextState: string, data: Json): Promise<void> {
-    if (this.expired) return;
+    if (!this.continueAsNewDue()) return;
     const info = workflowInfo();
-    if (!info.continueAsNewSuggested && info.historyLength < this.historyLimit()) return;
     await this.settle();
     const carried: Carried = {
       state: nextState,
@@ -328,6 +339,9 @@ export class Runtime {
     return next(input, opts);
   }
 
+  /** Transitions per workflow task (yield-long-walks). */
+  private readonly budget = new WalkBudget();
+
   /** Runs states from `start` until an end; used by the main flow and by compensation. */
   async runStates(start: string, input: Json, compensating: boolean): Promise<{ data: Json; end: EndDef }> {
     let state = this.state(start);
@@ -341,7 +355,9 @@ export class Runtime {
         const t = next.transition;
         if (t.compensate && !compensating) await this.compensate(data);
         if (t.produceEvents?.length) await produceEvents(this, t.produceEvents, data, state.name);
-        if (!compensating) await this.maybeContinueAsNew(t.nextState, data);
+        // With sync-expressions, only a continue-as-new that is due is awaited.
+        if (!compensating && (!this.sync || this.continueAsNewDue())) await this.maybeContinueAsNew(t.nextState, data);
+        if (this.features.has(FEATURE_YIELD_LONG_WALKS)) await this.budget.step();
         state = this.state(t.nextState);
         continue;
       }
@@ -377,14 +393,14 @@ export class Runtime {
     const h: Holder = { data: input };
     this.holders.push(h);
     try {
-      h.data = await filterStateInput(state.stateDataFilter, input, this.scope(), state.name);
+      h.data = this.sync ? filterStateInput(state.stateDataFilter, input, this.scope(), state.name) : await filterStateInputAsync(state.stateDataFilter, input, this.scope(), state.name);
       const exec = EXECUTORS[state.type];
       if (!exec) throw new Error(`Unsupported state type "${(state as StateDef).type}"`);
       const t = stateExecTimeout(this.def, state);
-      const next =
-        (await withTimeout(t, this.summary(state.name, undefined, `stateExecTimeout ${t}`), `state "${state.name}" did not finish within ${t} (stateExecTimeout)`, () => exec(this, state, h))) ??
-        { transition: state.transition, end: state.end };
-      const out = await filterStateOutput(state.stateDataFilter, h.data, this.scope(), state.name);
+      const run = () => exec(this, state, h);
+      const timed = () => withTimeout(t, this.summary(state.name, undefined, `stateExecTimeout ${t}`), `state "${state.name}" did not finish within ${t} (stateExecTimeout)`, run);
+      const next = (await (this.sync && !t ? run() : timed())) ?? { transition: state.transition, end: state.end };
+      const out = this.sync ? filterStateOutput(state.stateDataFilter, h.data, this.scope(), state.name) : await filterStateOutputAsync(state.stateDataFilter, h.data, this.scope(), state.name);
       if (!compensating) this.compensation.record(state.name, state.compensatedBy);
       this.tracker.leave(step, compensating ? 'compensated' : 'done');
       return { data: out, next };

@@ -1,45 +1,51 @@
 /**
  * The 1.0 HTTP adapter's pure parts: request building (query, headers, body, basic/bearer and
- * secret-based authentication through the SDK's authenticationHeader) and response shaping
- * (content, raw, response; status ranges).
+ * secret-based authentication) and response shaping (content, raw, response; status ranges).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CallError, httpRequest } from '../../adapters/http/request';
-import { authentication, shapeOutput, statusProblem, type AuthenticationContext, type ReceivedResponse } from '../../src/adapter';
+import { httpRequest } from '../../adapters/http/request';
+import { ConfigurationError, shapeOutput, statusProblem, tokenAuthentication, type Json, type ReceivedResponse, type TokenSource } from '../../src/adapter';
+
+/** A secret store as the activity context's `secret` reads it. */
+const store = (values: Record<string, Json>) => ({ secret: (name: string) => values[name], redact: () => undefined });
 
 const res = (status: number, body: string, type = 'application/json'): ReceivedResponse => ({ status, statusText: 'X', headers: { 'content-type': type }, body: new TextEncoder().encode(body) });
 
-test('request: method, query appended, headers lower-cased, JSON body; definition problems', () => {
-  const r = httpRequest({ method: 'post', endpoint: { uri: 'http://h/p?a=1', authentication: { basic: { username: 'u', password: 'p' } } }, query: { b: 2, c: null }, headers: { 'X-K': 'v' }, body: { n: 1 } });
+test('request: method, query appended, headers lower-cased, JSON body, authentication', () => {
+  const r = httpRequest({ method: 'post', endpoint: { uri: 'http://h/p?a=1', authentication: { basic: { username: 'u', password: 'p' } } }, query: { b: 2, c: null }, headers: { 'X-K': 'v' }, body: { n: 1 } }, store({}));
   assert.equal(r.method, 'POST');
   assert.equal(r.url, 'http://h/p?a=1&b=2');
   assert.equal(r.headers['x-k'], 'v');
-  assert.equal(r.headers.authorization, undefined, 'credentials are the SDK\'s to send');
+  assert.equal(r.headers.authorization, `Basic ${Buffer.from('u:p').toString('base64')}`);
   assert.equal(r.headers['content-type'], 'application/json');
   assert.equal(r.body, '{"n":1}');
-  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'not a url' } }), CallError);
-  assert.throws(() => httpRequest({ endpoint: 'http://h' }), /no method/);
+  const s = httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { bearer: { use: 'tok' } } } }, store({ tok: '{"token":"t1"}' }));
+  assert.equal(s.headers.authorization, 'Bearer t1');
+  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { basic: { use: 'nope' } } } }, store({})), ConfigurationError);
+  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { digest: {} } } }, store({})), /'digest' authentication is not supported yet/);
+  assert.equal(httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { oauth2: {} } } }, store({})).headers.authorization, undefined, 'an OAuth2 token is the worker\'s to request');
 });
 
-test('authentication: policies the SDK resolves, and the clear errors of those it cannot', async () => {
+test('tokenAuthentication: oauth2/oidc policies as the SDK\'s oauth2 auth, requested lazily; unsupported ones refused clearly', async () => {
   const asked: unknown[] = [];
-  const ctx = {
-    secret: (name: string) => ({ tok: '{"token":"t1"}' })[name],
-    redact: () => {},
-    authorize: async (def: unknown) => (asked.push(def), undefined as never),
-    fetch: async () => new Response('{}', { status: 404 }),
-  } as unknown as AuthenticationContext;
-  await authentication({ bearer: { use: 'tok' } }, ctx);
-  await authentication({ oauth2: { authority: 'http://idp', grant: 'password', client: { id: 'c', secret: 's', authentication: 'client_secret_basic' }, username: 'u', password: 'p', scopes: ['a'], endpoints: { token: '/t' } } }, ctx);
+  const source = {
+    ...store({ idp: '{"authority":"http://idp","client":{"id":"c","secret":"s"}}' }),
+    authorize: async (def: unknown) => (asked.push(def), { headers: async () => ({ authorization: 'Bearer t' }) }) as never,
+    fetch: async () => new Response(JSON.stringify({ token_endpoint: 'http://idp/token' }), { status: 200 }),
+  } as unknown as TokenSource;
+  assert.equal(await tokenAuthentication({ basic: { username: 'u', password: 'p' } }, source), undefined);
+  const auth = await tokenAuthentication({ oauth2: { authority: 'http://idp', grant: 'password', client: { id: 'c', secret: 's', authentication: 'client_secret_basic' }, username: 'u', password: 'p', scopes: ['a'], endpoints: { token: '/t' } } }, source);
+  assert.deepEqual(asked, [], 'no token request before the call is sent');
+  assert.deepEqual(await auth!.headers(), { authorization: 'Bearer t' });
+  await (await tokenAuthentication({ oidc: { use: 'idp' } }, source))!.headers();
   assert.deepEqual(asked, [
-    { name: 'bearer', scheme: 'bearer', properties: { token: 't1' } },
     { name: 'oauth2', scheme: 'oauth2', properties: { grantType: 'password', authority: 'http://idp', clientId: 'c', clientSecret: 's', scopes: ['a'], username: 'u', password: 'p', metadata: { tokenEndpoint: '/t', clientAuthentication: 'client_secret_basic' } } },
+    { name: 'oidc', scheme: 'oauth2', properties: { grantType: 'clientCredentials', authority: 'http://idp', clientId: 'c', clientSecret: 's', metadata: { tokenEndpoint: 'http://idp/token', clientAuthentication: 'client_secret_post' } } },
   ]);
-  await assert.rejects(authentication({ basic: { use: 'nope' } }, ctx), /secret 'nope' is not available/);
-  await assert.rejects(authentication({ digest: { username: 'u', password: 'p' } }, ctx), /'digest' authentication is not supported yet/);
-  await assert.rejects(authentication({ oauth2: { authority: 'http://idp', grant: 'authorization_code' } }, ctx), /grant 'authorization_code' is not supported/);
-  await assert.rejects(authentication({ oidc: { authority: 'http://idp', client: { id: 'c' } } }, ctx), /openid-configuration answered 404 without a token_endpoint/);
+  await assert.rejects(tokenAuthentication({ oauth2: { authority: 'http://idp', grant: 'authorization_code' } }, source), /grant 'authorization_code' is not supported yet/);
+  await assert.rejects(tokenAuthentication({ oidc: { authority: 'http://idp', client: { id: 'c', authentication: 'private_key_jwt' } } }, source), /client authentication 'private_key_jwt' is not supported yet/);
+  await assert.rejects(tokenAuthentication({ oauth2: { use: 'nope' } }, source), ConfigurationError);
 });
 
 test('response: content decoded by content type, raw base-64, the response object; accepted statuses', () => {

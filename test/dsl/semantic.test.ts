@@ -261,3 +261,15 @@ test('function metadata swflow.heartbeat: an ISO 8601 duration of a second or mo
   await expectError(withHeartbeat('soon'), 'swflow.heartbeat: "soon" is not an ISO 8601 duration (expected e.g. "PT30S", "PT1H30M", "P1D"), or "off"', '/functions/0/metadata/swflow.heartbeat');
   await expectError(withHeartbeat('PT0.5S'), 'swflow.heartbeat: "PT0.5S" is shorter than a second: a worker cannot heartbeat that often', '/functions/0/metadata/swflow.heartbeat');
 });
+
+test('rpc and asyncapi operations have the formats the spec gives them; an rpc function without metadata.address is warned about', async () => {
+  const call = (fn: Doc) => base([op('A', [{ functionRef: fn.name }])], { functions: [fn] });
+  await expectError(call({ name: 'f', type: 'rpc', operation: 'greeting.proto#Greeter', metadata: { address: 'h:1' } }), 'rpc operation "greeting.proto#Greeter" is not "<proto file URI>#<service>#<method>"', '/functions/0/operation');
+  await expectError(call({ name: 'f', type: 'asyncapi', operation: 'streetlights.yaml' }), 'asyncapi operation "streetlights.yaml" is not "<AsyncAPI document URI>#<operationId>"', '/functions/0/operation');
+  const ok = await loadDefinition(call({ name: 'f', type: 'rpc', operation: 'file://greeting.proto#Greeter#SayHello', metadata: { address: 'localhost:50051' } }));
+  assert.deepEqual(ok.problems, []);
+  assert.deepEqual((await loadDefinition(call({ name: 'f', type: 'asyncapi', operation: 'file://streetlightsapi.yaml#onLightMeasured' }))).problems, []);
+  const noAddress = await loadDefinition(call({ name: 'f', type: 'rpc', operation: 'greeting.proto#Greeter#SayHello' }));
+  assert.ok(noAddress.definition);
+  assert.deepEqual(noAddress.problems.map((p) => [p.severity, p.pointer, p.message]), [['warning', '/functions/0', `rpc function 'f' has no metadata.address: the built-in rpc adapter needs the gRPC service's "host:port" there`]]);
+});

@@ -18,6 +18,7 @@ import { installQuietRuntime } from '../../src/testing/env';
 import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from '../../src/worker/interpreter-worker';
 import { autoHeartbeat } from '../../src/worker/heartbeat';
 import { callInterceptor } from '../../src/adapter/call';
+import { INTERPRETER_FEATURES } from '../../src/workflow/resolve';
 
 installQuietRuntime(); // before any test creates a server or worker
 
@@ -152,6 +153,29 @@ export async function saveHistory(client: Client, workflowId: string, name: stri
     writeFileSync(file, historyToFixture(history as any));
   }
   return history;
+}
+
+/**
+ * An interpreter worker acting as one from before `features` existed: its runs resolve without
+ * them (the interpreter takes the paths their histories recorded). On its own task queue;
+ * `stop()` shuts it down.
+ */
+export async function workerWithout(env: TestWorkflowEnvironment, taskQueue: string, features: string[]): Promise<{ taskQueue: string; stop(): Promise<void> }> {
+  const worker = await createInterpreterWorker({
+    connection: env.nativeConnection,
+    taskQueue,
+    definitions: [],
+    workflowBundle: await sharedBundle(),
+    features: INTERPRETER_FEATURES.filter((f) => !features.includes(f)),
+  });
+  const running = worker.run();
+  return {
+    taskQueue,
+    async stop() {
+      worker.shutdown();
+      await running;
+    },
+  };
 }
 
 export function ce(type: string, data?: Json, extra: Record<string, Json> = {}): CloudEventJson {

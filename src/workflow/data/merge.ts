@@ -69,6 +69,26 @@ export function setAtPath(data: Json | undefined, path: PathSeg[], value: Json):
   return obj;
 }
 
+/**
+ * Returns a copy of `data` without what is at `path` (an object's key removed, an array's element
+ * set to null; `null` for the empty path). Only the objects and arrays along the path are copied.
+ */
+export function withoutPath(data: Json, path: PathSeg[]): Json {
+  if (path.length === 0) return null;
+  const [head, ...rest] = path;
+  if (Array.isArray(data) && typeof head === 'number' && head < data.length) {
+    const arr = [...data];
+    arr[head] = rest.length ? withoutPath(arr[head], rest) : null;
+    return arr;
+  }
+  if (!isObject(data) || typeof head !== 'string' || !(head in data)) return data;
+  if (!rest.length) {
+    const { [head]: _removed, ...others } = data;
+    return others;
+  }
+  return { ...data, [head]: withoutPath(data[head], rest) };
+}
+
 /** Merges `value` into whatever is at `path` in `data` (creating the path when missing). */
 export function mergeAtPath(data: Json, path: PathSeg[], value: Json): Json {
   if (path.length === 0) return merge(data, value);

@@ -7,6 +7,7 @@
 import type { EventState, OnEventsDef } from '../../dsl/model';
 import { parseDuration } from '../../dsl/duration';
 import { mergeEvent } from '../data/filters';
+import { mergeEventAsync } from '../data/filters-async';
 import { runActions } from '../actions';
 import { SwTimeoutError } from '../errors';
 import { actionExecTimeout, eventTimeout } from '../timeouts';
@@ -30,7 +31,7 @@ export async function runEvent(rt: Runtime, state: EventState, h: Holder): Promi
     const names = [...new Set(state.onEvents.flatMap((o) => o.eventRefs))];
     const got = await wait(names);
     const on = state.onEvents.find((o) => o.eventRefs.includes(got.name))!;
-    h.data = await mergeEvent(on.eventDataFilter, h.data, got.event, got.def.dataOnly, rt.scope(), state.name);
+    h.data = rt.sync ? mergeEvent(on.eventDataFilter, h.data, got.event, got.def.dataOnly, rt.scope(), state.name) : await mergeEventAsync(on.eventDataFilter, h.data, got.event, got.def.dataOnly, rt.scope(), state.name);
     await actionsOf(on);
     return;
   }
@@ -43,7 +44,8 @@ export async function runEvent(rt: Runtime, state: EventState, h: Holder): Promi
     for (let i = 0; i < state.onEvents.length; i++) {
       if (!pending[i].has(got.name)) continue;
       pending[i].delete(got.name);
-      h.data = await mergeEvent(state.onEvents[i].eventDataFilter, h.data, got.event, got.def.dataOnly, rt.scope(), state.name);
+      const f = state.onEvents[i].eventDataFilter;
+      h.data = rt.sync ? mergeEvent(f, h.data, got.event, got.def.dataOnly, rt.scope(), state.name) : await mergeEventAsync(f, h.data, got.event, got.def.dataOnly, rt.scope(), state.name);
       break;
     }
     for (let i = 0; i < state.onEvents.length; i++) {

@@ -9,17 +9,23 @@
  * Temporal's limits (events per run, pending activities) are kept invisible: at most
  * MAX_IN_FLIGHT iterations run at once in one run, and a collection larger than the chunk size
  * (FOREACH_CHUNK, or metadata `swflow.foreachChunk`) is fanned out to child workflows of the
- * same generic workflow, each running one slice of the iterations (StartOptions.carried).
+ * same generic workflow, each running one slice of the iterations (StartOptions.carried). With
+ * the `foreach-chunk-slices` feature a child gets its slice and the state data without the
+ * collection (when inputCollection designates a path in it): the iterations of a chunked foreach
+ * do not see the collection itself in their data. Before it, every child got the whole data and
+ * took its slice of the collection there.
  */
 import { CancellationScope, executeChild, uuid4 } from '@temporalio/workflow';
 import type { ForEachState, Json } from '../../dsl/model';
 import type { StartOptions } from '../../common/contracts';
-import { evalExpr, pathOf } from '../expr';
-import { getAtPath, isObject, merge, setAtPath } from '../data/merge';
+import { evalExpr, evalExprSync, pathOf, pathOfSync } from '../expr';
+import { getAtPath, isObject, merge, setAtPath, withoutPath } from '../data/merge';
 import { filteredResults, mergeResults } from '../data/filters';
+import { filteredResultsAsync, mergeResultsAsync } from '../data/filters-async';
 import { invokeAction } from '../actions';
 import { ActionError } from '../errors';
 import { actionExecTimeout } from '../timeouts';
+import { FEATURE_FOREACH_CHUNK_SLICES } from '../resolve';
 import type { Holder, Runtime } from '../runtime';
 
 /** Iterations per run; larger collections are split across child workflows. */
@@ -31,7 +37,17 @@ export const MAX_CHUNKS_IN_FLIGHT = 8;
 
 /** What a foreach chunk child receives in StartOptions.carried. */
 export interface ForEachChunk {
-  foreachChunk: { state: string; offset: number; count: number };
+  foreachChunk: {
+    state: string;
+    offset: number;
+    count: number;
+    /**
+     * The chunk's elements (`foreach-chunk-slices`); the child's input is then the state data
+     * without the collection. Absent: the child evaluates inputCollection over its input (the
+     * whole state data) and takes elements offset..offset+count-1.
+     */
+    items?: Json[];
+  };
 }
 
 function chunkSize(rt: Runtime): number {
@@ -39,8 +55,18 @@ function chunkSize(rt: Runtime): number {
   return Number.isFinite(v) && v > 0 ? Math.floor(v) : FOREACH_CHUNK;
 }
 
-async function collection(rt: Runtime, state: ForEachState, input: Json): Promise<Json[]> {
+/** The state's inputCollection over its data (an `inputCollection` error when it is not an array). */
+function collection(rt: Runtime, state: ForEachState, input: Json): Json[] {
+  return checkedCollection(evalExprSync(state.inputCollection, input, rt.scope(), { state: state.name, what: 'inputCollection' }), state);
+}
+
+/** {@link collection} as runs without the `sync-expressions` feature await it (kept for their replay). */
+async function collectionAsync(rt: Runtime, state: ForEachState, input: Json): Promise<Json[]> {
   const coll = await evalExpr(state.inputCollection, input, rt.scope(), { state: state.name, what: 'inputCollection' });
+  return checkedCollection(coll, state);
+}
+
+function checkedCollection(coll: Json, state: ForEachState): Json[] {
   if (!Array.isArray(coll)) {
     throw new ActionError(
       { kind: 'runtime', code: 'inputCollection', message: `inputCollection ${JSON.stringify(state.inputCollection)} selected ${coll === null ? 'nothing' : typeof coll}, not an array` },
@@ -89,10 +115,11 @@ export async function iterate(rt: Runtime, state: ForEachState, input: Json, ite
     for (const [j, action] of state.actions.entries()) {
       const outcome = await invokeAction(ctx, action, j, data);
       if (outcome.skipped) continue;
-      const value = await filteredResults(action.actionDataFilter, outcome.result, rt.scope(vars), state.name);
-      if (action.actionDataFilter?.toStateData) wroteToPath = true;
+      const f = action.actionDataFilter;
+      const value = rt.sync ? filteredResults(f, outcome.result, rt.scope(vars), state.name) : await filteredResultsAsync(f, outcome.result, rt.scope(vars), state.name);
+      if (f?.toStateData) wroteToPath = true;
       else if (value !== undefined) contribution = contribution === undefined ? value : merge(contribution, value);
-      data = await mergeResults(action.actionDataFilter, data, value, rt.scope(vars), state.name);
+      data = rt.sync ? mergeResults(f, data, value, rt.scope(vars), state.name) : await mergeResultsAsync(f, data, value, rt.scope(vars), state.name);
     }
     if (contribution !== undefined && !wroteToPath) return contribution;
     if (isObject(data)) {
@@ -108,11 +135,27 @@ export async function iterate(rt: Runtime, state: ForEachState, input: Json, ite
 /** The iterations of a chunk child workflow (see ForEachChunk). */
 export async function runForEachChunk(rt: Runtime, chunk: ForEachChunk['foreachChunk'], input: Json): Promise<Json[]> {
   const state = rt.state(chunk.state) as ForEachState;
-  const coll = await collection(rt, state, input);
+  if (chunk.items) return iterate(rt, state, input, chunk.items, chunk.offset);
+  const coll = rt.sync ? collection(rt, state, input) : await collectionAsync(rt, state, input);
   return iterate(rt, state, input, coll.slice(chunk.offset, chunk.offset + chunk.count), chunk.offset);
 }
 
-async function fanOut(rt: Runtime, state: ForEachState, input: Json, total: number, size: number): Promise<Json[]> {
+/**
+ * The state data without the collection, for chunk children that get their elements apart; the
+ * data as it is when inputCollection computes the collection rather than designating a path.
+ */
+function withoutCollection(rt: Runtime, state: ForEachState, input: Json): Json {
+  try {
+    return withoutPath(input, pathOfSync(state.inputCollection, input, rt.scope(), { state: state.name, what: 'inputCollection' }));
+  } catch {
+    return input;
+  }
+}
+
+async function fanOut(rt: Runtime, state: ForEachState, input: Json, coll: Json[], size: number): Promise<Json[]> {
+  const total = coll.length;
+  const slices = rt.features.has(FEATURE_FOREACH_CHUNK_SLICES);
+  const data = slices ? withoutCollection(rt, state, input) : input;
   const chunks = Math.ceil(total / size);
   const width = state.mode === 'sequential' ? 1 : Math.max(1, Math.min(MAX_CHUNKS_IN_FLIGHT, Math.ceil((state.batchSize ?? Infinity) / size)));
   const parts = await pool(chunks, width, (c) => {
@@ -121,10 +164,10 @@ async function fanOut(rt: Runtime, state: ForEachState, input: Json, total: numb
     const opts: StartOptions = {
       definition: rt.def,
       ...(rt.options.subflows ? { subflows: rt.options.subflows } : {}),
-      carried: { foreachChunk: { state: state.name, offset, count } },
+      carried: { foreachChunk: { state: state.name, offset, count, ...(slices ? { items: coll.slice(offset, offset + count) } : {}) } },
     };
     return executeChild<(...a: any[]) => Promise<Json[]>>(rt.info.workflowType, {
-      args: [input, opts],
+      args: [data, opts],
       workflowId: `${rt.def.id}-foreach-${uuid4()}`,
       taskQueue: rt.info.taskQueue,
       staticSummary: rt.summary(state.name, undefined, `iterations ${offset}–${offset + count - 1} of ${total}`),
@@ -135,11 +178,12 @@ async function fanOut(rt: Runtime, state: ForEachState, input: Json, total: numb
 
 export async function runForEach(rt: Runtime, state: ForEachState, h: Holder): Promise<void> {
   const input = h.data;
-  const coll = await collection(rt, state, input);
+  const coll = rt.sync ? collection(rt, state, input) : await collectionAsync(rt, state, input);
   const size = chunkSize(rt);
-  const results = coll.length > size ? await fanOut(rt, state, input, coll.length, size) : await iterate(rt, state, input, coll, 0);
+  const results = coll.length > size ? await fanOut(rt, state, input, coll, size) : await iterate(rt, state, input, coll, 0);
   if (state.outputCollection) {
-    const path = await pathOf(state.outputCollection, h.data, rt.scope(), { state: state.name, what: 'outputCollection' });
+    const site = { state: state.name, what: 'outputCollection' };
+    const path = rt.sync ? pathOfSync(state.outputCollection, h.data, rt.scope(), site) : await pathOf(state.outputCollection, h.data, rt.scope(), site);
     const existing = getAtPath(h.data, path);
     h.data = setAtPath(h.data, path, Array.isArray(existing) ? [...existing, ...results] : results);
   }

@@ -25,12 +25,10 @@ export async function runParallel(rt: Runtime, state: ParallelState, h: Holder):
 
   state.branches.forEach((b, i) => {
     const bt = branchExecTimeout(rt.def, state, b);
+    const branch = () => runActions({ rt, state, branch: b.name, actionTimeout: actionExecTimeout(rt.def, state, b) }, b.actions, 'sequential', input);
+    const timed = () => withTimeout(bt, rt.summary(state.name, b.name, `branchExecTimeout ${bt}`), `branch "${b.name}" of state "${state.name}" did not finish within ${bt} (branchExecTimeout)`, branch);
     scopes[i]
-      .run(() =>
-        withTimeout(bt, rt.summary(state.name, b.name, `branchExecTimeout ${bt}`), `branch "${b.name}" of state "${state.name}" did not finish within ${bt} (branchExecTimeout)`, () =>
-          runActions({ rt, state, branch: b.name, actionTimeout: actionExecTimeout(rt.def, state, b) }, b.actions, 'sequential', input),
-        ),
-      )
+      .run(rt.sync && !bt ? branch : timed)
       .then(
         (out) => {
           finished[i] = true;

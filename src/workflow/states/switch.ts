@@ -5,8 +5,9 @@
  */
 import type { SwitchState } from '../../dsl/model';
 import { parseDuration } from '../../dsl/duration';
-import { evalCondition } from '../expr';
+import { evalCondition, evalConditionSync } from '../expr';
 import { mergeEvent } from '../data/filters';
+import { mergeEventAsync } from '../data/filters-async';
 import { eventTimeout } from '../timeouts';
 import type { Holder, Next, Runtime } from '../runtime';
 
@@ -14,8 +15,8 @@ export async function runSwitch(rt: Runtime, state: SwitchState, h: Holder): Pro
   const fallback: Next = { transition: state.defaultCondition?.transition, end: state.defaultCondition?.end };
   if (state.dataConditions?.length) {
     for (const [i, c] of state.dataConditions.entries()) {
-      const what = `dataCondition ${c.name ? `"${c.name}"` : i + 1}`;
-      if (await evalCondition(c.condition, h.data, rt.scope(), { state: state.name, what })) return { transition: c.transition, end: c.end };
+      const site = { state: state.name, what: `dataCondition ${c.name ? `"${c.name}"` : i + 1}` };
+      if (rt.sync ? evalConditionSync(c.condition, h.data, rt.scope(), site) : await evalCondition(c.condition, h.data, rt.scope(), site)) return { transition: c.transition, end: c.end };
     }
     return fallback;
   }
@@ -25,7 +26,7 @@ export async function runSwitch(rt: Runtime, state: SwitchState, h: Holder): Pro
     const got = await rt.mailbox.take(names, timeout ? parseDuration(timeout) : undefined, rt.summary(state.name, undefined, `wait for ${names.join(' | ')}`));
     if (!got) return fallback;
     const c = state.eventConditions.find((x) => x.eventRef === got.name)!;
-    h.data = await mergeEvent(c.eventDataFilter, h.data, got.event, got.def.dataOnly, rt.scope(), state.name);
+    h.data = rt.sync ? mergeEvent(c.eventDataFilter, h.data, got.event, got.def.dataOnly, rt.scope(), state.name) : await mergeEventAsync(c.eventDataFilter, h.data, got.event, got.def.dataOnly, rt.scope(), state.name);
     return { transition: c.transition, end: c.end };
   }
   return fallback;

@@ -53,11 +53,20 @@ export interface TaskContext {
   readonly correlation: Record<string, Json>;
   /** The arguments every expression of the task at `at` sees ($context, $workflow, $runtime, locals). */
   args(at: TaskAt, extra?: Args): Args;
+  /**
+   * Expressions are evaluated synchronously (the `*Sync` methods, no awaits) in runs with the
+   * `sync-expressions` feature; runs recorded without it await the async ones (their microtask
+   * turns decided the order of concurrent branches' commands).
+   */
+  readonly sync: boolean;
   /** A field that is always an expression (`${ }` or bare jq). */
   expression(expr: string, data: Json, args: Args, what: string): Promise<Json>;
   condition(expr: string, data: Json, args: Args, what: string): Promise<boolean>;
   /** A value whose `${ }` strings are evaluated (objects recursively). */
   value(v: Json | undefined, data: Json, args: Args, what: string): Promise<Json>;
+  expressionSync(expr: string, data: Json, args: Args, what: string): Json;
+  conditionSync(expr: string, data: Json, args: Args, what: string): boolean;
+  valueSync(v: Json | undefined, data: Json, args: Args, what: string): Json;
   /** Checks `data` against an input/output/export schema (a ValidationError at `instance` when it does not match). */
   validate(schema: SchemaDef | undefined, data: Json, instance: string, what: string): Promise<void>;
   /** Replaces `$context` by `export.as` evaluated over `output` (a listen iterator's `export`). */

@@ -9,6 +9,13 @@ import type { Json } from '../../dsl/model';
 import type { Args, TaskContext } from './context';
 
 /** Evaluates a transformation: a string is an expression, anything else a template value. */
+export function transformSync(ctx: TaskContext, spec: string | Json | undefined, data: Json, args: Args, what: string): Json {
+  if (spec === undefined) return data;
+  if (typeof spec === 'string') return ctx.expressionSync(spec, data, args, what);
+  return ctx.valueSync(spec, data, args, what);
+}
+
+/** {@link transformSync} as runs without the `sync-expressions` feature await it (and the three below). */
 export async function transform(ctx: TaskContext, spec: string | Json | undefined, data: Json, args: Args, what: string): Promise<Json> {
   if (spec === undefined) return data;
   if (typeof spec === 'string') return ctx.expression(spec, data, args, what);
@@ -24,6 +31,12 @@ export function transformInput(ctx: TaskContext, from: string | Json | undefined
 export function transformOutput(ctx: TaskContext, as: string | Json | undefined, raw: Json, args: Args): Promise<Json> {
   return transform(ctx, as, raw, args, 'output.as');
 }
+
+/** `input.from`, `output.as`, `export.as` evaluated synchronously (runs with `sync-expressions`). */
+export const transformInputSync = (ctx: TaskContext, from: string | Json | undefined, raw: Json, args: Args): Json => transformSync(ctx, from, raw, args, 'input.from');
+export const transformOutputSync = (ctx: TaskContext, as: string | Json | undefined, raw: Json, args: Args): Json => transformSync(ctx, as, raw, args, 'output.as');
+export const exportContextSync = (ctx: TaskContext, as: string | Json | undefined, output: Json, context: Json, args: Args): Json =>
+  as === undefined ? context : transformSync(ctx, as, output, args, 'export.as');
 
 /** `export.as` over the (transformed) output: the new $context; absent, the context as it is. */
 export function exportContext(ctx: TaskContext, as: string | Json | undefined, output: Json, context: Json, args: Args): Promise<Json> {

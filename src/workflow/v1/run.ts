@@ -26,12 +26,13 @@ import type { Json } from '../../dsl/model';
 import { entryOf, taskTypeOf, type FlowDirective, type SchemaDef, type Task, type TaskList, type TaskType, type V1Definition } from '../../dsl/v1/model';
 import type { InstanceState, StartOptions } from '../../common/contracts';
 import type { Mailbox } from '../events/mailbox';
-import { evalCondition, evalExpr, evalValue } from '../expr';
+import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalValue, evalValueSync } from '../expr';
 import { withTimeout } from '../timeouts';
 import { summary as uiSummary, type Tracker } from '../ui';
-import { VALIDATE_DATA_ACTIVITY } from '../resolve';
+import { FEATURE_SYNC_EXPRESSIONS, FEATURE_YIELD_LONG_WALKS, VALIDATE_DATA_ACTIVITY } from '../resolve';
+import { WalkBudget } from '../walk-budget';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from './context';
-import { exportContext, transformInput, transformOutput } from './data';
+import { exportContext, exportContextSync, transformInput, transformInputSync, transformOutput, transformOutputSync } from './data';
 import { durationIso, durationMs } from './durations';
 import { problemJson, runFailure, toWorkflowError, WorkflowError } from './errors';
 import type { Lifecycle, LifecycleType } from './lifecycle';
@@ -88,6 +89,8 @@ function dateTime(ms: number): Json {
 
 const escapeSeg = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
+const hasSchema = (schema: SchemaDef | undefined): schema is SchemaDef => Boolean(schema && schema.document !== undefined && schema.document !== null);
+
 export class V1Run implements TaskContext {
   readonly info: WorkflowInfo = workflowInfo();
   readonly correlation: Record<string, Json> = {};
@@ -96,6 +99,7 @@ export class V1Run implements TaskContext {
   context: Json = {};
   private workflowInput: Json = null;
   private startedAt = Date.now();
+  readonly sync: boolean;
   /** Task names in the order they started (the `state` query's statesEntered). */
   private readonly entered: string[] = [];
   private lastData: Json = null;
@@ -105,11 +109,14 @@ export class V1Run implements TaskContext {
     readonly options: StartOptions,
     readonly mailbox: Mailbox,
     private readonly tracker: Tracker,
-    readonly features: ReadonlySet<string>,
     /** Lifecycle CloudEvents, when the worker opted in. */
     private readonly events?: Lifecycle,
+    /** Interpreter features of this run (ResolveResult.features, recorded in history). */
+    readonly features: ReadonlySet<string> = new Set(),
   ) {
     this.awaited = mailbox.awaited;
+    this.sync = features.has(FEATURE_SYNC_EXPRESSIONS);
+    if (features.has(FEATURE_YIELD_LONG_WALKS)) this.budget = new WalkBudget();
     const carried = (options.carried as { v1?: Carried } | undefined)?.v1;
     if (carried) {
       this.context = carried.context;
@@ -169,8 +176,8 @@ export class V1Run implements TaskContext {
   /** The top-level list, continuing as new between its tasks when the history grows long. */
   private async runTop(input: Json, start: number, deadline: number | undefined): Promise<ListOutcome> {
     return this.walk(this.def.workflow.do, '/do', input, {}, start, async (next, data) => {
+      if (!this.continueAsNewDue()) return;
       const info = workflowInfo();
-      if (!info.continueAsNewSuggested && info.historyLength < this.historyLimit()) return;
       const carried: Carried = {
         next,
         context: this.context,
@@ -188,6 +195,12 @@ export class V1Run implements TaskContext {
       const opts: StartOptions = { definition: this.def, ...(this.options.subflows ? { subflows: this.options.subflows } : {}), carried: { v1: carried } as unknown as Json };
       await cont(data, opts);
     });
+  }
+
+  /** Whether the run should continue as new between two top-level tasks (its history grows too long). */
+  private continueAsNewDue(): boolean {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= this.historyLimit();
   }
 
   /** `document.metadata['swflow.historyLimit']` lowers the limit (as 0.8's `metadata` does). */
@@ -213,12 +226,17 @@ export class V1Run implements TaskContext {
       if (r.then === 'end') return { output: data, end: true, exited: false };
       if (r.then === 'exit') return { output: data, end: false, exited: true };
       i = r.then === 'continue' ? i + 1 : index.get(r.then) ?? i + 1;
-      if (between && i < list.length) await between(i, data);
+      // With sync-expressions, only a continue-as-new that is due is awaited.
+      if (between && i < list.length && (!this.sync || this.continueAsNewDue())) await between(i, data);
     }
     return { output: data, end: false, exited: false };
   }
 
+  /** Tasks entered per workflow task (yield-long-walks). */
+  private budget?: WalkBudget;
+
   async runTask(name: string, task: Task, reference: string, rawInput: Json, locals: Locals, fn?: string): Promise<{ output: Json; then: FlowDirective }> {
+    if (this.budget) await this.budget.step();
     const type = taskTypeOf(task) ?? 'do';
     this.entered.push(name);
     const step = this.tracker.enter(reference, type);
@@ -228,23 +246,23 @@ export class V1Run implements TaskContext {
     this.lifecycle('task.started', reference, { startedAt: new Date().toISOString() });
     try {
       let args = this.args(at);
-      if (task.if !== undefined && !(await this.condition(task.if, rawInput, args, 'if'))) {
+      if (task.if !== undefined && !(this.sync ? this.conditionSync(task.if, rawInput, args, 'if') : await this.condition(task.if, rawInput, args, 'if'))) {
         this.tracker.leave(step, 'done');
         this.lifecycle('task.completed', reference, { completedAt: new Date().toISOString(), output: rawInput });
         return { output: rawInput, then: 'continue' }; // skipped: the raw input is the output
       }
-      await this.validate(task.input?.schema, rawInput, reference, 'task input');
-      const input = await transformInput(this, task.input?.from, rawInput, args);
+      if (this.mayValidate(task.input?.schema)) await this.validate(task.input?.schema, rawInput, reference, 'task input');
+      const input = this.sync ? transformInputSync(this, task.input?.from, rawInput, args) : await transformInput(this, task.input?.from, rawInput, args);
       const exec = () => EXECUTORS[type](task, at, input, this);
       const timeout = typeof task.timeout === 'string' ? this.def.workflow.use?.timeouts?.[task.timeout] : task.timeout;
       const iso = timeout ? durationIso(timeout.after) : undefined;
       const outcome = iso ? await withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec) : await exec();
       descriptor.output = outcome.output;
       args = this.args(at, { input, ...(outcome.authorization !== undefined ? { authorization: outcome.authorization } : {}) });
-      const output = await transformOutput(this, task.output?.as, outcome.output, args);
-      await this.validate(task.output?.schema, output, reference, 'task output');
-      this.context = await exportContext(this, task.export?.as, output, this.context, { ...args, output });
-      await this.validate(task.export?.schema, this.context, reference, 'exported context');
+      const output = this.sync ? transformOutputSync(this, task.output?.as, outcome.output, args) : await transformOutput(this, task.output?.as, outcome.output, args);
+      if (this.mayValidate(task.output?.schema)) await this.validate(task.output?.schema, output, reference, 'task output');
+      this.context = this.sync ? exportContextSync(this, task.export?.as, output, this.context, { ...args, output }) : await exportContext(this, task.export?.as, output, this.context, { ...args, output });
+      if (this.mayValidate(task.export?.schema)) await this.validate(task.export?.schema, this.context, reference, 'exported context');
       this.lastData = output;
       this.tracker.leave(step, 'done');
       this.lifecycle('task.completed', reference, { completedAt: new Date().toISOString(), output });
@@ -289,8 +307,25 @@ export class V1Run implements TaskContext {
     return (await evalValue(v, data, { variables: args }, this.site(what))) ?? null;
   }
 
+  expressionSync(expr: string, data: Json, args: Args, what: string): Json {
+    return evalExprSync(expr, data, { variables: args }, this.site(what));
+  }
+
+  conditionSync(expr: string, data: Json, args: Args, what: string): boolean {
+    return evalConditionSync(expr, data, { variables: args }, this.site(what));
+  }
+
+  valueSync(v: Json | undefined, data: Json, args: Args, what: string): Json {
+    return evalValueSync(v, data, { variables: args }, this.site(what)) ?? null;
+  }
+
+  /** Whether a data checkpoint's validation runs: always awaited without sync-expressions, else only with a schema. */
+  private mayValidate(schema: SchemaDef | undefined): boolean {
+    return !this.sync || hasSchema(schema);
+  }
+
   async validate(schema: SchemaDef | undefined, data: Json, instance: string, what: string): Promise<void> {
-    if (!schema || schema.document === undefined || schema.document === null) return;
+    if (!hasSchema(schema)) return;
     const problems = await scheduleLocalActivity<string[]>(VALIDATE_DATA_ACTIVITY, [{ schema: schema.document, data }], {
       startToCloseTimeout: '30 seconds',
       retry: { maximumAttempts: 3 },

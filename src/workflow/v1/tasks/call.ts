@@ -52,7 +52,7 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
   const args = ctx.args(at, { input });
   const written = (task.with ?? {}) as Record<string, Json>;
   const split = splitSecrets(written);
-  const w = ((await ctx.value(split.value, input, args, 'with')) ?? {}) as Record<string, Json>;
+  const w = ((ctx.sync ? ctx.valueSync(split.value, input, args, 'with') : await ctx.value(split.value, input, args, 'with')) ?? {}) as Record<string, Json>;
   let authorization: Json | undefined;
   const resolveAuth = async (holder: { authentication?: Authentication } | undefined) => {
     const a = holder?.authentication;

@@ -14,14 +14,17 @@ export async function runFor(task: Task, at: TaskAt, input: Json, ctx: TaskConte
   const f = task.for!;
   const each = f.each ?? 'item';
   const index = f.at ?? 'index';
-  const collection = Array.isArray(f.in) ? f.in : await ctx.expression(f.in, input, ctx.args(at, { input }), 'for.in');
+  const collection = Array.isArray(f.in) ? f.in : ctx.sync ? ctx.expressionSync(f.in, input, ctx.args(at, { input }), 'for.in') : await ctx.expression(f.in, input, ctx.args(at, { input }), 'for.in');
   if (collection !== null && !Array.isArray(collection)) {
     throw WorkflowError.standard('expression', at.reference, `for.in must give an array, got ${typeof collection === 'object' ? 'an object' : JSON.stringify(collection)}`);
   }
   let data = input;
   for (let i = 0; i < (collection ?? []).length; i++) {
     const locals = { ...at.locals, [each]: collection![i], [index]: i };
-    if (task.while !== undefined && !(await ctx.condition(task.while, data, ctx.args({ ...at, locals }, { input: data }), 'while'))) break;
+    if (task.while !== undefined) {
+      const args = ctx.args({ ...at, locals }, { input: data });
+      if (!(ctx.sync ? ctx.conditionSync(task.while, data, args, 'while') : await ctx.condition(task.while, data, args, 'while'))) break;
+    }
     const r = await ctx.runList(task.do!, `${at.reference}/do`, data, locals);
     data = r.output;
     if (r.end) return { output: data, then: 'end' };

@@ -6,6 +6,7 @@ import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 export async function runSet(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
   const args = ctx.args(at, { input });
   const spec = task.set!;
+  if (ctx.sync) return { output: typeof spec === 'string' ? ctx.expressionSync(spec, input, args, 'set') : ctx.valueSync(spec, input, args, 'set') };
   const output = typeof spec === 'string' ? await ctx.expression(spec, input, args, 'set') : await ctx.value(spec, input, args, 'set');
   return { output };
 }

@@ -16,7 +16,8 @@ export async function runSwitch(task: Task, at: TaskAt, input: Json, ctx: TaskCo
       fallback ??= c.then;
       continue;
     }
-    if (await ctx.condition(c.when, input, args, `switch case '${name}'`)) return { output: input, then: c.then };
+    const what = `switch case '${name}'`;
+    if (ctx.sync ? ctx.conditionSync(c.when, input, args, what) : await ctx.condition(c.when, input, args, what)) return { output: input, then: c.then };
   }
   return { output: input, ...(fallback !== undefined ? { then: fallback } : {}) };
 }

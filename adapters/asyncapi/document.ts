@@ -1,0 +1,122 @@
+/**
+ * AsyncAPI documents for `asyncapi` functions: `operation` is `<AsyncAPI document URI>#<operationId>`
+ * (spec 0.8, "Using Functions for Async API Service Invocations"). Documents (AsyncAPI 2.x and
+ * 3.x, JSON or YAML, from the definition folders or over http(s) with the resource auth) are
+ * parsed and validated by @asyncapi/parser, once per worker and location; an operation resolves
+ * to its direction, channel, server and bindings.
+ *
+ * Direction, from the workflow's side: a 2.x `publish` operation is one the document's clients
+ * publish to (the spec's example: the workflow publishes `onLightMeasured`), a 3.x `send` one the
+ * described application sends — both are sent by the workflow; `subscribe` / `receive` are received.
+ */
+import { readFile } from 'node:fs/promises';
+import type { AsyncAPIDocumentInterface, OperationInterface, Parser, ServerInterface } from '@asyncapi/parser';
+import { isHttpUrl, loadOnce, operationError, type AdapterError } from '../../src/adapter';
+
+/** The protocols this adapter speaks (AsyncAPI's protocol names). */
+export const PROTOCOLS = ['mqtt', 'mqtts', 'secure-mqtt', 'http', 'https'] as const;
+
+export interface AsyncOperation {
+  operationId: string;
+  /** What the workflow does: send a message, or receive one. */
+  direction: 'send' | 'receive';
+  /** The channel's address, with its `{parameters}` (an MQTT topic, an HTTP path). */
+  channel: string;
+  server: { id: string; protocol: string; url: string };
+  /** The message's content type (the message's, else the document's default, else JSON). */
+  contentType: string;
+  /** The operation's and channel's bindings for the server's protocol (`qos`, `retain`; `method`). */
+  bindings: Record<string, unknown>;
+  document: string;
+}
+
+/** Reads a document over http(s) with the resource auth. */
+export type FetchText = (url: string) => Promise<string>;
+
+let parser: Parser | undefined;
+
+/** Splits `doc#operationId`. */
+export function splitOperation(operation: string): { document: string; operationId: string } {
+  const hash = operation.lastIndexOf('#');
+  if (hash <= 0 || hash === operation.length - 1) throw operationError(`operation "${operation}" is not "<AsyncAPI document URI>#<operationId>"`);
+  return { document: operation.slice(0, hash), operationId: operation.slice(hash + 1) };
+}
+
+async function load(location: string, fetchText: FetchText): Promise<AsyncAPIDocumentInterface> {
+  const text = isHttpUrl(location) ? await fetchText(location) : await readFile(location, 'utf8');
+  // Loaded on first use: the parser (with its validator) takes half a second to load, and most workers never need it.
+  parser ??= new (await import('@asyncapi/parser')).Parser();
+  const { document, diagnostics } = await parser.parse(text, { source: location });
+  if (!document) {
+    const errors = diagnostics.filter((d) => d.severity === 0).map((d) => `${d.message}${d.path.length ? ` (at ${d.path.join('.')})` : ''}`);
+    throw operationError(`${location} is not a valid AsyncAPI document: ${errors.slice(0, 5).join('; ') || 'the parser refused it'}`);
+  }
+  return document;
+}
+
+/** Parses a document once per location (a failed parse is tried again next time). */
+export const loadDocument: (location: string, fetchText: FetchText) => Promise<AsyncAPIDocumentInterface> = loadOnce(load);
+
+/** A server's URL, its `{variables}` replaced by their defaults, with the protocol as the scheme when it has none; no trailing slash. */
+function serverUrl(server: ServerInterface): string {
+  let url = server.url();
+  for (const v of server.variables().all()) url = url.split(`{${v.id()}}`).join(v.defaultValue() ?? '');
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) url = `${server.protocol()}://${url}`;
+  return url.replace(/\/$/, '');
+}
+
+/** The server to use: the function's `metadata.server` (a server id), else the operation's first server with a protocol spoken here. */
+function chooseServer(op: OperationInterface, wanted: string | undefined, location: string): ServerInterface {
+  const servers = op.servers().all();
+  const describe = servers.map((s) => `${s.id()} (${s.protocol()})`).join(', ') || 'none';
+  if (wanted) {
+    const server = servers.find((s) => s.id() === wanted);
+    if (!server) throw operationError(`${location}: operation "${op.id()}" has no server "${wanted}" (metadata.server); its servers: ${describe}`);
+    if (!(PROTOCOLS as readonly string[]).includes(server.protocol())) throw unsupported(op, describe, location);
+    return server;
+  }
+  const server = servers.find((s) => (PROTOCOLS as readonly string[]).includes(s.protocol()));
+  if (!server) throw unsupported(op, describe, location);
+  return server;
+}
+
+function unsupported(op: OperationInterface, servers: string, location: string): AdapterError {
+  return operationError(`${location}: operation "${op.id()}" has no server with a protocol the asyncapi adapter speaks (${PROTOCOLS.join(', ')}); its servers: ${servers}`);
+}
+
+/** The bindings of the operation, over the channel's, for one protocol. */
+function bindingsOf(op: OperationInterface, protocol: string): Record<string, unknown> {
+  const key = protocol.replace(/^(secure-mqtt|mqtts)$/, 'mqtt').replace(/^https$/, 'http');
+  const channel = op.channels().all()[0];
+  return { ...(channel?.bindings().get(key)?.value() ?? {}), ...(op.bindings().get(key)?.value() ?? {}) };
+}
+
+/** Resolves `operationId` in a parsed document. */
+export function findOperation(doc: AsyncAPIDocumentInterface, operationId: string, location: string, wantedServer?: string): AsyncOperation {
+  const op = doc.operations().all().find((o) => o.id() === operationId);
+  if (!op) {
+    const ids = doc.operations().all().map((o) => o.id()).filter(Boolean);
+    throw operationError(`${location} has no operation "${operationId}"; its operations: ${ids.join(', ') || 'none'}`);
+  }
+  const channel = op.channels().all()[0];
+  const address = channel?.address();
+  if (!address) throw operationError(`${location}: operation "${operationId}" has no channel address`);
+  const server = chooseServer(op, wantedServer, location);
+  const message = op.messages().all()[0];
+  return {
+    operationId,
+    direction: op.action() === 'publish' || op.action() === 'send' ? 'send' : 'receive',
+    channel: address,
+    server: { id: server.id(), protocol: server.protocol(), url: serverUrl(server) },
+    contentType: message?.contentType() ?? doc.defaultContentType() ?? 'application/json',
+    bindings: bindingsOf(op, server.protocol()),
+    document: location,
+  };
+}
+
+/** `operation` of an asyncapi function → the operation it names. */
+export async function resolveOperation(operation: string, location: (document: string) => string, fetchText: FetchText, wantedServer?: string): Promise<AsyncOperation> {
+  const { document, operationId } = splitOperation(operation);
+  const where = location(document);
+  return findOperation(await loadDocument(where, fetchText), operationId, where, wantedServer);
+}

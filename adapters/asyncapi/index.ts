@@ -1,0 +1,107 @@
+/**
+ * The AsyncAPI adapter: serves `asyncapi` functions (activity type `sw.asyncapi`), spec 0.8
+ * "Using Functions for Async API Service Invocations". `operation` is
+ * `<AsyncAPI document URI>#<operationId>`; the document (2.x or 3.x, parsed by @asyncapi/parser)
+ * says the channel, the server and its protocol. Written with the public adapter SDK only.
+ *
+ *   const worker = await createAdapterWorker({ adapters: [asyncapiAdapter({ baseDirs: ['./workflows'] })] });
+ *
+ * - An operation the workflow sends (2.x `publish`, 3.x `send`) sends the call's arguments as the
+ *   message and returns `{ published: true, operationId, protocol, server, channel }` (MQTT adds
+ *   `qos`, HTTP `status`).
+ * - An operation it receives (2.x `subscribe`, 3.x `receive`) returns the first message that
+ *   arrives (its payload, parsed when JSON), waiting as long as the action may (`actionExecTimeout`).
+ * - MQTT (`mqtt`, `mqtts`/`secure-mqtt`): the channel is the topic; QoS and retain from the MQTT
+ *   binding (QoS 1 by default: the broker acknowledges). HTTP (`http`, `https`): the channel is the
+ *   path under the server URL; sending is a POST (or the binding's `method`) of the message,
+ *   receiving a GET that answers it.
+ * - The function's `metadata.server` picks a server by id; else the operation's first server with
+ *   a protocol spoken here. Auth: `basic` is the MQTT username/password, a bearer or OAuth2 token
+ *   the password (username `metadata.username`); over HTTP, the usual `Authorization` header.
+ *
+ * Failures: an unknown operationId, an unsupported protocol, a broken document or a missing
+ * channel parameter is a non-retryable `OperationError`; network failures have the SDK's codes
+ * (`ConnectionRefused`, ...); a broker that refuses the credentials is `NotAuthorized`, another
+ * refusal `BrokerRefused`; an HTTP status ≥ 400 is its code.
+ */
+import { BUILTIN_ADAPTER, defineAdapter, fetchDocument, locateDocument, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { resolveOperation, type AsyncOperation } from './document';
+import { channelAddress, decodePayload, encodePayload } from './message';
+import { publish, receive, type MqttCall } from './mqtt';
+
+export { MQTT_NOT_AUTHORIZED, MQTT_REFUSED } from './mqtt';
+
+export interface AsyncApiAdapterOptions {
+  /** Where relative document references are looked up (the definition folders). Default: cwd. */
+  baseDirs?: string[];
+}
+
+/** The activity type of `asyncapi` functions. */
+export const ASYNCAPI_ACTIVITY = `${BUILTIN_ADAPTER}.asyncapi`;
+
+/** What a publish returns. */
+export interface Published {
+  published: true;
+  operationId: string;
+  protocol: string;
+  server: string;
+  channel: string;
+  qos?: number;
+  status?: number;
+}
+
+/** MQTT credentials from the function's auth. */
+async function mqttCredentials(ctx: ActivityContext): Promise<MqttCall['credentials']> {
+  if (!ctx.auth) return {};
+  const token = await ctx.auth.token();
+  if (ctx.auth.scheme === 'basic') {
+    const plain = Buffer.from(token, 'base64').toString('utf8');
+    const colon = plain.indexOf(':');
+    return { username: plain.slice(0, colon), password: plain.slice(colon + 1) };
+  }
+  const username = ctx.function.metadata?.username;
+  return { username: typeof username === 'string' ? username : '', password: token };
+}
+
+const qosOf = (v: unknown, fallback: 0 | 1 | 2): 0 | 1 | 2 => (v === 0 || v === 1 || v === 2 ? v : fallback);
+
+async function overMqtt(op: AsyncOperation, args: Json, ctx: ActivityContext): Promise<Json> {
+  const verb = op.direction === 'send' ? 'publish' : 'receive';
+  const topic = channelAddress(op.channel, args, 'mqtt', op.direction === 'receive' ? '+' : undefined);
+  const url = op.server.url.replace(/^secure-mqtt:/, 'mqtts:');
+  const call: MqttCall = { url, request: `MQTT ${verb} ${topic} at ${url}`, credentials: await mqttCredentials(ctx), signal: ctx.signal };
+  const qos = qosOf(op.bindings.qos, 1);
+  if (op.direction === 'receive') return decodePayload((await receive(call, topic, qos)).payload, op.contentType);
+  await publish(call, topic, encodePayload(args, op.contentType), { qos, retain: op.bindings.retain === true });
+  return { ...published(op, topic), qos } as unknown as Json;
+}
+
+async function overHttp(op: AsyncOperation, args: Json, ctx: ActivityContext): Promise<Json> {
+  const channel = channelAddress(op.channel, args, 'http');
+  const url = `${op.server.url}/${channel.replace(/^\//, '')}`;
+  if (op.direction === 'receive') return (await ctx.http({ method: typeof op.bindings.method === 'string' ? op.bindings.method : 'GET', url })).body;
+  const method = typeof op.bindings.method === 'string' ? op.bindings.method : 'POST';
+  const { status } = await ctx.http({ method, url, headers: { 'content-type': op.contentType }, body: encodePayload(args, op.contentType) });
+  return { ...published(op, channel), status } as unknown as Json;
+}
+
+function published(op: AsyncOperation, channel: string): Published {
+  return { published: true, operationId: op.operationId, protocol: op.server.protocol, server: op.server.id, channel };
+}
+
+/** Sends or receives the message of an asyncapi function's operation. */
+export async function invokeAsyncApi(args: Json, ctx: ActivityContext, opts: AsyncApiAdapterOptions = {}): Promise<Json> {
+  const server = ctx.function.metadata?.server;
+  const locate = (doc: string) => locateDocument(doc, opts.baseDirs ?? [process.cwd()], 'AsyncAPI document');
+  const op = await resolveOperation(ctx.function.operation, locate, (url) => fetchDocument(ctx, url, 'AsyncAPI document'), typeof server === 'string' ? server : undefined);
+  return /^https?$/.test(op.server.protocol) ? overHttp(op, args, ctx) : overMqtt(op, args, ctx);
+}
+
+/** The AsyncAPI adapter (activity `sw.asyncapi`), reading documents relative to `baseDirs`. */
+export function asyncapiAdapter(opts: AsyncApiAdapterOptions = {}): Adapter {
+  return defineAdapter({
+    name: BUILTIN_ADAPTER,
+    description: 'AsyncAPI publish/subscribe over MQTT and HTTP (type: asyncapi)',
+    activities: { asyncapi: (args: Json, ctx: ActivityContext) => invokeAsyncApi(args, ctx, opts) },
+  });
+}

@@ -1,0 +1,28 @@
+/**
+ * bench/peer.ts's swflow worker process: what `swflow start` runs against an existing server
+ * (the interpreter worker with the bench's definitions, the built-in adapter worker), plus the
+ * hand-written baseline (bench/peer-handwritten.ts) on its own queue. Prints `ready`.
+ *
+ *   TEMPORAL_ADDRESS=host:port npx tsx bench/peer-worker.ts <definitions folder> <hand-written queue>
+ */
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createInterpreterWorker } from '../src/worker/interpreter-worker';
+import { createAdapterWorker } from '../src/worker/adapter-worker';
+
+async function main(): Promise<void> {
+  const [definitions, handwrittenQueue] = process.argv.slice(2);
+  const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const workers = [
+    await createInterpreterWorker({ connection, definitions: [definitions] }),
+    await createAdapterWorker({ connection, baseDirs: [definitions] }),
+    await Worker.create({ connection, taskQueue: handwrittenQueue, workflowsPath: require.resolve('./peer-handwritten') }),
+  ];
+  console.log('ready');
+  await Promise.all(workers.map((w) => w.run()));
+  await connection.close();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

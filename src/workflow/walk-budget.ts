@@ -1,0 +1,27 @@
+/**
+ * A walk of states or tasks that issues no command (expression functions, switches, `set`
+ * tasks looping) runs inside one workflow task, and the SDK fails a task that computes for more
+ * than 5 s: then the task is retried, fails again, and the run never finishes. With the
+ * `yield-long-walks` feature, the 0.8 interpreter and the 1.0 executor end the task every
+ * TRANSITIONS_PER_TASK steps with a 1 ms timer.
+ */
+import { sleep, workflowInfo } from '@temporalio/workflow';
+
+/** Steps (0.8 transitions, 1.0 tasks entered) one workflow task makes before a walk yields. */
+export const TRANSITIONS_PER_TASK = 500;
+
+export class WalkBudget {
+  private historyLength = -1;
+  private steps = 0;
+
+  /** Counts a step; after TRANSITIONS_PER_TASK in one workflow task, yields with a 1 ms timer. */
+  async step(): Promise<void> {
+    // historyLength tells workflow tasks apart, and is the same on replay.
+    const at = workflowInfo().historyLength;
+    if (at !== this.historyLength) {
+      this.historyLength = at;
+      this.steps = 0;
+    }
+    if (++this.steps % TRANSITIONS_PER_TASK === 0) await sleep(1, { summary: `${TRANSITIONS_PER_TASK} steps in one workflow task: yield` });
+  }
+}
