@@ -49,7 +49,7 @@ interface Ctx {
   use: Obj;
 }
 
-/** The OAuth2 grants the SDK's `authentication` requests tokens with. */
+/** The OAuth2 grants the SDK's `tokenAuthentication` requests tokens with. */
 const OAUTH2_GRANTS = ['client_credentials', 'password', 'urn:ietf:params:oauth:grant-type:token-exchange'];
 
 export function checkV1Semantics(doc: Obj, rep: Reporter): void {
