@@ -10,12 +10,12 @@
  * unevaluated: see ../secrets.ts), a literal endpoint's URI template is expanded from the
  * task's input, and `authentication: { use }` is replaced by the named policy.
  */
-import { scheduleActivity, type ActivityOptions } from '@temporalio/workflow';
+import { CancellationScope, scheduleActivity, type ActivityOptions } from '@temporalio/workflow';
 import { BUILTIN_CALLS, type Authentication, type Task } from '../../../dsl/v1/model';
 import type { Json } from '../../../dsl/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
 import { heartbeatTimeoutMs } from '../../../dsl/metadata';
-import { throughPlatformFailures } from '../../platform';
+import { platformFailure, throughPlatformFailures } from '../../platform';
 import { FEATURE_V1_CALL_PLATFORM_FAILURES } from '../../resolve';
 import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
@@ -102,9 +102,17 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
     summary: summary.slice(0, 200),
   };
   const once = (again?: string) => scheduleActivity<Json>(activity, [fc], { ...options, ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) });
-  // A task `timeout` is a timer around the whole task, never the activity's start-to-close: so
-  // every start-to-close or heartbeat timeout here is the platform's (platform.ts).
-  const output = ctx.features.has(FEATURE_V1_CALL_PLATFORM_FAILURES) ? await throughPlatformFailures(false, once) : await once();
+  let output: Json;
+  try {
+    // Awaited directly, as before the feature: concurrent branches keep the order of their commands.
+    output = await once();
+  } catch (err) {
+    // A task `timeout` is a timer around the whole task, never the activity's start-to-close: so
+    // every start-to-close or heartbeat timeout here is the platform's (platform.ts).
+    const why = ctx.features.has(FEATURE_V1_CALL_PLATFORM_FAILURES) ? platformFailure(err, false) : undefined;
+    if (why === undefined || CancellationScope.current().consideredCancelled) throw err;
+    output = await throughPlatformFailures(false, (again) => once(again ?? why));
+  }
   return { output, ...(authorization !== undefined ? { authorization } : {}) };
 }
 
