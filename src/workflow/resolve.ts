@@ -94,6 +94,13 @@ export const FEATURE_FOREACH_CHUNK_SLICES = 'foreach-chunk-slices';
  * expression loop failed its workflow task again and again and never finished.
  */
 export const FEATURE_YIELD_LONG_WALKS = 'yield-long-walks';
+/**
+ * 1.0 calls (`call: http`, `openapi`, `@default` activities) get the platform-failures
+ * semantics of 0.8 calls: without a task `timeout` the activity runs unlimited (a very long
+ * start-to-close) with a heartbeat timeout (`metadata['swflow.heartbeat']`, default PT30S), and
+ * a call ended by a platform failure is made again, not raised (v1/tasks/call.ts, platform.ts).
+ */
+export const FEATURE_V1_CALL_PLATFORM_FAILURES = 'v1-call-platform-failures';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -109,6 +116,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_SYNC_EXPRESSIONS,
   FEATURE_FOREACH_CHUNK_SLICES,
   FEATURE_YIELD_LONG_WALKS,
+  FEATURE_V1_CALL_PLATFORM_FAILURES,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

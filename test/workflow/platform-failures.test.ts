@@ -18,6 +18,7 @@ import type { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import type { Json, WorkflowDef } from '../../src/dsl/model';
+import { formatProblem, loadAnyDefinition } from '../../src/dsl';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
 import { freePort } from '../helpers/ports';
@@ -231,4 +232,32 @@ test('the adapter worker shuts down (SIGINT) mid-call: the call is made again; t
   assert.equal(story[1], 'failed: WorkerShutdown');
   assert.match(story[2], /\(again: its worker shut down during the call\)/);
   assert.equal(story[3], 'failed: 503');
+});
+
+test('1.0 call: kill -9 of the adapter worker mid-call, no timeout defined: the call runs unlimited with a heartbeat timeout and is made again, not raised', async () => {
+  service.requests.length = 0;
+  service.answers.push('hold');
+  const loaded = await loadAnyDefinition({
+    document: { dsl: '1.0.3', namespace: 'tests', name: 'v1-platform-kill', version: '0.1.0' },
+    // metadata swflow.heartbeat: the task's heartbeat timeout, as for 0.8 functions (shorter here: a faster test)
+    do: [{ runJob: { call: 'http', with: { method: 'post', endpoint: `http://127.0.0.1:${service.port}/jobs`, body: { job: '${ .job }' } }, metadata: { 'swflow.heartbeat': 'PT5S' } } }],
+  });
+  assert.ok(loaded.definition, loaded.problems.map(formatProblem).join('\n'));
+  const d = loaded.definition!;
+  const handle = await env.client.workflow.start(d.id, { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: `v1-platform-kill-${Date.now()}`, args: [{ job: 'report-3' }, { definition: d }] });
+  await service.waitForRequests(1);
+  await stopAdapters('SIGKILL');
+  await startAdapters();
+  assert.deepEqual(await handle.result(), { done: true });
+  assert.deepEqual(service.requests, [{ job: 'report-3' }, { job: 'report-3' }], 'at-least-once: the lost call and the repeat');
+  const story = await activityStory(handle.workflowId);
+  assert.equal(story.length, 4, story.join('\n'));
+  assert.match(story[0], /^scheduled: \/do\/0\/runJob → POST http/);
+  assert.equal(story[1], 'timed out: HEARTBEAT');
+  assert.match(story[2], /\(again: its worker stopped heartbeating/);
+  assert.equal(story[3], 'completed');
+  const scheduled = (await env.client.workflow.getHandle(handle.workflowId).fetchHistory()).events!.find((e) => e.activityTaskScheduledEventAttributes)!.activityTaskScheduledEventAttributes!;
+  assert.equal(Number(scheduled.heartbeatTimeout?.seconds), 5);
+  assert.ok(Number(scheduled.startToCloseTimeout?.seconds) >= 365 * 24 * 3600, 'no timeout defined: unlimited (years), not ten minutes');
+  await saveHistory(env.client, handle.workflowId, 'v1-call-platform-heartbeat-timeout');
 });

@@ -39,13 +39,18 @@ export const UNSUPPORTED = {
   externalFunction: 'functions referenced by URI are not supported yet',
   loose: "'evaluate.mode: loose' is not supported: expressions are evaluated in strict mode",
   schemaResource: "a schema 'resource' is not supported yet: only inline schema 'document's are checked",
-  auth: (scheme: string) => `'${scheme}' authentication is not supported yet (basic and bearer are)`,
+  auth: (scheme: string) => `'${scheme}' authentication is not supported yet (basic, bearer, oauth2 and oidc are)`,
+  grant: (scheme: string, grant: string) => `${scheme} grant '${grant}' is not supported yet (client_credentials, password and token exchange are)`,
+  clientAuth: (scheme: string, how: string) => `${scheme} client authentication '${how}' is not supported yet (client_secret_post and client_secret_basic are)`,
 } as const;
 
 interface Ctx {
   rep: Reporter;
   use: Obj;
 }
+
+/** The OAuth2 grants the SDK's `tokenAuthentication` requests tokens with. */
+const OAUTH2_GRANTS = ['client_credentials', 'password', 'urn:ietf:params:oauth:grant-type:token-exchange'];
 
 export function checkV1Semantics(doc: Obj, rep: Reporter): void {
   const use = isObj(doc.use) ? doc.use : {};
@@ -192,7 +197,12 @@ function checkAuth(ctx: Ctx, auth: unknown, pointer: string): void {
   for (const scheme of ['basic', 'bearer', 'digest', 'oauth2', 'oidc', 'certificate']) {
     const body = auth[scheme];
     if (body === undefined) continue;
-    if (scheme !== 'basic' && scheme !== 'bearer') ctx.rep.warn(`${pointer}/${scheme}`, UNSUPPORTED.auth(scheme));
+    if (scheme === 'digest' || scheme === 'certificate') ctx.rep.warn(`${pointer}/${scheme}`, UNSUPPORTED.auth(scheme));
+    if ((scheme === 'oauth2' || scheme === 'oidc') && isObj(body)) {
+      if (typeof body.grant === 'string' && !OAUTH2_GRANTS.includes(body.grant)) ctx.rep.warn(`${pointer}/${scheme}/grant`, UNSUPPORTED.grant(scheme, body.grant));
+      const how = isObj(body.client) ? body.client.authentication : undefined;
+      if (typeof how === 'string' && how !== 'client_secret_post' && how !== 'client_secret_basic') ctx.rep.warn(`${pointer}/${scheme}/client/authentication`, UNSUPPORTED.clientAuth(scheme, how));
+    }
     if (isObj(body) && typeof body.use === 'string') {
       const secrets: unknown[] = Array.isArray(ctx.use.secrets) ? ctx.use.secrets : [];
       if (!secrets.includes(body.use)) ctx.rep.error(`${pointer}/${scheme}/use`, `unknown secret '${body.use}'`, 'list it under use.secrets');

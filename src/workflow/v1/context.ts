@@ -47,6 +47,8 @@ export interface TaskContext {
   readonly info: WorkflowInfo;
   readonly options: StartOptions;
   readonly mailbox: Mailbox;
+  /** The interpreter features this run was started with (resolve.ts): old runs replay the old way. */
+  readonly features: ReadonlySet<string>;
   /** Correlation values fixed by the first event that matched a `correlate` without `expect`. */
   readonly correlation: Record<string, Json>;
   /** The arguments every expression of the task at `at` sees ($context, $workflow, $runtime, locals). */

@@ -112,7 +112,7 @@ export class V1Run implements TaskContext {
     /** Lifecycle CloudEvents, when the worker opted in. */
     private readonly events?: Lifecycle,
     /** Interpreter features of this run (ResolveResult.features, recorded in history). */
-    features: ReadonlySet<string> = new Set(),
+    readonly features: ReadonlySet<string> = new Set(),
   ) {
     this.awaited = mailbox.awaited;
     this.sync = features.has(FEATURE_SYNC_EXPRESSIONS);
