@@ -71,6 +71,12 @@ export const FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS = 'exec-timeout-ends-event-wa
 export const FEATURE_SELECTION_SET_EXPRESSIONS = 'selection-set-expressions';
 /** The SwAwaitedEvents search attribute: the CloudEvent types the run waits for, kept current (ui.ts, events/mailbox.ts). */
 export const FEATURE_AWAITED_EVENTS_ATTRIBUTE = 'awaited-events-attribute';
+/**
+ * A 0.8-family data input that is not a JSON object (a string, number, array, boolean) fails the
+ * run at once with a message saying what was given (spec "Workflow Data Input": "Must be a valid
+ * JSON object"); was: treated as `{}` (data/input.ts). No input (`null`) still means `{}`.
+ */
+export const FEATURE_OBJECT_DATA_INPUT = 'object-data-input';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -83,6 +89,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS,
   FEATURE_SELECTION_SET_EXPRESSIONS,
   FEATURE_AWAITED_EVENTS_ATTRIBUTE,
+  FEATURE_OBJECT_DATA_INPUT,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
