@@ -5,18 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-
-/** A small seeded PRNG (mulberry32): the same seed gives the same mutations. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as prng } from '../helpers/prng';
 
 export interface Mutant {
   /** What was done, for a failing assertion's message. */
