@@ -88,6 +88,13 @@ export async function runCommand(file: string, opts: RunCliOptions, out: (line: 
   }
   const definition = loaded.definition;
   const input = readJsonArg('--input', opts.input ?? '{}');
+  const { isV1Definition } = await import('../dsl/v1/model');
+  const { dataInputProblem } = await import('../workflow/data/input');
+  const inputProblem = isV1Definition(definition) ? undefined : dataInputProblem(input); // 1.0 accepts any JSON input
+  if (inputProblem) {
+    console.error(`--input: ${inputProblem}; nothing was run.`);
+    return 1;
+  }
   const events = (opts.event ?? []).map((e) => readJsonArg('--event', e) as unknown as CloudEventJson);
 
   const { installQuietRuntime } = await import('../testing/env');

@@ -18,6 +18,7 @@ import { SourceDoc, SourceMap } from './source';
 import { isV01, translateV01 } from './v01';
 import { kogitoArguments, translateJsonPathDocument } from './kogito';
 import { isObj, type Obj } from './walk';
+import { MAX_NESTING, nestsDeeperThan } from './nesting';
 import { isV1Document, loadV1 } from './v1/load';
 import { isV1Definition } from './v1/model';
 
@@ -64,6 +65,18 @@ function only08(r: AnyLoadResult): LoadResult {
   return { source: r.source, problems: [...r.problems, { severity: 'error', message: 'a Serverless Workflow 1.0 document where a 0.8-family definition is expected (load it with loadAnyDefinition)', file: r.source }] };
 }
 
+/** A problem when `bytes` are not UTF-8 text (JSON and YAML are), placed at the first bad byte. */
+function notUtf8(bytes: Buffer, file: string): Problem | undefined {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return undefined;
+  } catch {
+    const text = bytes.toString('utf8');
+    const before = text.slice(0, text.indexOf('\uFFFD')).split('\n');
+    return { severity: 'error', message: 'not UTF-8 text (JSON and YAML documents are UTF-8)', file, line: before.length, col: before[before.length - 1].length + 1, hint: 'save the file as UTF-8' };
+  }
+}
+
 /** Loads a definition file (or http(s) URL) of any supported dialect, 0.8-family or 1.0. */
 export async function loadAnyDefinitionFile(file: string, opts: Omit<LoadOptions, 'source'> & { source?: string } = {}): Promise<AnyLoadResult> {
   const source = opts.source ?? file;
@@ -74,7 +87,10 @@ export async function loadAnyDefinitionFile(file: string, opts: Omit<LoadOptions
       if (!res.ok) throw new Error(`HTTP ${res.status} ${res.statusText}`);
       text = await res.text();
     } else {
-      text = await (await import('node:fs/promises')).readFile(file, 'utf8');
+      const bytes = await (await import('node:fs/promises')).readFile(file);
+      const problem = notUtf8(bytes, source);
+      if (problem) return { source, problems: [problem] };
+      text = bytes.toString('utf8');
     }
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
@@ -106,6 +122,10 @@ export async function loadAnyDefinition(doc: unknown, opts: LoadOptions = {}): P
     return ok && definition ? { definition, problems, source } : { problems, source };
   };
   if (main?.fatal) return finish();
+  if (nestsDeeperThan(value)) {
+    rep.error('', `the document nests deeper than ${MAX_NESTING} levels`);
+    return finish();
+  }
   if (!isObj(value)) {
     rep.error('', `a workflow definition must be an object (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})`);
     return finish();

@@ -5,6 +5,7 @@
  */
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import type { Problem } from './problems';
+import { deepBracketOffset, MAX_NESTING } from './nesting';
 
 export interface Position {
   file: string;
@@ -25,7 +26,26 @@ export class SourceDoc {
     readonly file: string,
     readonly text: string,
   ) {
-    const doc = parseDocument(text, { lineCounter: this.lc, uniqueKeys: true, prettyErrors: false, keepSourceTokens: false });
+    const deep = deepBracketOffset(text);
+    if (deep !== undefined) {
+      this.value = undefined;
+      this.fatal = true;
+      const before = text.slice(0, deep).split('\n');
+      this.problems.push({ severity: 'error', message: `the document nests deeper than ${MAX_NESTING} levels`, file, line: before.length, col: before[before.length - 1].length + 1 });
+      return;
+    }
+    if (text.length > LARGE_DOCUMENT) {
+      // The YAML parser's node tree costs seconds and ~70 bytes of memory per byte of text: a large
+      // document that is plain JSON is read by JSON.parse, its problems then named by pointer only.
+      const value = parseJson(text);
+      if (value !== undefined) {
+        this.value = value;
+        this.fatal = false;
+        this.problems.push({ severity: 'warning', message: `a ${(text.length / 1e6).toFixed(1)} MB document: its problems are given without line numbers`, file });
+        return;
+      }
+    }
+    const doc = parseDocument(text, { lineCounter: this.lc, uniqueKeys: true, prettyErrors: false, keepSourceTokens: false, logLevel: 'error' });
     // Only the first syntax error: the following ones are mostly consequences of it.
     for (const e of doc.errors.slice(0, 1)) {
       const p = this.lc.linePos(e.pos[0]);
@@ -76,6 +96,17 @@ export class SourceDoc {
       } else break;
     }
     return toLine(this.lc, pos);
+  }
+}
+
+/** Above this many characters, a document that is valid JSON is not parsed as YAML (see SourceDoc). */
+const LARGE_DOCUMENT = 1_000_000;
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 

@@ -32,7 +32,8 @@ import { Runtime } from './runtime';
 import { Tracker } from './ui';
 import { runFailure } from './errors';
 import type { ForEachChunk } from './states/foreach';
-import { RESOLVE_DEFINITION_ACTIVITY, VALIDATE_DATA_ACTIVITY, type ResolveRequest, type ResolveResult } from './resolve';
+import { FEATURE_OBJECT_DATA_INPUT, RESOLVE_DEFINITION_ACTIVITY, VALIDATE_DATA_ACTIVITY, type ResolveRequest, type ResolveResult } from './resolve';
+import { dataInputProblem } from './data/input';
 
 export const eventSignal = defineSignal<[CloudEventJson]>(EVENT_SIGNAL);
 export const stateQuery = defineQuery<InstanceState>(STATE_QUERY);
@@ -101,6 +102,8 @@ export default async function swflow(input?: Json, options?: StartOptions): Prom
       tracker.flush();
       return out;
     }
+    const problem = rt.features.has(FEATURE_OBJECT_DATA_INPUT) && !opts.carried ? dataInputProblem(input) : undefined;
+    if (problem) throw ApplicationFailure.create({ message: problem, type: 'DataInputInvalid', nonRetryable: true });
     await checkData('input', def.dataInputSchema, data);
     const output = await rt.run(data);
     await checkData('output', def.dataOutputSchema, output);

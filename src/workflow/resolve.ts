@@ -101,6 +101,12 @@ export const FEATURE_YIELD_LONG_WALKS = 'yield-long-walks';
  * a call ended by a platform failure is made again, not raised (v1/tasks/call.ts, platform.ts).
  */
 export const FEATURE_V1_CALL_PLATFORM_FAILURES = 'v1-call-platform-failures';
+/**
+ * A 0.8-family data input that is not a JSON object (a string, number, array, boolean) fails the
+ * run at once with a message saying what was given (spec "Workflow Data Input": "Must be a valid
+ * JSON object"); was: treated as `{}` (data/input.ts). No input (`null`) still means `{}`.
+ */
+export const FEATURE_OBJECT_DATA_INPUT = 'object-data-input';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -117,6 +123,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_FOREACH_CHUNK_SLICES,
   FEATURE_YIELD_LONG_WALKS,
   FEATURE_V1_CALL_PLATFORM_FAILURES,
+  FEATURE_OBJECT_DATA_INPUT,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

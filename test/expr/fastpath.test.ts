@@ -13,20 +13,10 @@ import type { Json } from '../../src/dsl/model';
 import { evaluateExpression, evaluateExpressionWithJq, ExpressionError, initExpressions, toJqJson } from '../../src/expr';
 import { DECLINE, evalFastPath, parseFastPath } from '../../src/expr/fastpath';
 import { runJq } from '../../src/expr/engine';
+import { mulberry32 } from '../helpers/prng';
 
 const PER_SHAPE = 10_000;
 const FULL_PATH_SAMPLE = 150;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const KEYS = ['a', 'b', 'x', 'y', 'a-b', '日本', 'é', '', 'constructor', '__proto__', 'toString', '0', '1', 'if', 'name', 'k😀'];
 const STRINGS = ['', 'hello', 'ünïcödé', '日本語', '😀 emoji', 'a"quote', 'back\\slash', 'new\nline', '\u0000ctl', '\ud800lone', 'x\udc00', '\\ud800', '\u2028', 'tab\t'];
