@@ -94,6 +94,13 @@ export const FEATURE_FOREACH_CHUNK_SLICES = 'foreach-chunk-slices';
  * expression loop failed its workflow task again and again and never finished.
  */
 export const FEATURE_YIELD_LONG_WALKS = 'yield-long-walks';
+/**
+ * 1.0 calls (`call: http`, `openapi`, adapter activities) get the 0.8 calls' platform-failures
+ * semantics (platform.ts): without a task `timeout`, an unlimited start-to-close with a heartbeat
+ * timeout; a call cut short by the platform (heartbeat timeout, worker shutdown) is made again,
+ * outside `try`/`catch.retry`, which governs the service's errors (v1/tasks/call.ts).
+ */
+export const FEATURE_V1_PLATFORM_FAILURES = 'v1-platform-failures';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -109,6 +116,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_SYNC_EXPRESSIONS,
   FEATURE_FOREACH_CHUNK_SLICES,
   FEATURE_YIELD_LONG_WALKS,
+  FEATURE_V1_PLATFORM_FAILURES,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

@@ -57,6 +57,8 @@ export interface TaskContext {
    * turns decided the order of concurrent branches' commands).
    */
   readonly sync: boolean;
+  /** Interpreter features of this run (src/workflow/resolve.ts), recorded when it started. */
+  readonly features: ReadonlySet<string>;
   /** A field that is always an expression (`${ }` or bare jq). */
   expression(expr: string, data: Json, args: Args, what: string): Promise<Json>;
   condition(expr: string, data: Json, args: Args, what: string): Promise<boolean>;

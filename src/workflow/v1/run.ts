@@ -33,7 +33,7 @@ import { FEATURE_SYNC_EXPRESSIONS, FEATURE_YIELD_LONG_WALKS, VALIDATE_DATA_ACTIV
 import { WalkBudget } from '../walk-budget';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from './context';
 import { exportContext, exportContextSync, transformInput, transformInputSync, transformOutput, transformOutputSync } from './data';
-import { durationIso, durationMs } from './durations';
+import { durationIso, durationMs, taskTimeoutIso } from './durations';
 import { problemJson, runFailure, toWorkflowError, WorkflowError } from './errors';
 import type { Lifecycle, LifecycleType } from './lifecycle';
 import { runCall } from './tasks/call';
@@ -112,7 +112,7 @@ export class V1Run implements TaskContext {
     /** Lifecycle CloudEvents, when the worker opted in. */
     private readonly events?: Lifecycle,
     /** Interpreter features of this run (ResolveResult.features, recorded in history). */
-    features: ReadonlySet<string> = new Set(),
+    readonly features: ReadonlySet<string> = new Set(),
   ) {
     this.awaited = mailbox.awaited;
     this.sync = features.has(FEATURE_SYNC_EXPRESSIONS);
@@ -254,8 +254,7 @@ export class V1Run implements TaskContext {
       if (this.mayValidate(task.input?.schema)) await this.validate(task.input?.schema, rawInput, reference, 'task input');
       const input = this.sync ? transformInputSync(this, task.input?.from, rawInput, args) : await transformInput(this, task.input?.from, rawInput, args);
       const exec = () => EXECUTORS[type](task, at, input, this);
-      const timeout = typeof task.timeout === 'string' ? this.def.workflow.use?.timeouts?.[task.timeout] : task.timeout;
-      const iso = timeout ? durationIso(timeout.after) : undefined;
+      const iso = taskTimeoutIso(this.def, task);
       const outcome = iso ? await withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec) : await exec();
       descriptor.output = outcome.output;
       args = this.args(at, { input, ...(outcome.authorization !== undefined ? { authorization: outcome.authorization } : {}) });

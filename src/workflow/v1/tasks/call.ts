@@ -1,6 +1,6 @@
 /**
- * `call`: `http` and `openapi` are activities (`sw.http`, `sw.openapi`) of the built-in adapter
- * worker (adapters/http, adapters/rest) on `swflow-adapters` (or the task's `metadata.worker` queue); a
+ * `call`: `http`, `openapi`, `grpc` and `asyncapi` are activities (`sw.http`, `sw.openapi`,
+ * `sw.grpc`, `sw.asyncapiCall`) of the built-in adapter worker (adapters/http, rest, rpc, asyncapi) on `swflow-adapters` (or the task's `metadata.worker` queue); a
  * function of `use.functions` runs as its own task, on the evaluated `with` as input; a call
  * to swflow's default catalog, `<activity>:<version>@default`, is the adapter activity of that
  * name (the 1.0 way to reach custom adapters). Every call activity receives a FunctionCall
@@ -9,24 +9,35 @@
  * In the workflow: `with` is evaluated (except strings referencing `$secrets`, which travel
  * unevaluated: see ../secrets.ts), a literal endpoint's URI template is expanded from the
  * task's input, and `authentication: { use }` is replaced by the named policy.
+ *
+ * Timeouts and failures of the platform as for 0.8 calls (feature `v1-platform-failures`): see
+ * ../../platform.ts and ../../timeouts.ts (`callTimeouts`; metadata `swflow.heartbeat`).
  */
-import { scheduleActivity } from '@temporalio/workflow';
+import { scheduleActivity, type ActivityOptions } from '@temporalio/workflow';
 import { BUILTIN_CALLS, type Authentication, type Task } from '../../../dsl/v1/model';
 import type { Json } from '../../../dsl/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
+import { FEATURE_V1_PLATFORM_FAILURES } from '../../resolve';
+import { throughPlatformFailures } from '../../platform';
+import { callTimeouts } from '../../timeouts';
+import { taskTimeoutIso } from '../durations';
 import { WorkflowError } from '../errors';
 import { splitSecrets } from '../secrets';
 import { expandUriTemplate, UriTemplateError } from '../uri-template';
 
-/** Start-to-close timeout of a call activity (a task `timeout` also bounds the whole task). */
+/** Start-to-close timeout of a call activity in runs without the v1-platform-failures feature. */
 export const CALL_ACTIVITY_TIMEOUT_MS = 10 * 60_000;
 
 const DEFAULT_CATALOG = /^(.+):([^:@]+)@default$/;
 
+/** The built-in adapter activity of each 1.0 call type swflow serves (adapters/http, rest, rpc, asyncapi). */
+const ADAPTER_OF: Record<string, string> = { http: 'sw.http', openapi: 'sw.openapi', grpc: 'sw.grpc', asyncapi: 'sw.asyncapiCall' };
+
 export async function runCall(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
   const call = task.call!;
-  if (call === 'http' || call === 'openapi') return callAdapter(task, at, input, ctx, `sw.${call}`);
+  const adapter = ADAPTER_OF[call];
+  if (adapter) return callAdapter(task, at, input, ctx, adapter);
   if ((BUILTIN_CALLS as readonly string[]).includes(call)) {
     throw WorkflowError.standard('runtime', at.reference, `call: ${call} is not supported by this runtime yet`, 501);
   }
@@ -79,10 +90,17 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
   } else if (activity === 'sw.openapi') {
     await resolveAuth(w as { authentication?: Authentication });
     target = `openapi ${String(w.operationId)}`;
+  } else if (activity === 'sw.grpc') {
+    const service = (w.service ?? {}) as { name?: string; authentication?: Authentication };
+    await resolveAuth(service);
+    target = `grpc ${String(service.name)}/${String(w.method)}`;
+  } else if (activity === 'sw.asyncapiCall') {
+    await resolveAuth(w as { authentication?: Authentication });
+    target = `asyncapi ${String(w.operation)}`;
   }
   const secretArguments = Object.keys(split.secrets).length ? split.secrets : undefined;
   const fc: FunctionCall = {
-    function: { name: at.fn ?? task.call!, type: (task.call === 'http' || task.call === 'openapi' ? task.call : 'custom') as FunctionCall['function']['type'], operation: task.call!, metadata: (task.metadata ?? {}) as Record<string, string> },
+    function: { name: at.fn ?? task.call!, type: (ADAPTER_OF[task.call!] ? task.call : 'custom') as FunctionCall['function']['type'], operation: task.call!, metadata: (task.metadata ?? {}) as Record<string, string> },
     arguments: w as Json,
     ...(secretArguments ? { secretArguments, secretContext: { data: input, scope: { variables: args } } } : {}),
     workflow: { id: ctx.info.workflowId, instanceId: ctx.info.runId, definitionId: ctx.def.id },
@@ -90,12 +108,24 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
     action: at.name,
   };
   const queue = typeof task.metadata?.worker === 'string' ? task.metadata.worker : ADAPTER_TASK_QUEUE;
-  const output = await scheduleActivity<Json>(activity, [fc], {
+  const summary = ctx.summary(at.reference, target);
+  const options: ActivityOptions = {
     taskQueue: queue,
-    startToCloseTimeout: CALL_ACTIVITY_TIMEOUT_MS,
     retry: { maximumAttempts: 1 }, // 1.0 retries are explicit: try/catch retry
-    summary: ctx.summary(at.reference, target).slice(0, 200),
-  });
+    summary: summary.slice(0, 200),
+  };
+  let output: Json;
+  if (ctx.features.has(FEATURE_V1_PLATFORM_FAILURES)) {
+    // As 0.8 calls (../../platform.ts): unlimited unless the task sets a timeout, a heartbeat
+    // timeout, and a call cut short by the platform made again outside try/catch.retry.
+    const timeout = taskTimeoutIso(ctx.def, task);
+    Object.assign(options, callTimeouts(task.metadata as Record<string, string> | undefined, timeout));
+    output = await throughPlatformFailures(timeout !== undefined, (again) =>
+      scheduleActivity<Json>(activity, [fc], again ? { ...options, summary: `${summary} (again: ${again})`.slice(0, 200) } : options),
+    );
+  } else {
+    output = await scheduleActivity<Json>(activity, [fc], { ...options, startToCloseTimeout: CALL_ACTIVITY_TIMEOUT_MS });
+  }
   return { output, ...(authorization !== undefined ? { authorization } : {}) };
 }
 
