@@ -56,6 +56,7 @@ export async function invokeAsyncApiCall(args: Json, ctx: ActivityContext, baseD
     if (err instanceof ConfigurationError || (isAdapterError(err) && err.code === ErrorCodes.OperationError)) throw configurationFailure(`${ctx.state}: ${(err as Error).message}`);
     if (!isAdapterError(err)) throw err;
     const status = /^\d{3}$/.test(err.code) ? Number(err.code) : err.code === MQTT_NOT_AUTHORIZED ? 401 : 503;
-    throw problemFailure({ type: status === 401 ? ErrorTypes.authentication : ErrorTypes.communication, status, title: err.code, detail: `${ctx.state}: ${err.message}` }, err.nonRetryable);
+    // As sw.http: what the broker or server answered is a communication problem with its status (a refused MQTT login: 401).
+    throw problemFailure({ type: ErrorTypes.communication, status, title: err.code, detail: `${ctx.state}: ${err.message}` }, err.nonRetryable);
   }
 }

@@ -4,8 +4,8 @@
  * `with.service.host`:`port`, called with `with.arguments` as the request message and
  * authenticated by `with.service.authentication` (the `authorization` metadata) — the same gRPC
  * code as 0.8's `rpc` functions (./call.ts, ./message.ts, ./proto.ts), 1.0's errors (RFC 7807
- * problems): a gRPC status is a communication problem whose `status` is the HTTP status gRPC
- * maps it to (UNAUTHENTICATED and PERMISSION_DENIED: authentication/authorization problems).
+ * problems): a gRPC status is, as an HTTP status of `call: http`, a communication problem, whose
+ * `status` is the HTTP status gRPC's HTTP gateway maps it to and `title` the status name.
  */
 import type { ServiceError } from '@grpc/grpc-js';
 import { authenticationHeader, ConfigurationError, configurationFailure, ErrorCodes, ErrorTypes, fetchDocument, isAdapterError, problemFailure, type ActivityContext, type Json } from '../../src/adapter';
@@ -70,8 +70,7 @@ export async function invokeGrpc(args: Json, ctx: ActivityContext, baseDirs: str
     const code = (err as ServiceError).code;
     if (typeof code !== 'number') throw err;
     const status = HTTP_STATUS[code] ?? 500;
-    const type = status === 401 ? ErrorTypes.authentication : status === 403 ? ErrorTypes.authorization : ErrorTypes.communication;
     const detail = `${request} answered ${statusName(code)} (${code}): ${(err as ServiceError).details || (err as Error).message}`;
-    throw problemFailure({ type, status, title: statusName(code), detail });
+    throw problemFailure({ type: ErrorTypes.communication, status, title: statusName(code), detail });
   }
 }

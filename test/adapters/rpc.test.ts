@@ -318,7 +318,7 @@ test('1.0 call: grpc — service.authentication (bearer from $secrets, a secret-
   assert.match(out.detail!, /gRPC greeting\.Greeter\/SayHello at 127\.0\.0\.1:\d+ answered NOT_FOUND \(5\): there is nobody to greet/);
   await assertNoSecrets(h.client, workflowId, Object.values(V1_SECRETS), [], false);
   const anonymous = await h.run(v1Doc('grpc-anon', [{ who: grpcCall('WhoAmI', {}) }]));
-  await assert.rejects(anonymous.result, (e: unknown) => /UNAUTHENTICATED/.test(failureText(e)) && /errors\/authentication/.test(failureText(e)));
+  await assert.rejects(anonymous.result, (e: unknown) => /UNAUTHENTICATED/.test(failureText(e)) && /errors\/communication","status":401/.test(failureText(e)));
 });
 
 test('1.0 call: grpc — a definition problem (no such method) is a non-retryable configuration problem', async () => {
