@@ -6,42 +6,18 @@
  * run ends as the service's answer and the definition say: completed, or the service's error
  * handled by onErrors, or the run failed. No timing is asserted.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import type { Json, WorkflowDef } from '../../src/dsl/model';
-import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
-import { startDevEnv } from '../helpers/temporal';
-import { def, saveHistory, sharedBundle } from './helpers';
-import { activityStory, AdapterProcess, JobService } from './platform-harness';
+import { def, saveHistory } from './helpers';
+import { activityStory, usePlatform } from './platform-harness';
 
 // ------------------------------------------------------------------ swflow's processes
 
-let env: TestWorkflowEnvironment;
-let interpreter: Worker;
-let interpreterRun: Promise<void>;
-const service = new JobService();
-let adapters: AdapterProcess;
-
-before(async () => {
-  env = await startDevEnv();
-  await service.start();
-  interpreter = await createInterpreterWorker({ connection: env.nativeConnection, workflowBundle: await sharedBundle(), definitions: [] });
-  interpreterRun = interpreter.run();
-  adapters = new AdapterProcess(env.address);
-  await adapters.start();
-});
-
-after(async () => {
-  if (adapters?.running) await adapters.stop('SIGKILL');
-  interpreter?.shutdown();
-  await interpreterRun;
-  await service.stop();
-  await env?.teardown();
-});
+const platform = usePlatform();
+const service = platform.service;
 
 // ------------------------------------------------------------------ definitions and runs
 
@@ -66,7 +42,7 @@ function jobDefinition(id: string, extra: { metadata?: Record<string, string>; o
 }
 
 async function start(d: WorkflowDef, input: Json) {
-  return env.client.workflow.start(d.id, { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: `${d.id}-${Date.now()}`, args: [input, { definition: d }] });
+  return platform.env.client.workflow.start(d.id, { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: `${d.id}-${Date.now()}`, args: [input, { definition: d }] });
 }
 
 // ------------------------------------------------------------------ tests
@@ -76,19 +52,19 @@ test('kill -9 of the adapter worker mid-call, no retries defined: after a restar
   service.answers.push('hold'); // the first call never answers: its worker dies with it
   const handle = await start(await jobDefinition('platform-kill'), { job: 'report-1' });
   await service.waitForRequests(1);
-  await adapters.stop('SIGKILL');
-  await adapters.start();
+  await platform.adapters.stop('SIGKILL');
+  await platform.adapters.start();
   assert.deepEqual(await handle.result(), { job: 'report-1', result: { done: true } });
   assert.equal(service.requests.length, 2, 'the service saw the call once per execution: the lost one and the repeat');
   assert.deepEqual(service.requests, [{ job: 'report-1' }, { job: 'report-1' }]);
-  const story = await activityStory(env.client, handle.workflowId);
+  const story = await activityStory(platform.env.client, handle.workflowId);
   assert.equal(story.length, 4, story.join('\n'));
   assert.match(story[0], /^scheduled: Run › run → runJob$/);
   // the default heartbeat timeout (no metadata) noticed the lost worker
   assert.equal(story[1], 'timed out: HEARTBEAT');
   assert.match(story[2], /^scheduled: Run › run → runJob \(again: its worker stopped heartbeating/);
   assert.equal(story[3], 'completed');
-  await saveHistory(env.client, handle.workflowId, 'interpreter-platform-heartbeat-timeout');
+  await saveHistory(platform.env.client, handle.workflowId, 'interpreter-platform-heartbeat-timeout');
 });
 
 test('kill -9 mid-call, then the service answers 503: the definition (no retries, onErrors) handles it once, as written', async () => {
@@ -98,13 +74,13 @@ test('kill -9 mid-call, then the service answers 503: the definition (no retries
   const d = await jobDefinition('platform-kill-503', { onErrors: true, metadata: { 'swflow.heartbeat': 'PT5S' } });
   const handle = await start(d, { job: 'report-2' });
   await service.waitForRequests(1);
-  await adapters.stop('SIGKILL');
-  await adapters.start();
+  await platform.adapters.stop('SIGKILL');
+  await platform.adapters.start();
   assert.deepEqual(await handle.result(), { job: 'report-2', result: 'fallback' });
   assert.equal(service.requests.length, 2, 'the 503 is not retried (the definition defines no retries)');
-  const story = await activityStory(env.client, handle.workflowId);
+  const story = await activityStory(platform.env.client, handle.workflowId);
   assert.deepEqual(story.slice(1), ['timed out: HEARTBEAT', story[2], 'failed: 503']);
-  const scheduled = (await env.client.workflow.getHandle(handle.workflowId).fetchHistory()).events!.find((e) => e.activityTaskScheduledEventAttributes)!;
+  const scheduled = (await platform.env.client.workflow.getHandle(handle.workflowId).fetchHistory()).events!.find((e) => e.activityTaskScheduledEventAttributes)!;
   assert.equal(Number(scheduled.activityTaskScheduledEventAttributes!.heartbeatTimeout?.seconds), 5);
 });
 
@@ -113,8 +89,8 @@ test('the adapter worker shuts down (SIGINT) mid-call: the call is made again; t
   service.answers.push('hold', { status: 503, body: { message: 'busy' } });
   const handle = await start(await jobDefinition('platform-shutdown'), { job: 'report-3' });
   await service.waitForRequests(1);
-  await adapters.stop('SIGINT');
-  await adapters.start();
+  await platform.adapters.stop('SIGINT');
+  await platform.adapters.start();
   const err = await handle.result().then(
     () => assert.fail('the run should fail with the service error'),
     (e) => e,
@@ -122,7 +98,7 @@ test('the adapter worker shuts down (SIGINT) mid-call: the call is made again; t
   assert.ok(err instanceof WorkflowFailedError);
   assert.match(String(err.cause?.message), /state "Run", action "run", function "runJob" failed: busy \(code 503\)/);
   assert.equal(service.requests.length, 2);
-  const story = await activityStory(env.client, handle.workflowId);
+  const story = await activityStory(platform.env.client, handle.workflowId);
   assert.equal(story[1], 'failed: WorkerShutdown');
   assert.match(story[2], /\(again: its worker shut down during the call\)/);
   assert.equal(story[3], 'failed: 503');

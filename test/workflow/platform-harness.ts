@@ -5,13 +5,19 @@
  * a run's activity events.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { after, before } from 'node:test';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { decodeTimeoutType } from '@temporalio/common';
 import type { Json } from '../../src/dsl/model';
+import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { freePort } from '../helpers/ports';
+import { startDevEnv } from '../helpers/temporal';
+import { sharedBundle } from './helpers';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -122,3 +128,36 @@ export async function activityStory(client: Client, workflowId: string): Promise
   });
 }
 
+
+/** The test file's setup (registered as its before/after hooks): the dev server, the job service, an interpreter worker in the test, the adapter process. */
+export function usePlatform(): { service: JobService; readonly env: TestWorkflowEnvironment; readonly adapters: AdapterProcess } {
+  const service = new JobService();
+  let env: TestWorkflowEnvironment | undefined;
+  let adapters: AdapterProcess | undefined;
+  let interpreter: Worker | undefined;
+  let interpreterRun: Promise<void> | undefined;
+  before(async () => {
+    env = await startDevEnv();
+    await service.start();
+    interpreter = await createInterpreterWorker({ connection: env.nativeConnection, workflowBundle: await sharedBundle(), definitions: [] });
+    interpreterRun = interpreter.run();
+    adapters = new AdapterProcess(env.address);
+    await adapters.start();
+  });
+  after(async () => {
+    if (adapters?.running) await adapters.stop('SIGKILL');
+    interpreter?.shutdown();
+    await interpreterRun;
+    await service.stop();
+    await env?.teardown();
+  });
+  return {
+    service,
+    get env() {
+      return env!;
+    },
+    get adapters() {
+      return adapters!;
+    },
+  };
+}
