@@ -2,13 +2,13 @@
  * Serverless Workflow 1.0 `call: asyncapi` (activity `sw.asyncapiCall`): publishes
  * `with.message.payload` through the operation `with.operation` of the AsyncAPI document
  * `with.document` (on the server `with.server.name`, else the operation's first one spoken here),
- * authenticated by `with.authentication` — the same AsyncAPI code as 0.8's `asyncapi` functions
+ * authenticated by `with.authentication` (basic, bearer, an OAuth2/OIDC token) — the same AsyncAPI code as 0.8's `asyncapi` functions
  * (./document.ts, ./transport.ts), 1.0's errors (RFC 7807 problems). Basic credentials are the
  * MQTT username/password, a bearer token the password; over HTTP, the `Authorization` header, and
  * `message.headers` are sent as HTTP headers. Not yet: `subscription` (consuming messages),
  * `channel` without `operation` (2.x documents are addressed by their operationId), `protocol`.
  */
-import { authenticationHeader, ConfigurationError, configurationFailure, ErrorCodes, ErrorTypes, fetchDocument, isAdapterError, locateDocument, problemFailure, type ActivityContext, type Json } from '../../src/adapter';
+import { authenticationHeaders, ConfigurationError, configurationFailure, ErrorCodes, ErrorTypes, fetchDocument, isAdapterError, locateDocument, problemFailure, type ActivityContext, type Json } from '../../src/adapter';
 import { resolveOperation } from './document';
 import { MQTT_NOT_AUTHORIZED } from './mqtt';
 import { overHttp, overMqtt, type AsyncCredentials } from './transport';
@@ -47,7 +47,7 @@ export async function invokeAsyncApiCall(args: Json, ctx: ActivityContext, baseD
     const locate = (doc: string) => locateDocument(doc, baseDirs, 'AsyncAPI document');
     const op = await resolveOperation(`${endpoint}#${w.operation}`, locate, (url) => fetchDocument(ctx, url, 'AsyncAPI document'), w.server?.name);
     if (op.direction !== 'send') throw new ConfigurationError(`operation "${w.operation}" receives messages: a message can only be published by an operation the workflow sends (2.x publish, 3.x send)`);
-    const credentials = policyCredentials(authenticationHeader(w.authentication, ctx));
+    const credentials = policyCredentials((await authenticationHeaders(w.authentication, ctx)).authorization);
     const payload = (w.message?.payload ?? null) as Json;
     if (!/^https?$/.test(op.server.protocol)) return await overMqtt(op, payload, ctx, credentials);
     const headers = Object.fromEntries(Object.entries(w.message?.headers ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
@@ -55,6 +55,7 @@ export async function invokeAsyncApiCall(args: Json, ctx: ActivityContext, baseD
   } catch (err) {
     if (err instanceof ConfigurationError || (isAdapterError(err) && err.code === ErrorCodes.OperationError)) throw configurationFailure(`${ctx.state}: ${(err as Error).message}`);
     if (!isAdapterError(err)) throw err;
+    if (err.code === ErrorCodes.AuthError) throw problemFailure({ type: ErrorTypes.authentication, status: 401, title: 'Unauthorized', detail: `${ctx.state}: ${err.message}` }, err.nonRetryable);
     const status = /^\d{3}$/.test(err.code) ? Number(err.code) : err.code === MQTT_NOT_AUTHORIZED ? 401 : 503;
     // As sw.http: what the broker or server answered is a communication problem with its status (a refused MQTT login: 401).
     throw problemFailure({ type: ErrorTypes.communication, status, title: err.code, detail: `${ctx.state}: ${err.message}` }, err.nonRetryable);

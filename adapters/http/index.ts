@@ -1,16 +1,18 @@
 /**
  * The built-in adapter of Serverless Workflow 1.0 `call: http` (activity `sw.http`), written with
  * the public adapter SDK: `$secrets` in arguments arrive resolved, secret-based authentication is
- * read through `ctx.secret` (so it is redacted), the request goes out through `ctx.fetch`
+ * read through `ctx.secret` (so it is redacted), an OAuth2/OIDC policy's token is requested by
+ * the worker (`tokenAuthentication`), the request goes out through `ctx.fetch`
  * (cancellation, connection failures with codes) and its answer is shaped per `output` (the SDK's
  * sendCall). Pure request building in ./request.ts. (`call: openapi` is the OpenAPI adapter's,
  * adapters/rest.)
  *
  * Failures: a status the call does not accept, or a connection failure, is a communication
- * problem (RFC 7807, `details[0]`, what `try`/`catch` filters); a definition problem (no URI,
- * unknown secret) is a non-retryable configuration problem.
+ * problem (RFC 7807, `details[0]`, what `try`/`catch` filters); a refused token request an
+ * authentication problem (401); a definition problem (no URI, unknown secret, an unsupported
+ * policy) is a non-retryable configuration problem.
  */
-import { BUILTIN_ADAPTER, ConfigurationError, configurationFailure, defineAdapter, sendCall, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { BUILTIN_ADAPTER, ConfigurationError, configurationFailure, defineAdapter, sendCall, tokenAuthentication, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
 import { httpRequest } from './request';
 
 export const HTTP_ACTIVITY = `${BUILTIN_ADAPTER}.http`;
@@ -19,13 +21,20 @@ export const HTTP_ACTIVITY = `${BUILTIN_ADAPTER}.http`;
 export async function invokeHttp(args: Json, ctx: ActivityContext): Promise<Json> {
   const w = (args ?? {}) as Record<string, Json>;
   let req;
+  let auth;
   try {
     req = httpRequest(w, ctx);
+    auth = await tokenAuthentication(endpointAuthentication(w.endpoint), ctx);
   } catch (err) {
     if (err instanceof ConfigurationError) throw configurationFailure(`${ctx.state}: ${err.message}`);
     throw err;
   }
-  return sendCall(ctx, req, w.redirect === true, w.output);
+  return sendCall(ctx, req, w.redirect === true, w.output, auth);
+}
+
+/** The endpoint's authentication policy (an endpoint may be a bare URI). */
+function endpointAuthentication(endpoint: Json | undefined): Json | undefined {
+  return endpoint && typeof endpoint === 'object' && !Array.isArray(endpoint) ? endpoint.authentication : undefined;
 }
 
 /** The `call: http` adapter (activity `sw.http`). */

@@ -4,26 +4,28 @@
  * `with.authentication`, its answer shaped per `with.output` — the same OpenAPI code as 0.8's
  * `rest` functions (./openapi.ts, ./request.ts), 1.0's errors (RFC 7807 problems).
  */
-import { authenticationHeader, ConfigurationError, configurationFailure, ErrorTypes, problemFailure, sendCall, type ActivityContext, type Json } from '../../src/adapter';
+import { authenticationHeader, tokenAuthentication, ConfigurationError, configurationFailure, ErrorTypes, problemFailure, sendCall, type ActivityContext, type Json } from '../../src/adapter';
 import { DocumentUnavailable, OperationError, resolveOperation } from './openapi';
 import { buildRequest } from './request';
 
 export async function invokeOpenApi(args: Json, ctx: ActivityContext, baseDirs: string[]): Promise<Json> {
   const w = (args ?? {}) as Record<string, Json>;
   let req;
+  let auth;
   try {
     const doc = w.document as { endpoint?: Json } | undefined;
     const endpoint = typeof doc?.endpoint === 'string' ? doc.endpoint : (doc?.endpoint as { uri?: string } | undefined)?.uri;
     if (!endpoint) throw new ConfigurationError('call: openapi has no document endpoint');
     const op = await resolveOperation(`${endpoint}#${String(w.operationId)}`, baseDirs);
     const built = buildRequest(op, (w.parameters ?? null) as Json);
-    const auth = authenticationHeader(w.authentication, ctx);
-    req = { ...built, headers: { ...built.headers, ...(auth ? { authorization: auth } : {}) } };
+    const authorization = authenticationHeader(w.authentication, ctx);
+    req = { ...built, headers: { ...built.headers, ...(authorization ? { authorization } : {}) } };
+    auth = await tokenAuthentication(w.authentication, ctx);
   } catch (err) {
     if (err instanceof OperationError || err instanceof ConfigurationError) throw configurationFailure(`${ctx.state}: ${err.message}`);
     // A document that cannot be fetched now may be there on the next attempt.
     if (err instanceof DocumentUnavailable) throw problemFailure({ type: ErrorTypes.communication, status: 503, title: 'Service Unavailable', detail: `${ctx.state}: ${err.message}` });
     throw err;
   }
-  return sendCall(ctx, req, w.redirect === true, w.output);
+  return sendCall(ctx, req, w.redirect === true, w.output, auth);
 }

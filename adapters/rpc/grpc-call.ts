@@ -2,13 +2,14 @@
  * Serverless Workflow 1.0 `call: grpc` (activity `sw.grpc`): the method `with.method` of the
  * service `with.service.name` described by the proto file `with.proto`, at
  * `with.service.host`:`port`, called with `with.arguments` as the request message and
- * authenticated by `with.service.authentication` (the `authorization` metadata) — the same gRPC
+ * authenticated by `with.service.authentication` (the `authorization` metadata: basic, bearer, an
+ * OAuth2/OIDC token; a refused token request is an authentication problem) — the same gRPC
  * code as 0.8's `rpc` functions (./call.ts, ./message.ts, ./proto.ts), 1.0's errors (RFC 7807
  * problems): a gRPC status is, as an HTTP status of `call: http`, a communication problem, whose
  * `status` is the HTTP status gRPC's HTTP gateway maps it to and `title` the status name.
  */
 import type { ServiceError } from '@grpc/grpc-js';
-import { authenticationHeader, ConfigurationError, configurationFailure, ErrorCodes, ErrorTypes, fetchDocument, isAdapterError, problemFailure, type ActivityContext, type Json } from '../../src/adapter';
+import { authenticationHeaders, ConfigurationError, configurationFailure, ErrorCodes, ErrorTypes, fetchDocument, isAdapterError, problemFailure, type ActivityContext, type Json } from '../../src/adapter';
 import { describeCall, GrpcStatus, invoke, metadataOf, statusName, type RpcTarget } from './call';
 import { requestMessage } from './message';
 import { resolveMethod } from './proto';
@@ -55,11 +56,12 @@ export async function invokeGrpc(args: Json, ctx: ActivityContext, baseDirs: str
     const { operation, target } = targetOf(w);
     const method = await resolveMethod(operation, baseDirs, (url) => fetchDocument(ctx, url, 'proto file'));
     const message = requestMessage(method.requestType, (w.arguments ?? {}) as Json);
-    const auth = authenticationHeader(w.service?.authentication, ctx);
+    const headers = await authenticationHeaders(w.service?.authentication, ctx);
     request = describeCall(method, target);
-    call = () => invoke(method, target, message, metadataOf(auth ? { authorization: auth } : {}), ctx.signal);
+    call = () => invoke(method, target, message, metadataOf(headers), ctx.signal);
   } catch (err) {
     if (err instanceof ConfigurationError || (isAdapterError(err) && err.code === ErrorCodes.OperationError)) throw configurationFailure(`${ctx.state}: ${(err as Error).message}`);
+    if (isAdapterError(err) && err.code === ErrorCodes.AuthError) throw problemFailure({ type: ErrorTypes.authentication, status: 401, title: 'Unauthorized', detail: `${ctx.state}: ${err.message}` }, err.nonRetryable);
     // A proto file that cannot be fetched now may be there on the next attempt.
     if (isAdapterError(err)) throw problemFailure({ type: ErrorTypes.communication, status: 503, title: 'Service Unavailable', detail: `${ctx.state}: ${err.message}` });
     throw err;

@@ -65,8 +65,8 @@ export function compareVersions(a = '', b = ''): number {
 }
 
 /** The latest version of each definition id (what a new instance of that id runs). */
-export function latestVersions(definitions: WorkflowDef[]): WorkflowDef[] {
-  const latest = new Map<string, WorkflowDef>();
+export function latestVersions<D extends { id: string; version?: string }>(definitions: D[]): D[] {
+  const latest = new Map<string, D>();
   for (const d of definitions) {
     const seen = latest.get(d.id);
     if (!seen || compareVersions(d.version, seen.version) > 0) latest.set(d.id, d);
@@ -174,6 +174,11 @@ export class DefinitionRegistry {
   }
 
   /** Every loadable 0.8-family definition (files that do not load are left out): what event routing reads. */
+  /** Every loaded definition, 0.8-model and 1.0 alike (e.g. for schedules). */
+  async allDefinitions(): Promise<Definition[]> {
+    return (await this.all()).entries.map((e) => e.def);
+  }
+
   async definitions(): Promise<WorkflowDef[]> {
     return (await this.all()).entries.map((e) => e.def).filter((d): d is WorkflowDef => !isV1Definition(d));
   }

@@ -90,6 +90,7 @@ async function activityContext(call: FunctionCall, services: AdapterServices, re
       return value;
     },
     redact: (...values) => redactor.add(...values),
+    authorize: (def) => resolveAuth(def, call, services.secrets, redactor, services.tokens),
     fetch: (request, options) => sendHttp(request, withDefaults(options)),
     http: (request, options) => callHttp(request, withDefaults(options)),
   };

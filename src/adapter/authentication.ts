@@ -1,10 +1,21 @@
 /**
- * Serverless Workflow 1.0 authentication policies → an `Authorization` header, for adapters of
- * 1.0 calls. The workflow evaluated the policy; a secret-based one (`basic: { use: <secret> }`)
- * is read here from the worker's secrets; the secret, its fields and the header made of them are
- * marked for redaction (pass the ActivityContext: it is both).
+ * Serverless Workflow 1.0 authentication policies, for adapters of 1.0 calls. The workflow
+ * evaluated the policy; a secret-based one (`basic: { use: <secret> }`) is read here from the
+ * worker's secrets; the secret, its fields and the credentials made of them are marked for
+ * redaction (pass the ActivityContext: it is both).
+ *
+ * - `basic`, `bearer` → an `Authorization` header ({@link authenticationHeader}).
+ * - `oauth2`, `oidc` → an {@link Auth} whose token the worker requests ({@link tokenAuthentication}):
+ *   grants `client_credentials` (default), `password` and token exchange; `client.id`/`secret`
+ *   sent as `client_secret_post` (default) or `client_secret_basic`; the token endpoint is
+ *   `endpoints.token` relative to `authority` (default `/oauth2/token`), for `oidc` the
+ *   `token_endpoint` of `<authority>/.well-known/openid-configuration`. Tokens come from the
+ *   worker's cache (the SDK's TokenCache, as for 0.8 `oauth2` auth) and are refreshed once on a 401.
  */
-import type { Json } from '../dsl/model';
+import type { AuthDef, Json } from '../dsl/model';
+import type { Auth } from './auth';
+import type { ActivityContext } from './define';
+import { AdapterError, ErrorCodes } from './errors';
 import { ConfigurationError } from './problems';
 
 type Obj = Record<string, Json>;
@@ -37,7 +48,10 @@ export function secretObject(source: SecretSource, name: string): Obj {
   throw new ConfigurationError(`secret '${name}' must be a JSON object (e.g. {"username": "...", "password": "..."})`);
 }
 
-/** The Authorization header of an (evaluated) 1.0 authentication policy, or undefined when there is none. */
+/**
+ * The Authorization header of an (evaluated) 1.0 `basic` or `bearer` policy; undefined when there
+ * is none, and for `oauth2`/`oidc`, whose token {@link tokenAuthentication} obtains.
+ */
 export function authenticationHeader(policy: unknown, source: SecretSource): string | undefined {
   if (!isObj(policy)) return undefined;
   const from = (body: Json): Obj => (isObj(body) && typeof body.use === 'string' ? secretObject(source, body.use) : isObj(body) ? body : {});
@@ -47,8 +61,94 @@ export function authenticationHeader(policy: unknown, source: SecretSource): str
     return header(`Basic ${Buffer.from(`${text(b.username ?? '')}:${text(b.password ?? '')}`).toString('base64')}`);
   }
   if (policy.bearer !== undefined) return header(`Bearer ${text(from(policy.bearer).token ?? '')}`);
-  for (const scheme of ['digest', 'oauth2', 'oidc', 'certificate']) {
-    if (policy[scheme] !== undefined) throw new ConfigurationError(`'${scheme}' authentication is not supported yet (basic and bearer are)`);
+  for (const scheme of ['digest', 'certificate']) {
+    if (policy[scheme] !== undefined) throw new ConfigurationError(`'${scheme}' authentication is not supported yet (basic, bearer, oauth2 and oidc are)`);
   }
   return undefined;
+}
+
+/** What resolving an OAuth2/OIDC policy uses of the call's context. */
+export type TokenSource = SecretSource & Pick<ActivityContext, 'authorize' | 'fetch'>;
+
+const GRANTS: Record<string, string> = {
+  client_credentials: 'clientCredentials',
+  password: 'password',
+  'urn:ietf:params:oauth:grant-type:token-exchange': 'tokenExchange',
+};
+
+/**
+ * The credentials of an (evaluated) 1.0 `oauth2` or `oidc` policy, or undefined for any other
+ * policy. A policy swflow cannot serve (another grant or client authentication, a JSON token
+ * request) is a ConfigurationError here; the token (and, for `oidc`, the discovery) is requested
+ * when the request is sent, so a refused or unreachable token endpoint fails that request.
+ */
+export async function tokenAuthentication(policy: unknown, source: TokenSource): Promise<Auth | undefined> {
+  if (!isObj(policy)) return undefined;
+  const scheme = policy.oauth2 !== undefined ? 'oauth2' : policy.oidc !== undefined ? 'oidc' : undefined;
+  if (!scheme) return undefined;
+  const body = policy[scheme];
+  const p = isObj(body) && typeof body.use === 'string' ? secretObject(source, body.use) : isObj(body) ? body : {};
+  const def = oauth2Def(scheme, p);
+  let resolved: Promise<Auth> | undefined;
+  const auth = () =>
+    (resolved ??= (async () => {
+      if (scheme === 'oauth2') return source.authorize(def);
+      const tokenEndpoint = await discoveredTokenEndpoint(p.authority, source);
+      return source.authorize({ ...def, properties: { ...def.properties, metadata: { ...(def.properties.metadata as Obj), tokenEndpoint } } });
+    })());
+  return {
+    name: scheme,
+    scheme: 'oauth2',
+    headers: async () => (await auth()).headers(),
+    token: async () => (await auth()).token(),
+    refresh: async () => (await auth()).refresh(),
+  };
+}
+
+/**
+ * The request headers of an (evaluated) 1.0 policy of any supported scheme (`{ authorization }`,
+ * empty without a policy), for protocols that carry them elsewhere than an HTTP request made with
+ * sendCall (gRPC metadata, MQTT credentials): basic and bearer at once, an OAuth2/OIDC token
+ * requested now (a refused token request: an AdapterError `AuthError`).
+ */
+export async function authenticationHeaders(policy: unknown, source: TokenSource): Promise<Record<string, string>> {
+  const header = authenticationHeader(policy, source);
+  if (header) return { authorization: header };
+  const token = await tokenAuthentication(policy, source);
+  return token ? token.headers() : {};
+}
+
+/** A 1.0 OAuth2 / OpenID Connect policy as the SDK's `oauth2` auth definition (0.8's property names). */
+function oauth2Def(scheme: 'oauth2' | 'oidc', p: Obj): AuthDef {
+  const grantType = GRANTS[String(p.grant ?? 'client_credentials')];
+  if (!grantType) throw new ConfigurationError(`${scheme}: grant '${String(p.grant)}' is not supported yet (${Object.keys(GRANTS).join(', ')} are)`);
+  const client = isObj(p.client) ? p.client : {};
+  const clientAuthentication = String(client.authentication ?? 'client_secret_post');
+  if (clientAuthentication !== 'client_secret_post' && clientAuthentication !== 'client_secret_basic') {
+    throw new ConfigurationError(`${scheme}: client authentication '${clientAuthentication}' is not supported yet (client_secret_post and client_secret_basic are)`);
+  }
+  if (isObj(p.request) && p.request.encoding !== undefined && p.request.encoding !== 'application/x-www-form-urlencoded') {
+    throw new ConfigurationError(`${scheme}: token request encoding '${String(p.request.encoding)}' is not supported yet (application/x-www-form-urlencoded is)`);
+  }
+  const endpoints = isObj(p.endpoints) ? p.endpoints : {};
+  const properties: Obj = {
+    grantType,
+    authority: p.authority ?? null,
+    clientId: client.id ?? null,
+    metadata: { ...(scheme === 'oauth2' && endpoints.token !== undefined ? { tokenEndpoint: endpoints.token } : {}), clientAuthentication },
+  };
+  if (client.secret !== undefined) properties.clientSecret = client.secret;
+  for (const key of ['scopes', 'audiences', 'username', 'password'] as const) if (p[key] !== undefined) properties[key] = p[key];
+  if (isObj(p.subject) && p.subject.token !== undefined) properties.subjectToken = p.subject.token;
+  return { name: scheme, scheme: 'oauth2', properties };
+}
+
+/** OpenID Connect discovery: the authority's token endpoint. */
+async function discoveredTokenEndpoint(authority: Json | undefined, source: TokenSource): Promise<string> {
+  if (typeof authority !== 'string' || !authority) throw new AdapterError(ErrorCodes.AuthError, 'oidc: needs an authority', { nonRetryable: true });
+  const url = `${authority.replace(/\/$/, '')}/.well-known/openid-configuration`;
+  const res = await source.fetch({ method: 'GET', url, headers: { accept: 'application/json' } }, { auth: undefined });
+  const config = res.ok ? ((await res.json().catch(() => undefined)) as Obj | undefined) : undefined;
+  if (typeof config?.token_endpoint !== 'string') throw new AdapterError(ErrorCodes.AuthError, `oidc: GET ${url} answered ${res.status} without a token_endpoint`, { request: `GET ${url}` });
+  return config.token_endpoint;
 }

@@ -7,7 +7,7 @@
 import type { Info } from '@temporalio/activity';
 import type { FunctionCall } from '../common/contracts';
 import { adapterActivityType } from '../common/calls';
-import type { Json } from '../dsl/model';
+import type { AuthDef, Json } from '../dsl/model';
 import type { Auth } from './auth';
 import type { HttpAnswer, HttpOptions, HttpRequest } from './http';
 
@@ -39,6 +39,12 @@ export interface ActivityContext {
   secret(name: string): Json | undefined;
   /** Marks more values as sensitive: they are redacted from whatever this call returns or throws. */
   redact(...values: unknown[]): void;
+  /**
+   * Resolves an auth definition the adapter holds itself (e.g. a 1.0 authentication policy,
+   * see `authentication`) as the function's `authRef` would be: `$SECRETS` expressions
+   * evaluated, OAuth2 tokens from this worker's cache, every credential redacted.
+   */
+  authorize(def: AuthDef): Promise<Auth>;
   /**
    * `fetch` with this call's invocation auth (or `options.auth`), its cancellation signal, and
    * failures with codes (ConnectionRefused, HostNotFound, ...); a 401 with OAuth2 is retried

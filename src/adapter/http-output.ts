@@ -6,9 +6,10 @@
  */
 import type { Json } from '../dsl/model';
 import type { ActivityContext } from './define';
-import { isAdapterError } from './errors';
+import type { Auth } from './auth';
+import { ErrorCodes, isAdapterError } from './errors';
 import type { HttpRequest } from './http';
-import { ErrorTypes, problemFailure, type Problem } from './problems';
+import { configurationFailure, ErrorTypes, problemFailure, type Problem } from './problems';
 
 /** The request as a 1.0 call's `response` output describes it. */
 interface SentRequest {
@@ -64,13 +65,19 @@ export function shapeOutput(mode: unknown, req: SentRequest, res: ReceivedRespon
  * codes) and shapes the answer per `output`. A status the call does not accept, or a connection
  * failure, fails with a communication problem; the SDK redacts secrets from both.
  */
-export async function sendCall(ctx: ActivityContext, req: SentRequest & Pick<HttpRequest, 'body'>, redirect: boolean, output: unknown): Promise<Json> {
+export async function sendCall(ctx: ActivityContext, req: SentRequest & Pick<HttpRequest, 'body'>, redirect: boolean, output: unknown, auth?: Auth): Promise<Json> {
   let res: Response;
   try {
-    // The request carries its own Authorization: 1.0 policies belong to the call, not to an authRef.
-    res = await ctx.fetch(req, { auth: undefined, redirect: redirect ? 'follow' : 'manual' });
+    // Basic and bearer policies are the request's own Authorization header; an OAuth2/OIDC
+    // policy's token comes with `auth` (tokenAuthentication), never the function's authRef.
+    res = await ctx.fetch(req, { auth, redirect: redirect ? 'follow' : 'manual' });
   } catch (err) {
     if (!isAdapterError(err) || ctx.signal.aborted) throw err;
+    // A token request: an incomplete policy is a definition problem, a refusal an authentication error.
+    if (err.code === ErrorCodes.AuthError) {
+      if (err.nonRetryable) throw configurationFailure(err.message);
+      throw problemFailure({ type: ErrorTypes.authentication, status: 401, title: 'Authentication Error', detail: err.message });
+    }
     throw problemFailure({ type: ErrorTypes.communication, status: 503, title: 'Service Unavailable', detail: err.message });
   }
   const received: ReceivedResponse = { status: res.status, statusText: res.statusText, headers: Object.fromEntries(res.headers.entries()), body: new Uint8Array(await res.arrayBuffer()) };

@@ -32,7 +32,7 @@ export function register(program: Command): void {
     .option('-q, --task-queue <queue>', 'the interpreter task queue the runs start on', INTERPRETER_TASK_QUEUE)
     .action(async (opts: { definitions: string[]; taskQueue: string }) => {
       const registry = new DefinitionRegistry(opts.definitions);
-      const report = await withClient(async (client) => syncSchedules(client, await registry.definitions(), { taskQueue: opts.taskQueue }));
+      const report = await withClient(async (client) => syncSchedules(client, await registry.allDefinitions(), { taskQueue: opts.taskQueue }));
       const lines = describeSync(report);
       console.log(lines.length ? lines.join('\n') : `schedules in sync (${report.unchanged.length} unchanged)`);
       if (report.problems.length) process.exitCode = 1;

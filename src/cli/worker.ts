@@ -64,7 +64,7 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const clientConnection = opts.schedules ? await Connection.connect(connectionOptions(target)) : undefined;
   const registry = new DefinitionRegistry(opts.definitions);
   const schedules = clientConnection
-    ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace }), () => registry.definitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
+    ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace }), () => registry.allDefinitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
     : undefined;
   log(`serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}`);
   await worker.run();

@@ -1,5 +1,5 @@
 /**
- * Scheduled starts (`start.schedule`, spec 0.8) as Temporal Schedules: the server itself starts
+ * Scheduled starts (0.8 `start.schedule`; 1.0 `schedule.every` / `schedule.cron`) as Temporal Schedules: the server itself starts
  * the runs (they show in the Web UI's Schedules page and in `temporal schedule list`), so no
  * swflow process has to be up at the scheduled time, only a worker to run them.
  *
@@ -17,13 +17,17 @@
  *   Temporal's choice is the epoch: the first run comes within one period).
  * - `cron` → a cron expression in Temporal's 7-field form; `validUntil` → the Schedule's end.
  * - `timezone` → the Schedule's time zone (default UTC).
+ * - 1.0: `every` → an interval of that duration (since the Unix epoch, as `R/<period>`); `cron`
+ *   → a cron expression as above (UTC). `after` and `on` are not Schedules (validation warns).
  * - Runs start with `{}` as data input, on the interpreter task queue, one run per scheduled
  *   time even when the previous is still running (the spec: an instance "at the start of each
  *   time interval"), with the definition's workflowExecTimeout.
  */
 import { createHash } from 'node:crypto';
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptions, type ScheduleSpec } from '@temporalio/client';
-import type { ScheduleDef, WorkflowDef } from '../dsl/model';
+import type { Definition, ScheduleDef } from '../dsl/model';
+import { isV1Definition } from '../dsl/v1/model';
+import { durationMs } from '../workflow/v1/durations';
 import { parseCron, parseDateTime, parseInterval } from '../dsl/schedule';
 import { parseDuration } from '../dsl/duration';
 import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
@@ -89,9 +93,32 @@ export function scheduleSpecOf(schedule: ScheduleDef): ScheduleSpec {
   return spec;
 }
 
-function scheduleOptions(def: WorkflowDef, taskQueue: string): ScheduleOptions & { state: { note: string } } {
-  const timeout = def.timeouts?.workflowExecTimeout?.duration;
-  const spec = scheduleSpecOf(def.start.schedule!);
+/** A 1.0 document's `schedule` (`every` or `cron`) as a Temporal ScheduleSpec; throws with the reason when it cannot be one. */
+export function v1ScheduleSpecOf(schedule: Record<string, unknown>): ScheduleSpec {
+  if (schedule.every !== undefined) {
+    const every = durationMs(schedule.every as Parameters<typeof durationMs>[0]);
+    if (!(every > 0)) throw new Error('invalid schedule: every must be a positive duration');
+    return { intervals: [{ every }] };
+  }
+  if (typeof schedule.cron === 'string') return scheduleSpecOf({ cron: { expression: schedule.cron } });
+  throw new Error("the schedule gives neither 'every' nor 'cron' (the only forms served as Temporal Schedules)");
+}
+
+/** The schedule of a definition that has one swflow serves as a Temporal Schedule. */
+function scheduleOf(def: Definition): { spec: () => ScheduleSpec; source: unknown; timeout?: string } | undefined {
+  if (isV1Definition(def)) {
+    const s = def.workflow.schedule;
+    if (!s || (s.every === undefined && s.cron === undefined)) return undefined;
+    return { spec: () => v1ScheduleSpecOf(s), source: s };
+  }
+  if (!def.start.schedule) return undefined;
+  return { spec: () => scheduleSpecOf(def.start.schedule!), source: def.start.schedule, timeout: def.timeouts?.workflowExecTimeout?.duration };
+}
+
+function scheduleOptions(def: Definition, taskQueue: string): ScheduleOptions & { state: { note: string } } {
+  const schedule = scheduleOf(def)!;
+  const timeout = schedule.timeout;
+  const spec = schedule.spec();
   const action = {
     type: 'startWorkflow' as const,
     workflowType: def.id,
@@ -102,7 +129,7 @@ function scheduleOptions(def: WorkflowDef, taskQueue: string): ScheduleOptions &
     ...(timeout ? { workflowExecutionTimeout: parseDuration(timeout) } : {}),
   };
   const policies = { overlap: ScheduleOverlapPolicy.ALLOW_ALL };
-  const fingerprint = createHash('sha256').update(JSON.stringify({ schedule: def.start.schedule, action, policies })).digest('hex').slice(0, 16);
+  const fingerprint = createHash('sha256').update(JSON.stringify({ schedule: schedule.source, action, policies })).digest('hex').slice(0, 16);
   const memo: ManagedMemo = { definitionId: def.id, taskQueue };
   return {
     scheduleId: scheduleIdOf(def.id, taskQueue),
@@ -133,16 +160,16 @@ export async function listSchedules(client: Client, taskQueue = INTERPRETER_TASK
   return out.sort((a, b) => a.scheduleId.localeCompare(b.scheduleId));
 }
 
-/** The scheduled definitions among `definitions`: the latest version of each id that has `start.schedule`. */
-export function scheduledDefinitions(definitions: WorkflowDef[]): WorkflowDef[] {
-  return latestVersions(definitions).filter((d) => d.start.schedule !== undefined);
+/** The scheduled definitions among `definitions`: the latest version of each id that has a schedule (0.8 `start.schedule`, 1.0 `schedule.every`/`cron`). */
+export function scheduledDefinitions(definitions: Definition[]): Definition[] {
+  return latestVersions(definitions).filter((d) => scheduleOf(d) !== undefined);
 }
 
 /** Makes the server's swflow Schedules (of `taskQueue`) match the scheduled definitions. */
-export async function syncSchedules(client: Client, definitions: WorkflowDef[], opts: { taskQueue?: string } = {}): Promise<SyncReport> {
+export async function syncSchedules(client: Client, definitions: Definition[], opts: { taskQueue?: string } = {}): Promise<SyncReport> {
   const taskQueue = opts.taskQueue ?? INTERPRETER_TASK_QUEUE;
   const report: SyncReport = { created: [], updated: [], deleted: [], unchanged: [], problems: [] };
-  const desired = new Map<string, WorkflowDef>();
+  const desired = new Map<string, Definition>();
   for (const d of scheduledDefinitions(definitions)) desired.set(scheduleIdOf(d.id, taskQueue), d);
   // Listing is eventually consistent: a Schedule created a moment ago may be missing here
   // (create then finds it exists and updates it) and one deleted may still show (deleting it
@@ -208,7 +235,7 @@ export function describeSync(report: SyncReport): string[] {
  */
 export function keepSchedulesInSync(
   client: Client,
-  definitions: () => Promise<WorkflowDef[]>,
+  definitions: () => Promise<Definition[]>,
   opts: { taskQueue?: string; intervalMs?: number; log?: (msg: string) => void } = {},
 ): { ready: Promise<SyncReport | undefined>; stop(): Promise<void> } {
   const log = opts.log ?? (() => {});

@@ -124,7 +124,7 @@ export async function callFunction(
   const platform = rt.features.has(FEATURE_PLATFORM_FAILURES);
   const options: ActivityOptions = {
     taskQueue: taskQueueOf(fn),
-    ...(platform ? callTimeouts(fn.metadata, actionTimeout) : { startToCloseTimeout: actionTimeout ? parseDuration(actionTimeout) : LEGACY_CALL_TIMEOUT_MS }),
+    ...(platform ? callTimeouts(fn, actionTimeout) : { startToCloseTimeout: actionTimeout ? parseDuration(actionTimeout) : LEGACY_CALL_TIMEOUT_MS }),
     retry: { maximumAttempts: 1 },
     summary,
   };

@@ -95,12 +95,12 @@ export const FEATURE_FOREACH_CHUNK_SLICES = 'foreach-chunk-slices';
  */
 export const FEATURE_YIELD_LONG_WALKS = 'yield-long-walks';
 /**
- * 1.0 calls (`call: http`, `openapi`, adapter activities) get the 0.8 calls' platform-failures
- * semantics (platform.ts): without a task `timeout`, an unlimited start-to-close with a heartbeat
- * timeout; a call cut short by the platform (heartbeat timeout, worker shutdown) is made again,
- * outside `try`/`catch.retry`, which governs the service's errors (v1/tasks/call.ts).
+ * 1.0 calls (`call: http`, `openapi`, `@default` activities) get the platform-failures
+ * semantics of 0.8 calls: without a task `timeout` the activity runs unlimited (a very long
+ * start-to-close) with a heartbeat timeout (`metadata['swflow.heartbeat']`, default PT30S), and
+ * a call ended by a platform failure is made again, not raised (v1/tasks/call.ts, platform.ts).
  */
-export const FEATURE_V1_PLATFORM_FAILURES = 'v1-platform-failures';
+export const FEATURE_V1_CALL_PLATFORM_FAILURES = 'v1-call-platform-failures';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -116,7 +116,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_SYNC_EXPRESSIONS,
   FEATURE_FOREACH_CHUNK_SLICES,
   FEATURE_YIELD_LONG_WALKS,
-  FEATURE_V1_PLATFORM_FAILURES,
+  FEATURE_V1_CALL_PLATFORM_FAILURES,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

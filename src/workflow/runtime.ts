@@ -357,7 +357,8 @@ export class Runtime {
         if (t.produceEvents?.length) await produceEvents(this, t.produceEvents, data, state.name);
         // With sync-expressions, only a continue-as-new that is due is awaited.
         if (!compensating && (!this.sync || this.continueAsNewDue())) await this.maybeContinueAsNew(t.nextState, data);
-        if (this.features.has(FEATURE_YIELD_LONG_WALKS)) await this.budget.step();
+        const pause = this.features.has(FEATURE_YIELD_LONG_WALKS) ? this.budget.step() : undefined;
+        if (pause) await pause;
         state = this.state(t.nextState);
         continue;
       }

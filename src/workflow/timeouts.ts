@@ -4,7 +4,7 @@
  * workflow's workflowExecTimeout. Every timer carries a summary.
  */
 import { CancellationScope, sleep, type ActivityOptions } from '@temporalio/workflow';
-import type { StateDef, WorkflowDef } from '../dsl/model';
+import type { FunctionDef, StateDef, WorkflowDef } from '../dsl/model';
 import { parseDuration } from '../dsl/duration';
 import { heartbeatTimeoutMs } from '../dsl/metadata';
 import { SwTimeoutError } from './errors';
@@ -19,15 +19,14 @@ export const UNLIMITED_CALL_MS = 10 * 365 * 24 * 3600_000;
 export const LEGACY_CALL_TIMEOUT_MS = 10 * 60_000;
 
 /**
- * The timeouts of a function call's activity: start-to-close = the definition's timeout (0.8:
- * actionExecTimeout, per attempt; 1.0: the call task's `timeout`), else {@link UNLIMITED_CALL_MS};
- * and the heartbeat timeout of the function's (0.8) or call task's (1.0) metadata
- * (`swflow.heartbeat`, default PT30S; none when `off`), so that a lost worker is noticed within
- * it (platform.ts) whatever the start-to-close is.
+ * The timeouts of a function call's activity: start-to-close = the definition's actionExecTimeout
+ * (per attempt), else {@link UNLIMITED_CALL_MS}; and the function's heartbeat timeout
+ * (`metadata['swflow.heartbeat']`, default PT30S; none when `off`), so that a lost worker is
+ * noticed within it (platform.ts) whatever the start-to-close is.
  */
-export function callTimeouts(metadata: Record<string, string> | undefined, actionTimeout: string | undefined): Pick<ActivityOptions, 'startToCloseTimeout' | 'heartbeatTimeout'> {
+export function callTimeouts(fn: FunctionDef, actionTimeout: string | undefined): Pick<ActivityOptions, 'startToCloseTimeout' | 'heartbeatTimeout'> {
   const startToClose = actionTimeout ? parseDuration(actionTimeout) : UNLIMITED_CALL_MS;
-  const heartbeat = heartbeatTimeoutMs(metadata);
+  const heartbeat = heartbeatTimeoutMs(fn.metadata);
   return { startToCloseTimeout: startToClose, ...(heartbeat !== undefined && heartbeat < startToClose ? { heartbeatTimeout: heartbeat } : {}) };
 }
 

@@ -14,14 +14,19 @@ export class WalkBudget {
   private historyLength = -1;
   private steps = 0;
 
-  /** Counts a step; after TRANSITIONS_PER_TASK in one workflow task, yields with a 1 ms timer. */
-  async step(): Promise<void> {
+  /**
+   * Counts a step; after TRANSITIONS_PER_TASK in one workflow task, returns the 1 ms timer to
+   * await. Otherwise nothing: an `await` of its own would add a microtask turn to every step and
+   * change the order in which concurrent branches issue their commands.
+   */
+  step(): Promise<void> | undefined {
     // historyLength tells workflow tasks apart, and is the same on replay.
     const at = workflowInfo().historyLength;
     if (at !== this.historyLength) {
       this.historyLength = at;
       this.steps = 0;
     }
-    if (++this.steps % TRANSITIONS_PER_TASK === 0) await sleep(1, { summary: `${TRANSITIONS_PER_TASK} steps in one workflow task: yield` });
+    if (++this.steps % TRANSITIONS_PER_TASK === 0) return sleep(1, { summary: `${TRANSITIONS_PER_TASK} steps in one workflow task: yield` });
+    return undefined;
   }
 }

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { httpRequest } from '../../adapters/http/request';
-import { ConfigurationError, shapeOutput, statusProblem, type Json, type ReceivedResponse } from '../../src/adapter';
+import { ConfigurationError, shapeOutput, statusProblem, tokenAuthentication, type Json, type ReceivedResponse, type TokenSource } from '../../src/adapter';
 
 /** A secret store as the activity context's `secret` reads it. */
 const store = (values: Record<string, Json>) => ({ secret: (name: string) => values[name], redact: () => undefined });
@@ -23,7 +23,29 @@ test('request: method, query appended, headers lower-cased, JSON body, authentic
   const s = httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { bearer: { use: 'tok' } } } }, store({ tok: '{"token":"t1"}' }));
   assert.equal(s.headers.authorization, 'Bearer t1');
   assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { basic: { use: 'nope' } } } }, store({})), ConfigurationError);
-  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { oauth2: {} } } }, store({})), /not supported yet/);
+  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { digest: {} } } }, store({})), /'digest' authentication is not supported yet/);
+  assert.equal(httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { oauth2: {} } } }, store({})).headers.authorization, undefined, 'an OAuth2 token is the worker\'s to request');
+});
+
+test('tokenAuthentication: oauth2/oidc policies as the SDK\'s oauth2 auth, requested lazily; unsupported ones refused clearly', async () => {
+  const asked: unknown[] = [];
+  const source = {
+    ...store({ idp: '{"authority":"http://idp","client":{"id":"c","secret":"s"}}' }),
+    authorize: async (def: unknown) => (asked.push(def), { headers: async () => ({ authorization: 'Bearer t' }) }) as never,
+    fetch: async () => new Response(JSON.stringify({ token_endpoint: 'http://idp/token' }), { status: 200 }),
+  } as unknown as TokenSource;
+  assert.equal(await tokenAuthentication({ basic: { username: 'u', password: 'p' } }, source), undefined);
+  const auth = await tokenAuthentication({ oauth2: { authority: 'http://idp', grant: 'password', client: { id: 'c', secret: 's', authentication: 'client_secret_basic' }, username: 'u', password: 'p', scopes: ['a'], endpoints: { token: '/t' } } }, source);
+  assert.deepEqual(asked, [], 'no token request before the call is sent');
+  assert.deepEqual(await auth!.headers(), { authorization: 'Bearer t' });
+  await (await tokenAuthentication({ oidc: { use: 'idp' } }, source))!.headers();
+  assert.deepEqual(asked, [
+    { name: 'oauth2', scheme: 'oauth2', properties: { grantType: 'password', authority: 'http://idp', clientId: 'c', clientSecret: 's', scopes: ['a'], username: 'u', password: 'p', metadata: { tokenEndpoint: '/t', clientAuthentication: 'client_secret_basic' } } },
+    { name: 'oidc', scheme: 'oauth2', properties: { grantType: 'clientCredentials', authority: 'http://idp', clientId: 'c', clientSecret: 's', metadata: { tokenEndpoint: 'http://idp/token', clientAuthentication: 'client_secret_post' } } },
+  ]);
+  await assert.rejects(tokenAuthentication({ oauth2: { authority: 'http://idp', grant: 'authorization_code' } }, source), /grant 'authorization_code' is not supported yet/);
+  await assert.rejects(tokenAuthentication({ oidc: { authority: 'http://idp', client: { id: 'c', authentication: 'private_key_jwt' } } }, source), /client authentication 'private_key_jwt' is not supported yet/);
+  await assert.rejects(tokenAuthentication({ oauth2: { use: 'nope' } }, source), ConfigurationError);
 });
 
 test('response: content decoded by content type, raw base-64, the response object; accepted statuses', () => {

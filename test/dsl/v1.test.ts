@@ -34,6 +34,15 @@ test('unsupported constructs are warnings, errors with --strict', async () => {
   assert.deepEqual((await loadAnyDefinitionFile(join(EXAMPLES, 'call-asyncapi-publish.yaml'))).problems, []);
 });
 
+test('authentication: oauth2/oidc load clean; digest, other grants and client authentications are warnings', async () => {
+  const doc = (auth: unknown) => ({ document: { dsl: '1.0.3', namespace: 'tests', name: 'auth', version: '0.1.0' }, do: [{ c: { call: 'http', with: { method: 'get', endpoint: { uri: 'http://h', authentication: auth } } } }] });
+  const warnings = async (auth: unknown) => (await loadAnyDefinition(doc(auth))).problems.map((p) => p.message);
+  assert.deepEqual(await warnings({ oauth2: { authority: 'http://idp', grant: 'client_credentials', client: { id: 'a', secret: 'b', authentication: 'client_secret_basic' } } }), []);
+  assert.deepEqual(await warnings({ oidc: { authority: 'http://idp', grant: 'password', username: 'u', password: 'p', client: { id: 'a' } } }), []);
+  assert.match((await warnings({ oauth2: { authority: 'http://idp', grant: 'authorization_code', client: { id: 'a', authentication: 'private_key_jwt' } } })).join('\n'), /oauth2 grant 'authorization_code' is not supported yet[^]*client authentication 'private_key_jwt' is not supported yet/);
+  assert.match((await warnings({ digest: { username: 'u', password: 'p' } })).join('\n'), /'digest' authentication is not supported yet/);
+});
+
 test('the rules the schema cannot say, located', async () => {
   const r = await loadAnyDefinitionFile(BROKEN);
   assert.equal(r.definition, undefined);

@@ -15,9 +15,9 @@ import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
-import { formatProblem, loadDefinition } from '../../src/dsl';
+import { formatProblem, loadAnyDefinition, loadDefinition } from '../../src/dsl';
 import { DefinitionRegistry } from '../../src/activities/definitions';
-import { keepSchedulesInSync, listSchedules, scheduleIdOf, scheduleSpecOf, syncSchedules } from '../../src/client/schedules';
+import { keepSchedulesInSync, listSchedules, scheduleIdOf, scheduleSpecOf, syncSchedules, v1ScheduleSpecOf } from '../../src/client/schedules';
 import { resolveTemporalCli } from '../../src/platform/temporal-binary';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
@@ -148,4 +148,38 @@ test('schedules of other task queues and hand-made ones are left alone', { timeo
   assert.ok(!report.deleted.includes('hand-made'));
   await other.describe();
   await other.delete();
+});
+
+/** A 1.0 document that sets `{ ticked: true }`, with a schedule. */
+const ticker1 = (schedule: Record<string, unknown>) => ({
+  document: { dsl: '1.0.3', namespace: 'tests', name: 'ticker1', version: '0.1.0' },
+  schedule,
+  do: [{ tick: { set: { ticked: true } } }],
+});
+
+test('1.0 schedule: every and cron map onto Temporal Schedule specs; after and on are warned, bad values located', async () => {
+  assert.deepEqual(v1ScheduleSpecOf({ every: { minutes: 5 } }), { intervals: [{ every: 300_000 }] });
+  assert.deepEqual(v1ScheduleSpecOf({ every: 'PT2H' }), { intervals: [{ every: 7_200_000 }] });
+  assert.deepEqual(v1ScheduleSpecOf({ cron: '0 0 * * *' }).cronExpressions, ['0 0 0 * * * *']);
+  const problems = async (schedule: unknown) => (await loadAnyDefinition(ticker1(schedule as Record<string, unknown>))).problems.map(formatProblem).join('\n');
+  assert.doesNotMatch(await problems({ every: { seconds: 2 } }), /schedule/);
+  assert.match(await problems({ after: { minutes: 1 } }), /'schedule.after' is not supported yet.*at \/schedule\/after/);
+  assert.match(await problems({ cron: '* * *' }), /invalid cron expression.*at \/schedule\/cron/);
+});
+
+test('1.0 schedule every: a Temporal Schedule starts runs of the document; it goes with the document', { timeout: 120_000 }, async () => {
+  const file = join(dir, 'ticker1.sw.json');
+  writeFileSync(file, JSON.stringify(ticker1({ every: { seconds: 2 } })));
+  const registry = new DefinitionRegistry([dir]);
+  const id = scheduleIdOf('tests/ticker1');
+  assert.deepEqual((await syncSchedules(client, await registry.allDefinitions())).created, [id]);
+  let done: string | undefined;
+  for (let i = 0; i < 300 && !done; i++) {
+    for await (const w of client.workflow.list({ query: `WorkflowType = 'tests/ticker1' AND ExecutionStatus = 'Completed'` })) done = w.workflowId;
+    if (!done) await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.ok(done?.startsWith('tests/ticker1/scheduled'), `a scheduled run completed: ${done}`);
+  assert.deepEqual(await client.workflow.getHandle(done!).result(), { ticked: true });
+  rmSync(file);
+  assert.deepEqual((await syncSchedules(client, await registry.allDefinitions())).deleted, [id]);
 });

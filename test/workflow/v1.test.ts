@@ -21,6 +21,7 @@ import { createAdapterWorker } from '../../src/worker/adapter-worker';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { createProcessWorker } from '../../src/worker/process-worker';
 import { stopWorkers } from '../../src/worker/stop';
+import { historyText } from '../../src/testing/history';
 import { startDevEnv } from '../helpers/temporal';
 import { sharedBundle } from './helpers';
 
@@ -31,6 +32,7 @@ let workers: Worker[] = [];
 let runs: Promise<void>[] = [];
 let n = 0;
 const seen: { method: string; url: string; authorization?: string; body: string }[] = [];
+let tokensIssued = 0;
 const lifecycle: { type: string; subject?: string; data: Record<string, Json> }[] = [];
 
 before(async () => {
@@ -39,6 +41,17 @@ before(async () => {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, authorization: req.headers.authorization, body });
+      // A token endpoint (OAuth2 client_credentials with client_secret_post) and its OIDC discovery.
+      if (req.url === '/.well-known/openid-configuration') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ issuer: base, token_endpoint: `${base}/oauth2/token` }));
+      }
+      if (req.url === '/oauth2/token') {
+        const form = new URLSearchParams(body);
+        const ok = form.get('grant_type') === 'client_credentials' && form.get('client_id') === 'app' && form.get('client_secret') === 'app-secret-1';
+        res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify(ok ? { access_token: `issued-token-${++tokensIssued}`, token_type: 'Bearer', expires_in: 3600 } : { error: 'invalid_client' }));
+      }
       if (req.url === '/moved') {
         res.writeHead(302, { location: '/items' });
         return res.end();
@@ -65,7 +78,7 @@ before(async () => {
   env = await startDevEnv();
   workers = [
     await createInterpreterWorker({ connection: env.nativeConnection, definitions: [], workflowBundle: await sharedBundle() }),
-    await createAdapterWorker({ connection: env.nativeConnection, secrets: { petCreds: '{"username":"ada","password":"lovelace"}', apiKey: 'k-123' } }),
+    await createAdapterWorker({ connection: env.nativeConnection, secrets: { petCreds: '{"username":"ada","password":"lovelace"}', apiKey: 'k-123', idp: '{"authority":"__BASE__","client":{"id":"app","secret":"app-secret-1"}}'.replace('__BASE__', base) } }),
     await createProcessWorker({ connection: env.nativeConnection }),
     // An interpreter worker that opted into lifecycle events, on its own queue.
     await createInterpreterWorker({
@@ -198,6 +211,33 @@ test('secrets ($secrets, secret-based authentication) never reach history, even 
   const basic = Buffer.from('ada:lovelace').toString('base64');
   for (const secret of ['k-123', 'lovelace', basic]) assert.ok(!history.includes(secret), `history holds ${secret}`);
   assert.match(history, /rejected key \[redacted\] with \[redacted\]/);
+});
+
+test('authentication: oauth2 client_credentials and oidc (discovery) against a real token endpoint; tokens cached per worker; a refused client fails with an authentication error', async () => {
+  seen.length = 0;
+  const before = tokensIssued;
+  const h = await start(
+    docOf('oauth2', [
+      { named: { call: 'http', with: { method: 'get', endpoint: { uri: `${base}/o1`, authentication: { use: 'idp' } } } } },
+      { discovered: { call: 'http', with: { method: 'get', endpoint: { uri: `${base}/o2`, authentication: { oidc: { use: 'idp' } } } } } },
+    ], { use: { secrets: ['idp'], authentications: { idp: { oauth2: { use: 'idp' } } } } }),
+  );
+  await h.result();
+  const history = historyText(await h.fetchHistory());
+  for (const secret of ['app-secret-1', 'issued-token-']) assert.ok(!history.includes(secret), `${secret} is not in history`);
+  // The same client written inline (a literal secret is the definition's own, so in history): the cached token.
+  const inline = { oauth2: { authority: base, grant: 'client_credentials', client: { id: 'app', secret: 'app-secret-1' } } };
+  await run(docOf('oauth2-inline', [{ c: { call: 'http', with: { method: 'get', endpoint: { uri: `${base}/o3`, authentication: inline } } } }]));
+  const token = `Bearer issued-token-${before + 1}`;
+  assert.deepEqual(seen.filter((s) => /^\/o\d/.test(s.url)).map((s) => s.authorization), [token, token, token], 'one token, cached by the worker for the same client');
+  assert.equal(tokensIssued, before + 1);
+  const refused = await fault(docOf('oauth2-refused', [{ c: { call: 'http', with: { method: 'get', endpoint: { uri: `${base}/o4`, authentication: { oauth2: { authority: base, client: { id: 'app', secret: 'wrong-secret' } } } } } } }]));
+  assert.equal(refused.type, 'https://serverlessworkflow.io/spec/1.0.0/errors/authentication');
+  assert.equal(refused.status, 401);
+  assert.equal(refused.instance, '/do/0/c');
+  const unsupported = await fault(docOf('digest', [{ c: { call: 'http', with: { method: 'get', endpoint: { uri: `${base}/o5`, authentication: { digest: { username: 'u', password: 'p' } } } } } }]));
+  assert.equal(unsupported.type, 'https://serverlessworkflow.io/spec/1.0.0/errors/configuration');
+  assert.match(String(unsupported.detail), /'digest' authentication is not supported yet/);
 });
 
 test('call <activity>:<version>@default reaches a custom adapter on its queue', async () => {

@@ -13,6 +13,8 @@
  *   conformance matrix (docs/dsl-1.0-conformance.md).
  */
 import { checkExpressionSyntax } from '../../expr/syntax';
+import { durationProblem } from '../duration';
+import { parseCron } from '../schedule';
 import type { Reporter } from '../problems';
 import { joinPointer } from '../source';
 import { isObj, type Obj } from '../walk';
@@ -29,13 +31,16 @@ export const UNSUPPORTED = {
   container: "'run.container' is not supported (no container runtime on swflow's workers)",
   script: "'run.script' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
   shell: "'run.shell' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
-  schedule: "'schedule' is not supported yet (start runs yourself, or with a Temporal Schedule)",
+  scheduleAfter: "'schedule.after' is not supported yet (runs that start again after each completes): use 'every' or 'cron', which become Temporal Schedules",
+  scheduleOn: "'schedule.on' is not supported yet (runs started by events): send the events to a running instance's listen task instead",
   extensions: "'use.extensions' are not supported yet: they are ignored",
   catalog: 'cataloged functions (`name:version@catalog`) are not supported yet, except `@default` (adapter activities)',
   externalFunction: 'functions referenced by URI are not supported yet',
   loose: "'evaluate.mode: loose' is not supported: expressions are evaluated in strict mode",
   schemaResource: "a schema 'resource' is not supported yet: only inline schema 'document's are checked",
-  auth: (scheme: string) => `'${scheme}' authentication is not supported yet (basic and bearer are)`,
+  auth: (scheme: string) => `'${scheme}' authentication is not supported yet (basic, bearer, oauth2 and oidc are)`,
+  grant: (scheme: string, grant: string) => `${scheme} grant '${grant}' is not supported yet (client_credentials, password and token exchange are)`,
+  clientAuth: (scheme: string, how: string) => `${scheme} client authentication '${how}' is not supported yet (client_secret_post and client_secret_basic are)`,
 } as const;
 
 interface Ctx {
@@ -43,13 +48,16 @@ interface Ctx {
   use: Obj;
 }
 
+/** The OAuth2 grants the SDK's `tokenAuthentication` requests tokens with. */
+const OAUTH2_GRANTS = ['client_credentials', 'password', 'urn:ietf:params:oauth:grant-type:token-exchange'];
+
 export function checkV1Semantics(doc: Obj, rep: Reporter): void {
   const use = isObj(doc.use) ? doc.use : {};
   const ctx: Ctx = { rep, use };
   const ev = isObj(doc.evaluate) ? doc.evaluate : {};
   if (ev.language !== undefined && ev.language !== 'jq') rep.error('/evaluate/language', `expression language '${ev.language}' is not supported`, "only 'jq' is");
   if (ev.mode === 'loose') rep.warn('/evaluate/mode', UNSUPPORTED.loose);
-  if (doc.schedule !== undefined) rep.warn('/schedule', UNSUPPORTED.schedule);
+  if (isObj(doc.schedule)) checkSchedule(doc.schedule, rep);
   if (Array.isArray(use.extensions) && use.extensions.length) rep.warn('/use/extensions', UNSUPPORTED.extensions);
   if (typeof doc.timeout === 'string') ref(ctx, 'timeouts', doc.timeout, '/timeout', 'timeout');
   checkDataSlots(ctx, doc, '');
@@ -57,6 +65,21 @@ export function checkV1Semantics(doc: Obj, rep: Reporter): void {
   if (isObj(use.functions)) for (const [name, fn] of Object.entries(use.functions)) if (isObj(fn)) checkTask(ctx, fn as Task, joinPointer('use', 'functions', name), false);
   if (isObj(use.authentications)) for (const [name, a] of Object.entries(use.authentications)) checkAuth(ctx, a, joinPointer('use', 'authentications', name));
   checkExpressions(ctx, doc, '');
+}
+
+/** `every` and `cron` become a Temporal Schedule (src/client/schedules.ts); `after` and `on` are not served yet. */
+function checkSchedule(schedule: Obj, rep: Reporter): void {
+  if (schedule.after !== undefined) rep.warn('/schedule/after', UNSUPPORTED.scheduleAfter);
+  if (schedule.on !== undefined) rep.warn('/schedule/on', UNSUPPORTED.scheduleOn);
+  if (schedule.every !== undefined && schedule.cron !== undefined) rep.error('/schedule', "a schedule gives 'every' or 'cron', not both");
+  if (typeof schedule.cron === 'string') {
+    const r = parseCron(schedule.cron);
+    if (r.problem !== undefined) rep.error('/schedule/cron', `invalid cron expression: ${r.problem}`);
+  }
+  if (typeof schedule.every === 'string') {
+    const problem = durationProblem(schedule.every);
+    if (problem) rep.error('/schedule/every', problem);
+  }
 }
 
 function ref(ctx: Ctx, kind: 'functions' | 'errors' | 'retries' | 'timeouts' | 'authentications', name: string, pointer: string, what: string): void {
@@ -176,7 +199,12 @@ function checkAuth(ctx: Ctx, auth: unknown, pointer: string): void {
   for (const scheme of ['basic', 'bearer', 'digest', 'oauth2', 'oidc', 'certificate']) {
     const body = auth[scheme];
     if (body === undefined) continue;
-    if (scheme !== 'basic' && scheme !== 'bearer') ctx.rep.warn(`${pointer}/${scheme}`, UNSUPPORTED.auth(scheme));
+    if (scheme === 'digest' || scheme === 'certificate') ctx.rep.warn(`${pointer}/${scheme}`, UNSUPPORTED.auth(scheme));
+    if ((scheme === 'oauth2' || scheme === 'oidc') && isObj(body)) {
+      if (typeof body.grant === 'string' && !OAUTH2_GRANTS.includes(body.grant)) ctx.rep.warn(`${pointer}/${scheme}/grant`, UNSUPPORTED.grant(scheme, body.grant));
+      const how = isObj(body.client) ? body.client.authentication : undefined;
+      if (typeof how === 'string' && how !== 'client_secret_post' && how !== 'client_secret_basic') ctx.rep.warn(`${pointer}/${scheme}/client/authentication`, UNSUPPORTED.clientAuth(scheme, how));
+    }
     if (isObj(body) && typeof body.use === 'string') {
       const secrets: unknown[] = Array.isArray(ctx.use.secrets) ? ctx.use.secrets : [];
       if (!secrets.includes(body.use)) ctx.rep.error(`${pointer}/${scheme}/use`, `unknown secret '${body.use}'`, 'list it under use.secrets');

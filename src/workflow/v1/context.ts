@@ -47,6 +47,8 @@ export interface TaskContext {
   readonly info: WorkflowInfo;
   readonly options: StartOptions;
   readonly mailbox: Mailbox;
+  /** The interpreter features this run was started with (resolve.ts): old runs replay the old way. */
+  readonly features: ReadonlySet<string>;
   /** Correlation values fixed by the first event that matched a `correlate` without `expect`. */
   readonly correlation: Record<string, Json>;
   /** The arguments every expression of the task at `at` sees ($context, $workflow, $runtime, locals). */
@@ -57,8 +59,6 @@ export interface TaskContext {
    * turns decided the order of concurrent branches' commands).
    */
   readonly sync: boolean;
-  /** Interpreter features of this run (src/workflow/resolve.ts), recorded when it started. */
-  readonly features: ReadonlySet<string>;
   /** A field that is always an expression (`${ }` or bare jq). */
   expression(expr: string, data: Json, args: Args, what: string): Promise<Json>;
   condition(expr: string, data: Json, args: Args, what: string): Promise<boolean>;

@@ -3,7 +3,7 @@
  * runtime expression that yields one (evaluated by the caller). Pure.
  */
 import { parseDuration } from '../../dsl/duration';
-import type { Duration, Task, V1Definition } from '../../dsl/v1/model';
+import type { Duration } from '../../dsl/v1/model';
 
 /** Milliseconds of an inline or ISO duration. */
 export function durationMs(d: Duration): number {
@@ -16,10 +16,4 @@ export function durationIso(d: Duration): string {
   if (typeof d === 'string') return d;
   const ms = durationMs(d);
   return `PT${Number((ms / 1000).toFixed(3))}S`;
-}
-
-/** ISO 8601 text of a task's `timeout.after` (inline, or named in `use.timeouts`); undefined when it has none. */
-export function taskTimeoutIso(def: V1Definition, task: Task): string | undefined {
-  const timeout = typeof task.timeout === 'string' ? def.workflow.use?.timeouts?.[task.timeout] : task.timeout;
-  return timeout ? durationIso(timeout.after) : undefined;
 }

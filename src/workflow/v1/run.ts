@@ -33,7 +33,7 @@ import { FEATURE_SYNC_EXPRESSIONS, FEATURE_YIELD_LONG_WALKS, VALIDATE_DATA_ACTIV
 import { WalkBudget } from '../walk-budget';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from './context';
 import { exportContext, exportContextSync, transformInput, transformInputSync, transformOutput, transformOutputSync } from './data';
-import { durationIso, durationMs, taskTimeoutIso } from './durations';
+import { durationIso, durationMs } from './durations';
 import { problemJson, runFailure, toWorkflowError, WorkflowError } from './errors';
 import type { Lifecycle, LifecycleType } from './lifecycle';
 import { runCall } from './tasks/call';
@@ -236,7 +236,8 @@ export class V1Run implements TaskContext {
   private budget?: WalkBudget;
 
   async runTask(name: string, task: Task, reference: string, rawInput: Json, locals: Locals, fn?: string): Promise<{ output: Json; then: FlowDirective }> {
-    if (this.budget) await this.budget.step();
+    const pause = this.budget?.step();
+    if (pause) await pause;
     const type = taskTypeOf(task) ?? 'do';
     this.entered.push(name);
     const step = this.tracker.enter(reference, type);
@@ -254,7 +255,8 @@ export class V1Run implements TaskContext {
       if (this.mayValidate(task.input?.schema)) await this.validate(task.input?.schema, rawInput, reference, 'task input');
       const input = this.sync ? transformInputSync(this, task.input?.from, rawInput, args) : await transformInput(this, task.input?.from, rawInput, args);
       const exec = () => EXECUTORS[type](task, at, input, this);
-      const iso = taskTimeoutIso(this.def, task);
+      const timeout = typeof task.timeout === 'string' ? this.def.workflow.use?.timeouts?.[task.timeout] : task.timeout;
+      const iso = timeout ? durationIso(timeout.after) : undefined;
       const outcome = iso ? await withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec) : await exec();
       descriptor.output = outcome.output;
       args = this.args(at, { input, ...(outcome.authorization !== undefined ? { authorization: outcome.authorization } : {}) });

@@ -9,24 +9,21 @@
  * In the workflow: `with` is evaluated (except strings referencing `$secrets`, which travel
  * unevaluated: see ../secrets.ts), a literal endpoint's URI template is expanded from the
  * task's input, and `authentication: { use }` is replaced by the named policy.
- *
- * Timeouts and failures of the platform as for 0.8 calls (feature `v1-platform-failures`): see
- * ../../platform.ts and ../../timeouts.ts (`callTimeouts`; metadata `swflow.heartbeat`).
  */
-import { scheduleActivity, type ActivityOptions } from '@temporalio/workflow';
+import { CancellationScope, scheduleActivity, type ActivityOptions } from '@temporalio/workflow';
 import { BUILTIN_CALLS, type Authentication, type Task } from '../../../dsl/v1/model';
 import type { Json } from '../../../dsl/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
+import { heartbeatTimeoutMs } from '../../../dsl/metadata';
+import { platformFailure, throughPlatformFailures } from '../../platform';
+import { FEATURE_V1_CALL_PLATFORM_FAILURES } from '../../resolve';
+import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
-import { FEATURE_V1_PLATFORM_FAILURES } from '../../resolve';
-import { throughPlatformFailures } from '../../platform';
-import { callTimeouts } from '../../timeouts';
-import { taskTimeoutIso } from '../durations';
 import { WorkflowError } from '../errors';
 import { splitSecrets } from '../secrets';
 import { expandUriTemplate, UriTemplateError } from '../uri-template';
 
-/** Start-to-close timeout of a call activity in runs without the v1-platform-failures feature. */
+/** Start-to-close timeout of a call activity on runs without the v1-call-platform-failures feature. */
 export const CALL_ACTIVITY_TIMEOUT_MS = 10 * 60_000;
 
 const DEFAULT_CATALOG = /^(.+):([^:@]+)@default$/;
@@ -111,22 +108,34 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
   const summary = ctx.summary(at.reference, target);
   const options: ActivityOptions = {
     taskQueue: queue,
+    ...callTimeouts(task, ctx.features),
     retry: { maximumAttempts: 1 }, // 1.0 retries are explicit: try/catch retry
     summary: summary.slice(0, 200),
   };
+  const once = (again?: string) => scheduleActivity<Json>(activity, [fc], { ...options, ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) });
   let output: Json;
-  if (ctx.features.has(FEATURE_V1_PLATFORM_FAILURES)) {
-    // As 0.8 calls (../../platform.ts): unlimited unless the task sets a timeout, a heartbeat
-    // timeout, and a call cut short by the platform made again outside try/catch.retry.
-    const timeout = taskTimeoutIso(ctx.def, task);
-    Object.assign(options, callTimeouts(task.metadata as Record<string, string> | undefined, timeout));
-    output = await throughPlatformFailures(timeout !== undefined, (again) =>
-      scheduleActivity<Json>(activity, [fc], again ? { ...options, summary: `${summary} (again: ${again})`.slice(0, 200) } : options),
-    );
-  } else {
-    output = await scheduleActivity<Json>(activity, [fc], { ...options, startToCloseTimeout: CALL_ACTIVITY_TIMEOUT_MS });
+  try {
+    // Awaited directly, as before the feature: concurrent branches keep the order of their commands.
+    output = await once();
+  } catch (err) {
+    // A task `timeout` is a timer around the whole task, never the activity's start-to-close: so
+    // every start-to-close or heartbeat timeout here is the platform's (platform.ts).
+    const why = ctx.features.has(FEATURE_V1_CALL_PLATFORM_FAILURES) ? platformFailure(err, false) : undefined;
+    if (why === undefined || CancellationScope.current().consideredCancelled) throw err;
+    output = await throughPlatformFailures(false, (again) => once(again ?? why));
   }
   return { output, ...(authorization !== undefined ? { authorization } : {}) };
+}
+
+/**
+ * The call activity's timeouts: unlimited (a task `timeout` bounds the task by a timer) with the
+ * task's heartbeat timeout (`metadata['swflow.heartbeat']`, as 0.8 functions), or, on runs
+ * before the v1-call-platform-failures feature, ten minutes.
+ */
+function callTimeouts(task: Task, features: ReadonlySet<string>): Pick<ActivityOptions, 'startToCloseTimeout' | 'heartbeatTimeout'> {
+  if (!features.has(FEATURE_V1_CALL_PLATFORM_FAILURES)) return { startToCloseTimeout: CALL_ACTIVITY_TIMEOUT_MS };
+  const heartbeat = heartbeatTimeoutMs(task.metadata as Record<string, string> | undefined);
+  return { startToCloseTimeout: UNLIMITED_CALL_MS, ...(heartbeat !== undefined ? { heartbeatTimeout: heartbeat } : {}) };
 }
 
 /** `$authorization` of an inline policy: the scheme and its parameter (secret-based policies: the scheme only). */
