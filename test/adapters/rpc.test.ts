@@ -325,3 +325,12 @@ test('1.0 call: grpc — a definition problem (no such method) is a non-retryabl
   const { result } = await h.run(v1Doc('grpc-bad', [{ shout: grpcCall('Shout', {}) }]));
   await assert.rejects(result, (e: unknown) => /errors\/configuration/.test(failureText(e)) && /has no method "Shout"/.test(failureText(e)));
 });
+
+test('1.0 call: grpc — an oauth2 client_credentials policy: the token from the local token endpoint travels as metadata; a refused client is an authentication problem', async () => {
+  const oauth2 = (secret: string) => ({ oauth2: { authority: httpBase, grant: 'client_credentials', client: { id: 'greeter-app', secret } } });
+  const { result, workflowId } = await h.run(v1Doc('grpc-oauth2', [{ who: { ...grpcCall('WhoAmI', {}, { authentication: oauth2('${ $secrets.CLIENT_SECRET }') }), output: { as: '.who' } } }]));
+  assert.equal(await result, 'oauth2 client');
+  await assertNoSecrets(h.client, workflowId, Object.values(V1_SECRETS), [], false);
+  const refused = await h.run(v1Doc('grpc-oauth2-refused', [{ who: grpcCall('WhoAmI', {}, { authentication: oauth2('wrong') }) }]));
+  await assert.rejects(refused.result, (e: unknown) => /errors\/authentication/.test(failureText(e)) && /invalid_client|401/.test(failureText(e)));
+});
