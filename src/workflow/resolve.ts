@@ -101,6 +101,8 @@ export const FEATURE_YIELD_LONG_WALKS = 'yield-long-walks';
  * a call ended by a platform failure is made again, not raised (v1/tasks/call.ts, platform.ts).
  */
 export const FEATURE_V1_CALL_PLATFORM_FAILURES = 'v1-call-platform-failures';
+/** 1.0 `call: grpc` and `call: asyncapi` are the adapter activities `sw.grpc` and `sw.asyncapiCall` (v1/tasks/call.ts); before, a runtime error (501). */
+export const FEATURE_V1_GRPC_ASYNCAPI_CALLS = 'v1-grpc-asyncapi-calls';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -117,6 +119,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_FOREACH_CHUNK_SLICES,
   FEATURE_YIELD_LONG_WALKS,
   FEATURE_V1_CALL_PLATFORM_FAILURES,
+  FEATURE_V1_GRPC_ASYNCAPI_CALLS,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

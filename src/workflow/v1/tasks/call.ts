@@ -16,7 +16,7 @@ import type { Json } from '../../../dsl/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
 import { heartbeatTimeoutMs } from '../../../dsl/metadata';
 import { platformFailure, throughPlatformFailures } from '../../platform';
-import { FEATURE_V1_CALL_PLATFORM_FAILURES } from '../../resolve';
+import { FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS } from '../../resolve';
 import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';
@@ -30,11 +30,15 @@ const DEFAULT_CATALOG = /^(.+):([^:@]+)@default$/;
 
 /** The built-in adapter activity of each 1.0 call type swflow serves (adapters/http, rest, rpc, asyncapi). */
 const ADAPTER_OF: Record<string, string> = { http: 'sw.http', openapi: 'sw.openapi', grpc: 'sw.grpc', asyncapi: 'sw.asyncapiCall' };
+/** Calls served since the v1-grpc-asyncapi-calls feature. */
+const LATER_CALLS = new Set(['grpc', 'asyncapi']);
 
 export async function runCall(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
   const call = task.call!;
   const adapter = ADAPTER_OF[call];
-  if (adapter) return callAdapter(task, at, input, ctx, adapter);
+  // Runs recorded before grpc/asyncapi calls were served had them fail as unsupported (below).
+  const served = adapter !== undefined && (!LATER_CALLS.has(call) || ctx.features.has(FEATURE_V1_GRPC_ASYNCAPI_CALLS));
+  if (served) return callAdapter(task, at, input, ctx, adapter);
   if ((BUILTIN_CALLS as readonly string[]).includes(call)) {
     throw WorkflowError.standard('runtime', at.reference, `call: ${call} is not supported by this runtime yet`, 501);
   }
