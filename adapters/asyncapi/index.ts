@@ -25,11 +25,13 @@
  * refusal `BrokerRefused`; an HTTP status ≥ 400 is its code.
  */
 import { BUILTIN_ADAPTER, defineAdapter, fetchDocument, locateDocument, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
-import { resolveOperation, type AsyncOperation } from './document';
-import { channelAddress, decodePayload, encodePayload } from './message';
-import { publish, receive, type MqttCall } from './mqtt';
+import { resolveOperation } from './document';
+import type { MqttCall } from './mqtt';
+import { invokeAsyncApiCall } from './asyncapi-call';
+import { overHttp, overMqtt, type AsyncCredentials } from './transport';
 
 export { MQTT_NOT_AUTHORIZED, MQTT_REFUSED } from './mqtt';
+export type { Published } from './transport';
 
 export interface AsyncApiAdapterOptions {
   /** Where relative document references are looked up (the definition folders). Default: cwd. */
@@ -38,17 +40,6 @@ export interface AsyncApiAdapterOptions {
 
 /** The activity type of `asyncapi` functions. */
 export const ASYNCAPI_ACTIVITY = `${BUILTIN_ADAPTER}.asyncapi`;
-
-/** What a publish returns. */
-export interface Published {
-  published: true;
-  operationId: string;
-  protocol: string;
-  server: string;
-  channel: string;
-  qos?: number;
-  status?: number;
-}
 
 /** MQTT credentials from the function's auth. */
 async function mqttCredentials(ctx: ActivityContext): Promise<MqttCall['credentials']> {
@@ -63,45 +54,29 @@ async function mqttCredentials(ctx: ActivityContext): Promise<MqttCall['credenti
   return { username: typeof username === 'string' ? username : '', password: token };
 }
 
-const qosOf = (v: unknown, fallback: 0 | 1 | 2): 0 | 1 | 2 => (v === 0 || v === 1 || v === 2 ? v : fallback);
-
-async function overMqtt(op: AsyncOperation, args: Json, ctx: ActivityContext): Promise<Json> {
-  const verb = op.direction === 'send' ? 'publish' : 'receive';
-  const topic = channelAddress(op.channel, args, 'mqtt', op.direction === 'receive' ? '+' : undefined);
-  const url = op.server.url.replace(/^secure-mqtt:/, 'mqtts:');
-  const call: MqttCall = { url, request: `MQTT ${verb} ${topic} at ${url}`, credentials: await mqttCredentials(ctx), signal: ctx.signal };
-  const qos = qosOf(op.bindings.qos, 1);
-  if (op.direction === 'receive') return decodePayload((await receive(call, topic, qos)).payload, op.contentType);
-  await publish(call, topic, encodePayload(args, op.contentType), { qos, retain: op.bindings.retain === true });
-  return { ...published(op, topic), qos } as unknown as Json;
-}
-
-async function overHttp(op: AsyncOperation, args: Json, ctx: ActivityContext): Promise<Json> {
-  const channel = channelAddress(op.channel, args, 'http');
-  const url = `${op.server.url}/${channel.replace(/^\//, '')}`;
-  if (op.direction === 'receive') return (await ctx.http({ method: typeof op.bindings.method === 'string' ? op.bindings.method : 'GET', url })).body;
-  const method = typeof op.bindings.method === 'string' ? op.bindings.method : 'POST';
-  const { status } = await ctx.http({ method, url, headers: { 'content-type': op.contentType }, body: encodePayload(args, op.contentType) });
-  return { ...published(op, channel), status } as unknown as Json;
-}
-
-function published(op: AsyncOperation, channel: string): Published {
-  return { published: true, operationId: op.operationId, protocol: op.server.protocol, server: op.server.id, channel };
-}
+/** The credentials of a 0.8 call: the function's invocation auth. */
+const functionCredentials = (ctx: ActivityContext): AsyncCredentials => ({ mqtt: () => mqttCredentials(ctx), http: async () => undefined });
 
 /** Sends or receives the message of an asyncapi function's operation. */
 export async function invokeAsyncApi(args: Json, ctx: ActivityContext, opts: AsyncApiAdapterOptions = {}): Promise<Json> {
   const server = ctx.function.metadata?.server;
   const locate = (doc: string) => locateDocument(doc, opts.baseDirs ?? [process.cwd()], 'AsyncAPI document');
   const op = await resolveOperation(ctx.function.operation, locate, (url) => fetchDocument(ctx, url, 'AsyncAPI document'), typeof server === 'string' ? server : undefined);
-  return /^https?$/.test(op.server.protocol) ? overHttp(op, args, ctx) : overMqtt(op, args, ctx);
+  const credentials = functionCredentials(ctx);
+  return /^https?$/.test(op.server.protocol) ? overHttp(op, args, ctx, credentials) : overMqtt(op, args, ctx, credentials);
 }
 
-/** The AsyncAPI adapter (activity `sw.asyncapi`), reading documents relative to `baseDirs`. */
+/** The activity type of 1.0 `call: asyncapi` (./asyncapi-call.ts). */
+export const ASYNCAPI_CALL_ACTIVITY = `${BUILTIN_ADAPTER}.asyncapiCall`;
+
+/** The AsyncAPI adapter: 0.8 `asyncapi` functions (`sw.asyncapi`) and 1.0 `call: asyncapi` (`sw.asyncapiCall`), reading documents relative to `baseDirs`. */
 export function asyncapiAdapter(opts: AsyncApiAdapterOptions = {}): Adapter {
   return defineAdapter({
     name: BUILTIN_ADAPTER,
-    description: 'AsyncAPI publish/subscribe over MQTT and HTTP (type: asyncapi)',
-    activities: { asyncapi: (args: Json, ctx: ActivityContext) => invokeAsyncApi(args, ctx, opts) },
+    description: 'AsyncAPI publish/subscribe over MQTT and HTTP (type: asyncapi; 1.0 call: asyncapi)',
+    activities: {
+      asyncapi: (args: Json, ctx: ActivityContext) => invokeAsyncApi(args, ctx, opts),
+      asyncapiCall: (args: Json, ctx: ActivityContext) => invokeAsyncApiCall(args, ctx, opts.baseDirs ?? [process.cwd()]),
+    },
   });
 }

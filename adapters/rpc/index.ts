@@ -13,10 +13,12 @@
  * call with its name as the code (`NOT_FOUND`, `UNAVAILABLE` when nothing listens, ...);
  * a definition that cannot work (no such file, service, method, field; no address) is a
  * non-retryable `OperationError`; a proto file that cannot be fetched now, `OperationUnavailable`.
+ * 1.0 `call: grpc` is the activity `sw.grpc` (./grpc-call.ts).
  */
 import type { ServiceError } from '@grpc/grpc-js';
 import { BUILTIN_ADAPTER, defineAdapter, fetchDocument, operationError, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
 import { describeCall, GrpcStatus, invoke, metadataOf, rpcFailure, type RpcTarget } from './call';
+import { invokeGrpc } from './grpc-call';
 import { requestMessage } from './message';
 import { resolveMethod } from './proto';
 
@@ -58,11 +60,17 @@ export async function invokeRpc(args: Json, ctx: ActivityContext, opts: RpcAdapt
   }
 }
 
-/** The RPC adapter (activity `sw.rpc`), reading proto files relative to `baseDirs`. */
+/** The activity type of 1.0 `call: grpc` (./grpc-call.ts). */
+export const GRPC_ACTIVITY = `${BUILTIN_ADAPTER}.grpc`;
+
+/** The RPC adapter: 0.8 `rpc` functions (`sw.rpc`) and 1.0 `call: grpc` (`sw.grpc`), reading proto files relative to `baseDirs`. */
 export function rpcAdapter(opts: RpcAdapterOptions = {}): Adapter {
   return defineAdapter({
     name: BUILTIN_ADAPTER,
-    description: 'gRPC unary and server-streaming calls (type: rpc)',
-    activities: { rpc: (args: Json, ctx: ActivityContext) => invokeRpc(args, ctx, opts) },
+    description: 'gRPC unary and server-streaming calls (type: rpc; 1.0 call: grpc)',
+    activities: {
+      rpc: (args: Json, ctx: ActivityContext) => invokeRpc(args, ctx, opts),
+      grpc: (args: Json, ctx: ActivityContext) => invokeGrpc(args, ctx, opts.baseDirs ?? [process.cwd()]),
+    },
   });
 }

@@ -105,6 +105,19 @@ export async function tokenAuthentication(policy: unknown, source: TokenSource):
   };
 }
 
+/**
+ * The request headers of an (evaluated) 1.0 policy of any supported scheme (`{ authorization }`,
+ * empty without a policy), for protocols that carry them elsewhere than an HTTP request made with
+ * sendCall (gRPC metadata, MQTT credentials): basic and bearer at once, an OAuth2/OIDC token
+ * requested now (a refused token request: an AdapterError `AuthError`).
+ */
+export async function authenticationHeaders(policy: unknown, source: TokenSource): Promise<Record<string, string>> {
+  const header = authenticationHeader(policy, source);
+  if (header) return { authorization: header };
+  const token = await tokenAuthentication(policy, source);
+  return token ? token.headers() : {};
+}
+
 /** A 1.0 OAuth2 / OpenID Connect policy as the SDK's `oauth2` auth definition (0.8's property names). */
 function oauth2Def(scheme: 'oauth2' | 'oidc', p: Obj): AuthDef {
   const grantType = GRANTS[String(p.grant ?? 'client_credentials')];

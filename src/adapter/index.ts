@@ -22,7 +22,7 @@ export { adapterActivities, adapterServices, serveCall, callSite, type AdapterSe
 export { fetchDocument, isHttpUrl, loadOnce, locateDocument } from './documents';
 export { callHttp, describeRequest, readAnswer, sendHttp, type HttpAnswer, type HttpOptions, type HttpRequest } from './http';
 export { type Auth, TokenCache } from './auth';
-export { authenticationHeader, secretObject, tokenAuthentication, type SecretSource, type TokenSource } from './authentication';
+export { authenticationHeader, authenticationHeaders, secretObject, tokenAuthentication, type SecretSource, type TokenSource } from './authentication';
 export { ConfigurationError, ErrorTypes, configurationFailure, problemFailure, type Problem } from './problems';
 export { decodeContent, sendCall, shapeOutput, statusProblem, type ReceivedResponse } from './http-output';
 export { Redactor, REDACTED, MIN_SECRET_LENGTH } from './redact';

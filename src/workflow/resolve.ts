@@ -107,6 +107,8 @@ export const FEATURE_V1_CALL_PLATFORM_FAILURES = 'v1-call-platform-failures';
  * JSON object"); was: treated as `{}` (data/input.ts). No input (`null`) still means `{}`.
  */
 export const FEATURE_OBJECT_DATA_INPUT = 'object-data-input';
+/** 1.0 `call: grpc` and `call: asyncapi` are the adapter activities `sw.grpc` and `sw.asyncapiCall` (v1/tasks/call.ts); before, a runtime error (501). */
+export const FEATURE_V1_GRPC_ASYNCAPI_CALLS = 'v1-grpc-asyncapi-calls';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -124,6 +126,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_YIELD_LONG_WALKS,
   FEATURE_V1_CALL_PLATFORM_FAILURES,
   FEATURE_OBJECT_DATA_INPUT,
+  FEATURE_V1_GRPC_ASYNCAPI_CALLS,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

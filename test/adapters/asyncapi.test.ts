@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mqtt from 'mqtt';
 import { stringify } from 'yaml';
+import { loadAnyDefinition } from '../../src/dsl';
 import { createAdapterWorker } from '../../src/worker/adapter-worker';
 import { findOperation, loadDocument } from '../../adapters/asyncapi/document';
 import { channelAddress } from '../../adapters/asyncapi/message';
@@ -22,13 +23,17 @@ import { CORPUS } from '../dsl/corpus-lib';
 import { adapterHarness, failureText, type AdapterHarness } from './harness';
 
 const SECRETS = { MQTT_PASSWORD: 'mqtt-pw-3e3e3e', WRONG_PASSWORD: 'not-the-pw-8a8a', HOOK_TOKEN: 'hook-bearer-1f1f1f' };
+/** A 1.0 secret-based basic policy's secret (`basic: { use: LIGHTS_BASIC }`). */
+const V1_SECRETS = { ...SECRETS, LIGHTS_BASIC: JSON.stringify({ username: 'lights', password: SECRETS.MQTT_PASSWORD }) };
 
 let broker: MqttBroker;
+/** The user names clients connected with. */
+const logins: string[] = [];
 const packets: { topic: string; payload: string; qos: number; retain: boolean; user?: string }[] = [];
 let http: Server;
 let httpBase: string;
 let streetlightsYaml: string;
-const posted: { method: string; path: string; body: string; contentType?: string; authorization?: string }[] = [];
+const posted: { method: string; path: string; body: string; contentType?: string; authorization?: string; team?: string }[] = [];
 let dir: string;
 let h: AdapterHarness;
 
@@ -78,6 +83,7 @@ before(async () => {
   // Anonymous clients are welcome; a client with a username must give the right password.
   broker.broker.authenticate = (_client, username, password, done) => {
     if (!username) return done(null, true);
+    logins.push(username);
     const ok = username === 'lights' && password?.toString() === SECRETS.MQTT_PASSWORD;
     done(ok ? null : Object.assign(new Error('bad user name or password'), { returnCode: 4 }), ok);
   };
@@ -94,7 +100,7 @@ before(async () => {
       }
       if (req.headers.authorization !== `Bearer ${SECRETS.HOOK_TOKEN}`) return res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"who are you?"}');
       if (req.method === 'GET' && req.url === '/notifications/ops/latest') return res.writeHead(200, { 'content-type': 'application/json' }).end(posted.at(-1)?.body ?? 'null');
-      posted.push({ method: req.method!, path: req.url!, body, contentType: req.headers['content-type'], authorization: req.headers.authorization });
+      posted.push({ method: req.method!, path: req.url!, body, contentType: req.headers['content-type'], authorization: req.headers.authorization, ...(req.headers['x-team'] ? { team: String(req.headers['x-team']) } : {}) });
       res.writeHead(202).end();
     });
   });
@@ -106,7 +112,7 @@ before(async () => {
   writeFileSync(join(dir, 'notifications.yaml'), stringify(notifications(httpBase)));
   writeFileSync(join(dir, 'broken.yaml'), stringify({ asyncapi: '2.1.0', info: { title: 'no version' }, channels: {} }));
   h = await adapterHarness();
-  h.serve(await createAdapterWorker({ connection: h.connection, secrets: SECRETS, baseDirs: [dir] }));
+  h.serve(await createAdapterWorker({ connection: h.connection, secrets: V1_SECRETS, baseDirs: [dir] }));
 });
 
 after(async () => {
@@ -284,4 +290,61 @@ test('an unknown operationId, an unsupported protocol, an invalid document: non-
       return true;
     });
   }
+});
+
+// ---- 1.0 call: asyncapi (activity sw.asyncapiCall) -------------------------------------------
+const v1Doc = (name: string, tasks: unknown[], use: Record<string, unknown> = {}) => ({
+  document: { dsl: '1.0.3', namespace: 'tests', name, version: '0.1.0' },
+  use: { secrets: Object.keys(V1_SECRETS), ...use },
+  do: tasks,
+});
+
+test("1.0 call: asyncapi — the spec's example: message.payload published by the operation on the named server", async () => {
+  packets.length = 0;
+  const publish = {
+    call: 'asyncapi',
+    with: { document: { endpoint: 'file://streetlights.yaml' }, operation: 'onLightMeasured', server: { name: 'mosquitto' }, message: { payload: { id: '${ .currentLight.id }', lumens: '${ .currentLight.lumens }' } } },
+  };
+  const { result } = await h.run(v1Doc('asyncapi-publish', [{ publishLightMeasurements: publish }]), { currentLight: { id: 7, lumens: 800 } });
+  assert.deepEqual(await result, { published: true, operationId: 'onLightMeasured', protocol: 'mqtt', server: 'mosquitto', channel: 'light/measured', qos: 1 });
+  assert.deepEqual(packets.map((p) => [p.topic, JSON.parse(p.payload), p.qos]), [['light/measured', { id: 7, lumens: 800 }, 1]]);
+});
+
+test('1.0 call: asyncapi — a secret-based basic policy (by name) as MQTT credentials, out of history; channel parameters from the payload; a refused login is a communication problem with status 401', async () => {
+  packets.length = 0;
+  logins.length = 0;
+  const dim = (authentication: unknown) => ({ call: 'asyncapi', with: { document: { endpoint: 'file://streetlights.yaml' }, operation: 'dimLight', message: { payload: { streetlightId: 'main-st-4', level: 30 } }, authentication } });
+  const { result, workflowId } = await h.run(v1Doc('asyncapi-dim', [{ dim: { ...dim({ use: 'lights' }), output: { as: '.channel' } } }], { authentications: { lights: { basic: { use: 'LIGHTS_BASIC' } } } }));
+  assert.equal(await result, 'light/main-st-4/dim');
+  assert.deepEqual(packets.map((p) => [p.topic, p.qos, p.retain]), [['light/main-st-4/dim', 2, true]]);
+  assert.deepEqual(logins, ['lights']);
+  await assertNoSecrets(h.client, workflowId, Object.values(V1_SECRETS), [], false);
+  const intruder = await h.run(
+    v1Doc('asyncapi-intruder', [{ guarded: { try: [{ dim: dim({ basic: { username: 'lights', password: 'guess' } }) }], catch: { errors: { with: { type: 'https://serverlessworkflow.io/spec/1.0.0/errors/communication', status: 401 } }, do: [{ denied: { set: { denied: true } } }] } } }]),
+  );
+  assert.deepEqual(await intruder.result, { denied: true });
+});
+
+test('1.0 call: asyncapi — an HTTP channel (AsyncAPI 3.0): the bearer token from $secrets and message.headers go with the POST; a 401 is a communication problem with its status', async () => {
+  posted.length = 0;
+  const notify = (authentication?: unknown) => ({
+    call: 'asyncapi',
+    with: { document: { endpoint: 'file://notifications.yaml' }, operation: 'notify', message: { payload: { team: 'ops', text: 'light 4 is out' }, headers: { 'x-team': '${ .team }' } }, ...(authentication ? { authentication } : {}) },
+  });
+  const { result, workflowId } = await h.run(v1Doc('asyncapi-http', [{ notify: notify({ bearer: { token: '${ $secrets.HOOK_TOKEN }' } }) }]), { team: 'ops' });
+  assert.deepEqual(await result, { published: true, operationId: 'notify', protocol: 'http', server: 'hooks', channel: '/notifications/ops', status: 202 });
+  assert.deepEqual(posted, [{ method: 'POST', path: '/notifications/ops', body: '{"team":"ops","text":"light 4 is out"}', contentType: 'application/json', authorization: `Bearer ${SECRETS.HOOK_TOKEN}`, team: 'ops' }]);
+  await assertNoSecrets(h.client, workflowId, Object.values(V1_SECRETS), [], false);
+  const anonymous = await h.run(v1Doc('asyncapi-http-401', [{ notify: notify() }]), { team: 'ops' });
+  await assert.rejects(anonymous.result, (e: unknown) => /errors\/communication","status":401/.test(failureText(e)));
+});
+
+test('1.0 call: asyncapi — a subscription is refused (a validation warning, then a configuration problem); so is a receive operation given a message', async () => {
+  const sub = { call: 'asyncapi', with: { document: { endpoint: 'file://streetlights.yaml' }, operation: 'lightStatus', subscription: { consume: { amount: 1 } } } };
+  const loaded = await loadAnyDefinition(v1Doc('asyncapi-sub', [{ sub }]));
+  assert.deepEqual(loaded.problems.map((p) => p.message), ["'call: asyncapi' with a subscription is not supported yet (publishing a message is)"]);
+  const { result } = await h.run(v1Doc('asyncapi-sub', [{ sub }]));
+  await assert.rejects(result, (e: unknown) => /errors\/configuration/.test(failureText(e)) && /subscription is not supported yet/.test(failureText(e)));
+  const wrongWay = await h.run(v1Doc('asyncapi-wrong-way', [{ send: { call: 'asyncapi', with: { document: { endpoint: 'file://streetlights.yaml' }, operation: 'lightStatus', message: { payload: {} } } } }]));
+  await assert.rejects(wrongWay.result, (e: unknown) => /operation "lightStatus" receives messages/.test(failureText(e)));
 });

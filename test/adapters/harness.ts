@@ -8,7 +8,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
-import { loadDefinition, formatProblem } from '../../src/dsl';
+import { loadAnyDefinition, loadDefinition, formatProblem } from '../../src/dsl';
 import { installQuietRuntime } from '../../src/testing/env';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
@@ -38,11 +38,13 @@ export async function adapterHarness(): Promise<AdapterHarness> {
   };
   serve(await createInterpreterWorker({ connection, taskQueue: INTERPRETER_TASK_QUEUE, definitions: [], workflowBundle: await bundleInterpreter() }));
   const start = async (doc: Record<string, unknown>, input: unknown = {}) => {
-    const loaded = await loadDefinition({ specVersion: '0.8', ...doc } as never);
+    // A 1.0 document (`document:`), else 0.8.
+    const loaded = doc.document ? await loadAnyDefinition(doc) : await loadDefinition({ specVersion: '0.8', ...doc } as never);
     assert.ok(loaded.definition, loaded.problems.map(formatProblem).join('\n'));
-    return client.workflow.start(String(doc.id), {
+    const id = loaded.definition.id;
+    return client.workflow.start(id, {
       taskQueue: INTERPRETER_TASK_QUEUE,
-      workflowId: `${doc.id}-${randomUUID().slice(0, 8)}`,
+      workflowId: `${id}-${randomUUID().slice(0, 8)}`,
       args: [input, { definition: loaded.definition }],
       workflowExecutionTimeout: '2 minutes',
     });

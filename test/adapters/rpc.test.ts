@@ -23,6 +23,8 @@ import { adapterHarness, failureText, type AdapterHarness } from './harness';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'rpc');
 const SECRETS = { GREETER_TOKEN: 'greeter-bearer-9c9c', GREETER_PASSWORD: 'greeter-pw-4d4d', SECRET_NAME: 'agent-s3cret-6b6b', CLIENT_SECRET: 'greeter-client-5a5a' };
+/** A 1.0 secret-based basic policy's secret (`basic: { use: GREETER_BASIC }`). */
+const V1_SECRETS = { ...SECRETS, GREETER_BASIC: JSON.stringify({ username: 'greeter', password: SECRETS.GREETER_PASSWORD }) };
 
 // ---- the stand-in service -------------------------------------------------------------------
 interface HelloRequest {
@@ -110,7 +112,7 @@ before(async () => {
   httpBase = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   protoUrl = `${httpBase}/protos/greeting.proto`;
   h = await adapterHarness();
-  h.serve(await createAdapterWorker({ connection: h.connection, secrets: SECRETS, baseDirs: [FIXTURES] }));
+  h.serve(await createAdapterWorker({ connection: h.connection, secrets: V1_SECRETS, baseDirs: [FIXTURES] }));
 });
 
 after(async () => {
@@ -274,4 +276,61 @@ test('cancelling the run cancels the gRPC call', async () => {
   await call.cancelled;
   await assert.rejects(handle.result());
   assert.ok(historyText(await handle.fetchHistory()).includes('ACTIVITY_TASK_CANCEL_REQUESTED'), 'the interpreter cancelled the activity');
+});
+
+// ---- 1.0 call: grpc (activity sw.grpc) -------------------------------------------------------
+const v1Doc = (name: string, tasks: unknown[]) => ({ document: { dsl: '1.0.3', namespace: 'tests', name, version: '0.1.0' }, use: { secrets: Object.keys(SECRETS) }, do: tasks });
+const grpcCall = (method: string, args: unknown, extra: Record<string, unknown> = {}) => ({
+  call: 'grpc',
+  with: { proto: { endpoint: 'file://greeting.proto' }, service: { name: 'greeting.Greeter', host: '127.0.0.1', port: Number(address.split(':')[1]), ...extra }, method, arguments: args },
+});
+
+test('1.0 call: grpc — the spec example: arguments from expressions, the response message as output; a proto file by URL', async () => {
+  received.length = 0;
+  const { result } = await h.run(
+    v1Doc('grpc-greet', [
+      { greet: { ...grpcCall('SayHello', { name: '${ .user.preferredDisplayName }', language: 'Spanish' }), output: { as: '.message' }, export: { as: '{ greeting: . }' } } },
+      { byUrl: { call: 'grpc', with: { proto: { endpoint: { uri: protoUrl } }, service: { name: 'Greeter', host: '127.0.0.1', port: Number(address.split(':')[1]) }, method: 'SayHello', arguments: { name: 'Jan', language: 'Italian' } }, output: { as: '{ first: $context.greeting, second: .message }' } } },
+    ]),
+    { user: { preferredDisplayName: 'Ada' } },
+  );
+  assert.deepEqual(await result, { first: 'Saludos desde gRPC service Ada', second: 'Buongiorno Jan' });
+  assert.deepEqual(received[0]!.request, { name: 'Ada', language: 'Spanish', inner_hello: null, visits: '0' });
+});
+
+test('1.0 call: grpc — service.authentication (bearer from $secrets, a secret-based basic policy by name) as authorization metadata, out of history; a gRPC status is an RFC 7807 problem catch filters on', async () => {
+  const { result, workflowId } = await h.run({
+    ...v1Doc('grpc-auth', [
+      { bearer: { ...grpcCall('WhoAmI', {}, { authentication: { bearer: { token: '${ $secrets.GREETER_TOKEN }' } } }), export: { as: '{ bearer: .who }' } } },
+      { basic: { ...grpcCall('WhoAmI', {}, { authentication: { use: 'greeterBasic' } }), output: { as: '{ bearer: $context.bearer, basic: .who }' }, export: { as: '.' } } },
+      {
+        guarded: {
+          try: [{ nobody: grpcCall('SayHello', { name: 'nobody' }) }],
+          catch: { errors: { with: { type: 'https://serverlessworkflow.io/spec/1.0.0/errors/communication', status: 404 } }, as: 'e', do: [{ handled: { set: { bearer: '${ $context.bearer }', basic: '${ $context.basic }', caught: '${ $e.title }', detail: '${ $e.detail }' } } }] },
+        },
+      },
+    ]),
+    use: { secrets: Object.keys(V1_SECRETS), authentications: { greeterBasic: { basic: { use: 'GREETER_BASIC' } } } },
+  });
+  const out = (await result) as Record<string, string>;
+  // 'basic greeter': the service knew the caller, whose name, a field of the secret, is redacted from what the call returns
+  assert.deepEqual({ ...out, detail: undefined }, { bearer: 'bearer', basic: 'basic [redacted]', caught: 'NOT_FOUND', detail: undefined });
+  assert.match(out.detail!, /gRPC greeting\.Greeter\/SayHello at 127\.0\.0\.1:\d+ answered NOT_FOUND \(5\): there is nobody to greet/);
+  await assertNoSecrets(h.client, workflowId, Object.values(V1_SECRETS), [], false);
+  const anonymous = await h.run(v1Doc('grpc-anon', [{ who: grpcCall('WhoAmI', {}) }]));
+  await assert.rejects(anonymous.result, (e: unknown) => /UNAUTHENTICATED/.test(failureText(e)) && /errors\/communication","status":401/.test(failureText(e)));
+});
+
+test('1.0 call: grpc — a definition problem (no such method) is a non-retryable configuration problem', async () => {
+  const { result } = await h.run(v1Doc('grpc-bad', [{ shout: grpcCall('Shout', {}) }]));
+  await assert.rejects(result, (e: unknown) => /errors\/configuration/.test(failureText(e)) && /has no method "Shout"/.test(failureText(e)));
+});
+
+test('1.0 call: grpc — an oauth2 client_credentials policy: the token from the local token endpoint travels as metadata; a refused client is an authentication problem', async () => {
+  const oauth2 = (secret: string) => ({ oauth2: { authority: httpBase, grant: 'client_credentials', client: { id: 'greeter-app', secret } } });
+  const { result, workflowId } = await h.run(v1Doc('grpc-oauth2', [{ who: { ...grpcCall('WhoAmI', {}, { authentication: oauth2('${ $secrets.CLIENT_SECRET }') }), output: { as: '.who' } } }]));
+  assert.equal(await result, 'oauth2 client');
+  await assertNoSecrets(h.client, workflowId, Object.values(V1_SECRETS), [], false);
+  const refused = await h.run(v1Doc('grpc-oauth2-refused', [{ who: grpcCall('WhoAmI', {}, { authentication: oauth2('wrong') }) }]));
+  await assert.rejects(refused.result, (e: unknown) => /errors\/authentication/.test(failureText(e)) && /invalid_client|401/.test(failureText(e)));
 });

@@ -19,7 +19,7 @@ export function v1Functions(def: V1Definition): CalledFunction[] {
   const visitTask = (t: Task, as?: string) => {
     if (typeof t.call === 'string') {
       const worker = typeof t.metadata?.worker === 'string' ? t.metadata.worker : undefined;
-      if (t.call === 'http' || t.call === 'openapi') out.set(as ?? t.call, { name: as ?? t.call, type: t.call, ...(worker ? { worker } : {}) });
+      if (t.call === 'http' || t.call === 'openapi' || t.call === 'grpc' || t.call === 'asyncapi') out.set(as ?? t.call, { name: as ?? t.call, type: t.call, ...(worker ? { worker } : {}) });
       else if (/@default$/.test(t.call)) out.set(t.call, { name: t.call, type: 'custom', ...(worker ? { worker } : {}) });
       else if (fns[t.call]) visitTask(fns[t.call], t.call);
     }

@@ -25,8 +25,7 @@ const SECRETS_RE = /\$secrets(?![A-Za-z0-9_])/;
 
 /** Why swflow cannot run something yet (the warning text; the matrix quotes it). */
 export const UNSUPPORTED = {
-  grpc: "'call: grpc' is not supported yet (the gRPC adapter is a later wave)",
-  asyncapi: "'call: asyncapi' is not supported yet (the AsyncAPI adapter is a later wave)",
+  asyncapiSubscription: "'call: asyncapi' with a subscription is not supported yet (publishing a message is)",
   a2a: "'call: a2a' is not supported yet",
   mcp: "'call: mcp' is not supported yet",
   container: "'run.container' is not supported (no container runtime on swflow's workers)",
@@ -164,7 +163,10 @@ function checkCall(ctx: Ctx, task: Task, tp: string): void {
   if (typeof call !== 'string') return;
   const w = isObj(task.with) ? task.with : {};
   if ((BUILTIN_CALLS as readonly string[]).includes(call)) {
-    if (call in UNSUPPORTED) ctx.rep.warn(`${tp}/call`, UNSUPPORTED[call as 'grpc']);
+    if (call in UNSUPPORTED) ctx.rep.warn(`${tp}/call`, UNSUPPORTED[call as 'a2a']);
+    if (call === 'asyncapi' && w.subscription !== undefined) ctx.rep.warn(`${tp}/with/subscription`, UNSUPPORTED.asyncapiSubscription);
+    const service = isObj(w.service) ? (w.service as Obj) : undefined;
+    if (call === 'grpc' && service?.authentication !== undefined) checkAuth(ctx, service.authentication, `${tp}/with/service/authentication`);
     const doc = isObj(w.document) ? (w.document as Obj) : undefined;
     const endpoint: Obj | undefined = isObj(w.endpoint) ? (w.endpoint as Obj) : doc && isObj(doc.endpoint) ? (doc.endpoint as Obj) : undefined;
     const authPtr = isObj(w.endpoint) ? `${tp}/with/endpoint/authentication` : `${tp}/with/authentication`;

@@ -1,6 +1,6 @@
 /**
- * `call`: `http` and `openapi` are activities (`sw.http`, `sw.openapi`) of the built-in adapter
- * worker (adapters/http, adapters/rest) on `swflow-adapters` (or the task's `metadata.worker` queue); a
+ * `call`: `http`, `openapi`, `grpc` and `asyncapi` are activities (`sw.http`, `sw.openapi`,
+ * `sw.grpc`, `sw.asyncapiCall`) of the built-in adapter worker (adapters/http, rest, rpc, asyncapi) on `swflow-adapters` (or the task's `metadata.worker` queue); a
  * function of `use.functions` runs as its own task, on the evaluated `with` as input; a call
  * to swflow's default catalog, `<activity>:<version>@default`, is the adapter activity of that
  * name (the 1.0 way to reach custom adapters). Every call activity receives a FunctionCall
@@ -16,7 +16,7 @@ import type { Json } from '../../../dsl/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
 import { heartbeatTimeoutMs } from '../../../dsl/metadata';
 import { platformFailure, throughPlatformFailures } from '../../platform';
-import { FEATURE_V1_CALL_PLATFORM_FAILURES } from '../../resolve';
+import { FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS } from '../../resolve';
 import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';
@@ -28,9 +28,17 @@ export const CALL_ACTIVITY_TIMEOUT_MS = 10 * 60_000;
 
 const DEFAULT_CATALOG = /^(.+):([^:@]+)@default$/;
 
+/** The built-in adapter activity of each 1.0 call type swflow serves (adapters/http, rest, rpc, asyncapi). */
+const ADAPTER_OF: Record<string, string> = { http: 'sw.http', openapi: 'sw.openapi', grpc: 'sw.grpc', asyncapi: 'sw.asyncapiCall' };
+/** Calls served since the v1-grpc-asyncapi-calls feature. */
+const LATER_CALLS = new Set(['grpc', 'asyncapi']);
+
 export async function runCall(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
   const call = task.call!;
-  if (call === 'http' || call === 'openapi') return callAdapter(task, at, input, ctx, `sw.${call}`);
+  const adapter = ADAPTER_OF[call];
+  // Runs recorded before grpc/asyncapi calls were served had them fail as unsupported (below).
+  const served = adapter !== undefined && (!LATER_CALLS.has(call) || ctx.features.has(FEATURE_V1_GRPC_ASYNCAPI_CALLS));
+  if (served) return callAdapter(task, at, input, ctx, adapter);
   if ((BUILTIN_CALLS as readonly string[]).includes(call)) {
     throw WorkflowError.standard('runtime', at.reference, `call: ${call} is not supported by this runtime yet`, 501);
   }
@@ -83,10 +91,17 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
   } else if (activity === 'sw.openapi') {
     await resolveAuth(w as { authentication?: Authentication });
     target = `openapi ${String(w.operationId)}`;
+  } else if (activity === 'sw.grpc') {
+    const service = (w.service ?? {}) as { name?: string; authentication?: Authentication };
+    await resolveAuth(service);
+    target = `grpc ${String(service.name)}/${String(w.method)}`;
+  } else if (activity === 'sw.asyncapiCall') {
+    await resolveAuth(w as { authentication?: Authentication });
+    target = `asyncapi ${String(w.operation)}`;
   }
   const secretArguments = Object.keys(split.secrets).length ? split.secrets : undefined;
   const fc: FunctionCall = {
-    function: { name: at.fn ?? task.call!, type: (task.call === 'http' || task.call === 'openapi' ? task.call : 'custom') as FunctionCall['function']['type'], operation: task.call!, metadata: (task.metadata ?? {}) as Record<string, string> },
+    function: { name: at.fn ?? task.call!, type: (ADAPTER_OF[task.call!] ? task.call : 'custom') as FunctionCall['function']['type'], operation: task.call!, metadata: (task.metadata ?? {}) as Record<string, string> },
     arguments: w as Json,
     ...(secretArguments ? { secretArguments, secretContext: { data: input, scope: { variables: args } } } : {}),
     workflow: { id: ctx.info.workflowId, instanceId: ctx.info.runId, definitionId: ctx.def.id },

@@ -1,0 +1,55 @@
+/**
+ * Sending and receiving an AsyncAPI operation's message over MQTT and HTTP, for 0.8 `asyncapi`
+ * functions (./index.ts) and 1.0 `call: asyncapi` (./asyncapi-call.ts), which authenticate
+ * differently ({@link AsyncCredentials}).
+ */
+import type { ActivityContext, Json } from '../../src/adapter';
+import type { AsyncOperation } from './document';
+import { channelAddress, decodePayload, encodePayload } from './message';
+import { publish, receive, type MqttCall } from './mqtt';
+
+/** What a publish returns. */
+export interface Published {
+  published: true;
+  operationId: string;
+  protocol: string;
+  server: string;
+  channel: string;
+  qos?: number;
+  status?: number;
+}
+
+const qosOf = (v: unknown, fallback: 0 | 1 | 2): 0 | 1 | 2 => (v === 0 || v === 1 || v === 2 ? v : fallback);
+
+/** How a call authenticates: MQTT credentials, the HTTP `Authorization` header (0.8: the function's auth; 1.0: the `authentication` policy). */
+export interface AsyncCredentials {
+  mqtt(): Promise<MqttCall['credentials']>;
+  http(): Promise<Record<string, string> | undefined>;
+}
+
+export async function overMqtt(op: AsyncOperation, args: Json, ctx: ActivityContext, credentials: AsyncCredentials): Promise<Json> {
+  const verb = op.direction === 'send' ? 'publish' : 'receive';
+  const topic = channelAddress(op.channel, args, 'mqtt', op.direction === 'receive' ? '+' : undefined);
+  const url = op.server.url.replace(/^secure-mqtt:/, 'mqtts:');
+  const call: MqttCall = { url, request: `MQTT ${verb} ${topic} at ${url}`, credentials: await credentials.mqtt(), signal: ctx.signal };
+  const qos = qosOf(op.bindings.qos, 1);
+  if (op.direction === 'receive') return decodePayload((await receive(call, topic, qos)).payload, op.contentType);
+  await publish(call, topic, encodePayload(args, op.contentType), { qos, retain: op.bindings.retain === true });
+  return { ...published(op, topic), qos } as unknown as Json;
+}
+
+export async function overHttp(op: AsyncOperation, args: Json, ctx: ActivityContext, credentials: AsyncCredentials, headers: Record<string, string> = {}): Promise<Json> {
+  const channel = channelAddress(op.channel, args, 'http');
+  const url = `${op.server.url}/${channel.replace(/^\//, '')}`;
+  const auth = await credentials.http();
+  if (op.direction === 'receive') return (await ctx.http({ method: typeof op.bindings.method === 'string' ? op.bindings.method : 'GET', url, ...(auth ? { headers: auth } : {}) })).body;
+  const method = typeof op.bindings.method === 'string' ? op.bindings.method : 'POST';
+  const { status } = await ctx.http({ method, url, headers: { ...headers, 'content-type': op.contentType, ...auth }, body: encodePayload(args, op.contentType) });
+  return { ...published(op, channel), status } as unknown as Json;
+}
+
+/** What a publish returns. */
+function published(op: AsyncOperation, channel: string): Published {
+  return { published: true, operationId: op.operationId, protocol: op.server.protocol, server: op.server.id, channel };
+}
+
