@@ -24,6 +24,7 @@ import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { startDevServer } from '../src/platform/dev-server';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
@@ -36,7 +37,7 @@ const RUNS = Number(arg('runs', '20'));
 const THROUGHPUT_RUNS = Number(arg('throughput', '200'));
 const CONCURRENCY = Number(arg('concurrency', '50'));
 const LOOP = Number(arg('loop', '100'));
-const ONLY = arg('sides', 'zigflow,swflow-1.0,swflow-0.8,handwritten').split(',');
+const ONLY = arg('sides', 'zigflow,swflow-1.0,swflow-0.8,swflow-1.0-local,swflow-0.8-local,handwritten').split(',');
 
 /** The queue of the hand-written baseline (bench/peer-handwritten.ts), served by bench/peer-worker.ts. */
 const HANDWRITTEN_TASK_QUEUE = 'bench-handwritten';
@@ -54,6 +55,9 @@ const SIDES: Side[] = [
   { name: 'zigflow', taskQueue: 'zigflow-bench', types: { tenCalls: 'tencalls', oneCall: 'onecall', loop: 'dataloop' } },
   { name: 'swflow-1.0', taskQueue: INTERPRETER_TASK_QUEUE, types: { tenCalls: 'bench/tencalls', oneCall: 'bench/onecall', loop: 'bench/dataloop' } },
   { name: 'swflow-0.8', taskQueue: INTERPRETER_TASK_QUEUE, types: { tenCalls: 'tencalls08', oneCall: 'onecall08', loop: 'dataloop08' } },
+  // The same documents with `swflow.local: true` on their calls: local activities on the interpreter worker.
+  { name: 'swflow-1.0-local', taskQueue: INTERPRETER_TASK_QUEUE, types: { tenCalls: 'bench/tencalls-local', oneCall: 'bench/onecall-local', loop: 'bench/dataloop' } },
+  { name: 'swflow-0.8-local', taskQueue: INTERPRETER_TASK_QUEUE, types: { tenCalls: 'tencalls08-local', oneCall: 'onecall08-local', loop: 'dataloop08' } },
   {
     name: 'handwritten',
     taskQueue: HANDWRITTEN_TASK_QUEUE,
@@ -80,6 +84,19 @@ function writeDocuments(dir: string, service: string): { zigflow: string; swflow
   writeFileSync(join(dir, 'zigflow.yaml'), fill(readFileSync(join(src, 'zigflow.yaml'), 'utf8')));
   mkdirSync(join(dir, 'swflow'));
   for (const f of readdirSync(join(src, 'swflow'))) writeFileSync(join(dir, 'swflow', f), fill(readFileSync(join(src, 'swflow', f), 'utf8')));
+  // The `-local` variants of the call documents: every call marked `swflow.local: true`.
+  for (const f of ['ten-calls.sw.yaml', 'one-call.sw.yaml']) {
+    const doc = parseYaml(fill(readFileSync(join(src, 'swflow', f), 'utf8')));
+    doc.document.name += '-local';
+    for (const entry of doc.do) for (const task of Object.values(entry) as Record<string, unknown>[]) task.metadata = { 'swflow.local': true };
+    writeFileSync(join(dir, 'swflow', f.replace('.sw.yaml', '-local.sw.yaml')), stringifyYaml(doc));
+  }
+  for (const f of ['ten-calls-08.sw.json', 'one-call-08.sw.json']) {
+    const doc = JSON.parse(fill(readFileSync(join(src, 'swflow', f), 'utf8')));
+    doc.id += '-local';
+    for (const fn of doc.functions) fn.metadata = { ...fn.metadata, 'swflow.local': 'true' };
+    writeFileSync(join(dir, 'swflow', f.replace('.sw.json', '-local.sw.json')), JSON.stringify(doc, null, 2));
+  }
   return { zigflow: join(dir, 'zigflow.yaml'), swflow: join(dir, 'swflow') };
 }
 

@@ -34,7 +34,7 @@ export function register(program: Command): void {
     .option('-d, --definitions <paths...>', 'definition folders or files', [join(PROJECT_ROOT, 'examples')])
     .option('-a, --adapter <modules...>', 'serve the adapters these modules export (defineAdapter) instead of the interpreter')
     .option('-q, --task-queue <queue>', `task queue (default ${INTERPRETER_TASK_QUEUE}; with --adapter ${ADAPTER_TASK_QUEUE})`)
-    .option('--secrets <file>', 'with --adapter: a JSON or YAML file of $SECRETS values (default: the environment)')
+    .option('--secrets <file>', 'a JSON or YAML file of $SECRETS values for the adapters\' calls (with --adapter) or the local calls (swflow.local) of the interpreter (default: the environment)')
     .option('--no-schedules', 'do not create/update/delete the Temporal Schedules of scheduled definitions')
     .action((opts: WorkerCliOptions) => (opts.adapter ? runAdapters(opts) : runWorker(opts)));
 }
@@ -58,6 +58,7 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
     namespace: target.namespace,
     taskQueue,
     definitions: opts.definitions,
+    secrets: opts.secrets ? loadSecrets(opts.secrets) : undefined,
     log: (m) => console.log(`[swflow worker] ${m}`),
   });
   const log = (m: string) => console.log(`[swflow worker] ${m}`);

@@ -38,3 +38,27 @@ export function heartbeatTimeoutMs(metadata: Record<string, string> | undefined)
   if (OFF.has(v.trim().toLowerCase())) return undefined;
   return parseDuration(v);
 }
+
+/**
+ * `swflow.local: true` runs the calls of a function served by swflow's built-in adapters (REST,
+ * GraphQL, OData, gRPC, AsyncAPI; 1.0 `call: http|openapi|grpc|asyncapi`) as Temporal *local
+ * activities* on the interpreter worker that runs the workflow, instead of activities on
+ * `swflow-adapters`: no task queue round trip per call (a 10-call run takes a fraction of the
+ * time, bench/README.md "Peer"), at the cost of what a local activity gives up: the call shows
+ * as a marker, not an activity, in the Web UI; it runs on the workflow's worker (no separate
+ * scaling); a killed worker is noticed by the workflow task timeout, and the call is made again.
+ * For short calls (seconds). Runs with the `local-calls` feature.
+ */
+export const LOCAL_METADATA = 'swflow.local';
+
+/** Why `value` is not a valid `swflow.local`, or undefined when it is. */
+export function localProblem(value: unknown): string | undefined {
+  if (value === true || value === false || value === 'true' || value === 'false') return undefined;
+  return `${JSON.stringify(value)} is not true or false`;
+}
+
+/** Whether metadata asks for local calls (`swflow.local: true` or "true"). */
+export function isLocalCall(metadata: Record<string, unknown> | undefined): boolean {
+  const v = metadata?.[LOCAL_METADATA];
+  return v === true || v === 'true';
+}

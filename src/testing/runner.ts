@@ -295,6 +295,8 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
         },
       ],
       workflowBundle: ctx.bundle,
+      // Calls marked `swflow.local` run on this worker: mocked (or served by the case's adapters) as the others.
+      localCalls: { default: serve },
     }),
   );
   for (const taskQueue of functionTaskQueues(allDefs)) {

@@ -30,7 +30,9 @@ export const autoHeartbeat: ActivityInterceptorsFactory = (ctx: Context) => ({
         details = d;
         send(d);
       };
-      send(details);
+      // No beat at the start: the heartbeat timeout counts from the start anyway, and a beat is a
+      // server round trip and a history-shard write, which made every short call ~3-5 ms slower
+      // (bench/README.md, "Peer"). Calls shorter than a third of the timeout never heartbeat.
       const timer = setInterval(() => send(details), Math.max(100, Math.floor(timeout / BEATS_PER_TIMEOUT)));
       timer.unref();
       try {

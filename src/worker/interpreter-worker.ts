@@ -8,13 +8,15 @@
  * Bundling the workflow code takes seconds: build it once with bundleInterpreter() and pass
  * it as `workflowBundle` to every worker you create (tests, the conformance runner).
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Definition } from '../dsl/model';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
 import { createInterpreterActivities } from '../activities/interpreter';
 import { DefinitionRegistry } from '../activities/definitions';
+import { adapterActivities, adapterServices, callInterceptor, type SecretValues } from '../adapter';
+import { builtinAdapters } from './adapter-worker';
 
 export type WorkflowBundle = { code: string; sourceMap?: string };
 
@@ -33,6 +35,15 @@ export interface InterpreterWorkerOptions {
   features?: string[];
   /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers). */
   workflowBundle?: WorkflowBundle;
+  /**
+   * The activities that serve calls marked `swflow.local` (run as local activities on this worker,
+   * feature `local-calls`): by default swflow's built-in adapters, reading OpenAPI/proto/AsyncAPI
+   * documents beside the definitions and `$SECRETS` from the environment; `swflow test` passes
+   * its mocks. (Calls of other functions never run here.)
+   */
+  localCalls?: Record<string, (...args: any[]) => Promise<unknown>>;
+  /** `$SECRETS` values of local calls (default: the environment), as the adapter worker's `secrets`. */
+  secrets?: SecretValues;
   /** Extra activities to register on the interpreter queue. */
   activities?: Record<string, (...args: any[]) => Promise<unknown>>;
   /** Passed through to Worker.create (e.g. identity, concurrency). */
@@ -68,20 +79,34 @@ export async function bundleInterpreter(): Promise<WorkflowBundle> {
 
 export async function createInterpreterWorker(opts: InterpreterWorkerOptions): Promise<Worker> {
   const registry = new DefinitionRegistry(opts.definitions ?? [DEFAULT_DEFINITIONS_DIR]);
+  const localCalls = opts.localCalls ?? builtinCallActivities((opts.definitions ?? [DEFAULT_DEFINITIONS_DIR]).filter((d): d is string => typeof d === 'string'), opts.secrets);
   const activities = {
+    ...localCalls,
     ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log, lifecycleEvents: opts.lifecycleEvents, features: opts.features }),
     ...(opts.activities ?? {}),
   };
+  const extra = opts.workerOptions ?? {};
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? INTERPRETER_TASK_QUEUE,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {
           workflowsPath: WORKFLOWS_PATH,
-          interceptors: { workflowModules: [WORKFLOW_INTERCEPTORS_PATH] },
           bundlerOptions: { preloadModules: [require.resolve('../expr/engine')] },
         }),
     activities,
-    ...(opts.workerOptions ?? {}),
+    ...extra,
+    // A local call arrives as its arguments plus the `swflow-call` header: put it back together.
+    interceptors: {
+      ...(opts.workflowBundle ? {} : { workflowModules: [WORKFLOW_INTERCEPTORS_PATH] }),
+      ...extra.interceptors,
+      activity: [callInterceptor, ...(extra.interceptors?.activity ?? [])],
+    },
   });
+}
+
+/** The built-in adapters' activities, for local calls (documents found relative to these folders or files). */
+function builtinCallActivities(definitionPaths: string[], secrets?: SecretValues): Record<string, (...args: any[]) => Promise<unknown>> {
+  const baseDirs = definitionPaths.map((p) => (existsSync(p) && statSync(p).isFile() ? dirname(p) : p));
+  return adapterActivities(builtinAdapters({ baseDirs }), adapterServices(secrets)) as Record<string, (...args: any[]) => Promise<unknown>>;
 }

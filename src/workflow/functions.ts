@@ -8,17 +8,18 @@
  * and the rest of the {@link FunctionCall} goes in the `swflow-call` header (interceptors.ts);
  * runs recorded before it send the whole FunctionCall as the input (and no secretContext/auth).
  */
-import { scheduleActivity, type ActivityOptions, type RetryPolicy } from '@temporalio/workflow';
+import { scheduleActivity, scheduleLocalActivity, type ActivityOptions, type RetryPolicy } from '@temporalio/workflow';
 import type { ActionDef, AuthDef, FunctionDef, Json, StateDef, WorkflowDef } from '../dsl/model';
 import type { FunctionCall } from '../common/contracts';
-import { activityTypeOf, taskQueueOf } from '../common/calls';
+import { activityTypeOf, servedByBuiltinAdapters, taskQueueOf } from '../common/calls';
+import { isLocalCall } from '../dsl/metadata';
 import { parseDuration } from '../dsl/duration';
 import { evalExpr, evalExprSync, evalValue, evalValueSync, splitSecretArguments, SwExpressionError, type ExprScope, type ExprSite } from './expr';
 import { merge } from './data/merge';
 import { nativeRetryOf, withRetries } from './retry';
 import { throughPlatformFailures } from './platform';
 import { callTimeouts, LEGACY_CALL_TIMEOUT_MS } from './timeouts';
-import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_PLATFORM_FAILURES, FEATURE_SELECTION_SET_EXPRESSIONS } from './resolve';
+import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_LOCAL_CALLS, FEATURE_PLATFORM_FAILURES, FEATURE_SELECTION_SET_EXPRESSIONS } from './resolve';
 import { withCallContext } from './interceptors';
 import type { Runtime } from './runtime';
 
@@ -138,9 +139,15 @@ export async function callFunction(
   // One execution of the call; a platform failure (a lost worker: platform.ts) makes it again,
   // outside the definition's retries. `retry` is the Temporal RetryPolicy that performs the
   // definition's strategy, when one does (retry.ts).
+  // `swflow.local`: a local activity on this worker (the interpreter worker serves the built-in adapters).
+  const local = rt.features.has(FEATURE_LOCAL_CALLS) && isLocalCall(fn.metadata) && servedByBuiltinAdapters(fn);
   const execute = (retry?: RetryPolicy): Promise<Json> => {
-    const once = (again?: string) =>
-      scheduleActivity<Json>(type, activityArgs(), { ...options, ...(retry ? { retry } : {}), ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) });
+    const once = (again?: string) => {
+      const opts = { ...options, ...(retry ? { retry } : {}), ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) };
+      if (!local) return scheduleActivity<Json>(type, activityArgs(), opts);
+      const { taskQueue: _queue, heartbeatTimeout: _heartbeat, ...localOpts } = opts;
+      return scheduleLocalActivity<Json>(type, activityArgs(), localOpts);
+    };
     return platform ? throughPlatformFailures(actionTimeout !== undefined, once) : once();
   };
   if (ref.invoke === 'async') {

@@ -4,7 +4,8 @@
  * - before every command that makes the run wait (an activity, a local activity, a timer, a
  *   child workflow, continue-as-new), the search attributes that changed are written, as one
  *   event (see Tracker in ui.ts);
- * - a function call's context goes out as the `swflow-call` header of its activity
+ * - a function call's context goes out as the `swflow-call` header of its activity (or local
+ *   activity: `swflow.local` calls)
  *   (functions.ts hands it over with {@link withCallContext}).
  */
 import { defaultPayloadConverter, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
@@ -36,7 +37,9 @@ export const interceptors: WorkflowInterceptorsFactory = () => ({
       },
       scheduleLocalActivity(input, next) {
         beforeBlocking();
-        return next(input);
+        const context = contexts.get(input.args as unknown[]);
+        if (!context) return next(input);
+        return next({ ...input, headers: { ...input.headers, [CALL_HEADER]: defaultPayloadConverter.toPayload(context) } });
       },
       startTimer(input, next) {
         beforeBlocking();

@@ -109,6 +109,12 @@ export const FEATURE_V1_CALL_PLATFORM_FAILURES = 'v1-call-platform-failures';
 export const FEATURE_OBJECT_DATA_INPUT = 'object-data-input';
 /** 1.0 `call: grpc` and `call: asyncapi` are the adapter activities `sw.grpc` and `sw.asyncapiCall` (v1/tasks/call.ts); before, a runtime error (501). */
 export const FEATURE_V1_GRPC_ASYNCAPI_CALLS = 'v1-grpc-asyncapi-calls';
+/**
+ * Calls of functions (0.8) and call tasks (1.0) whose metadata says `swflow.local: true`, served by
+ * swflow's built-in adapters, run as local activities on the interpreter's worker (metadata.ts
+ * LOCAL_METADATA; the worker registers the built-in adapters for them: interpreter-worker.ts).
+ */
+export const FEATURE_LOCAL_CALLS = 'local-calls';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -127,6 +133,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_CALL_PLATFORM_FAILURES,
   FEATURE_OBJECT_DATA_INPUT,
   FEATURE_V1_GRPC_ASYNCAPI_CALLS,
+  FEATURE_LOCAL_CALLS,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

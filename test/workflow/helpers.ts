@@ -94,6 +94,7 @@ export async function harness(env: TestWorkflowEnvironment, extraQueues: string[
       definitions,
       eventSinks: [async (e) => void produced.push(e)],
       workflowBundle: bundle,
+      localCalls: { default: mock },
     }),
     ...(await Promise.all(
       [ADAPTER_TASK_QUEUE, ...extraQueues].map((taskQueue) =>

@@ -19,6 +19,7 @@ import type { Reporter } from '../problems';
 import { joinPointer } from '../source';
 import { isObj, type Obj } from '../walk';
 import { BUILTIN_CALLS, entryOf, taskTypeOf, type Task } from './model';
+import { LOCAL_METADATA, localProblem } from '../metadata';
 
 const DIRECTIVES = new Set(['continue', 'exit', 'end']);
 const SECRETS_RE = /\$secrets(?![A-Za-z0-9_])/;
@@ -162,6 +163,15 @@ function checkCall(ctx: Ctx, task: Task, tp: string): void {
   const call = task.call;
   if (typeof call !== 'string') return;
   const w = isObj(task.with) ? task.with : {};
+  const local = isObj(task.metadata) ? task.metadata[LOCAL_METADATA] : undefined;
+  if (local !== undefined) {
+    const problem = localProblem(local);
+    const servedHere = ['http', 'openapi', 'grpc', 'asyncapi'].includes(call) && !(isObj(task.metadata) && task.metadata.worker);
+    if (problem) ctx.rep.error(`${tp}/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: ${problem}`, 'true runs the call as a local activity on the interpreter worker');
+    else if ((local === true || local === 'true') && !servedHere) {
+      ctx.rep.error(`${tp}/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: only call: http, openapi, grpc and asyncapi without metadata.worker can run locally`, 'the interpreter worker runs swflow\'s built-in adapters; other calls are served elsewhere');
+    }
+  }
   if ((BUILTIN_CALLS as readonly string[]).includes(call)) {
     if (call in UNSUPPORTED) ctx.rep.warn(`${tp}/call`, UNSUPPORTED[call as 'a2a']);
     if (call === 'asyncapi' && w.subscription !== undefined) ctx.rep.warn(`${tp}/with/subscription`, UNSUPPORTED.asyncapiSubscription);

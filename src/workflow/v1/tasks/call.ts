@@ -10,13 +10,13 @@
  * unevaluated: see ../secrets.ts), a literal endpoint's URI template is expanded from the
  * task's input, and `authentication: { use }` is replaced by the named policy.
  */
-import { CancellationScope, scheduleActivity, type ActivityOptions } from '@temporalio/workflow';
+import { CancellationScope, scheduleActivity, scheduleLocalActivity, type ActivityOptions } from '@temporalio/workflow';
 import { BUILTIN_CALLS, type Authentication, type Task } from '../../../dsl/v1/model';
 import type { Json } from '../../../dsl/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
-import { heartbeatTimeoutMs } from '../../../dsl/metadata';
+import { heartbeatTimeoutMs, isLocalCall } from '../../../dsl/metadata';
 import { platformFailure, throughPlatformFailures } from '../../platform';
-import { FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS } from '../../resolve';
+import { FEATURE_LOCAL_CALLS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS } from '../../resolve';
 import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';
@@ -116,7 +116,14 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
     retry: { maximumAttempts: 1 }, // 1.0 retries are explicit: try/catch retry
     summary: summary.slice(0, 200),
   };
-  const once = (again?: string) => scheduleActivity<Json>(activity, [fc], { ...options, ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) });
+  // `swflow.local` on a built-in call: a local activity on this worker (the interpreter worker serves the built-in adapters).
+  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && queue === ADAPTER_TASK_QUEUE && ADAPTER_OF[task.call!] === activity && isLocalCall(task.metadata as Record<string, unknown> | undefined);
+  const once = (again?: string) => {
+    const opts = { ...options, ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) };
+    if (!local) return scheduleActivity<Json>(activity, [fc], opts);
+    const { taskQueue: _queue, heartbeatTimeout: _heartbeat, ...localOpts } = opts;
+    return scheduleLocalActivity<Json>(activity, [fc], localOpts);
+  };
   let output: Json;
   try {
     // Awaited directly, as before the feature: concurrent branches keep the order of their commands.

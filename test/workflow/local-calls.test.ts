@@ -1,0 +1,213 @@
+/**
+ * `swflow.local: true` (feature `local-calls`, src/dsl/metadata.ts): calls served by swflow's
+ * built-in adapters run as local activities on the interpreter worker. On a real dev server with
+ * the real built-in adapters (the interpreter worker's default) calling a real HTTP service: 1.0
+ * `call: http` tasks and a 0.8 REST function, a secret that stays out of history, a service error
+ * caught by the definition, retries; a worker without the feature keeps the calls on
+ * `swflow-adapters`; validation refuses `swflow.local` where no built-in adapter serves the call.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { INTERPRETER_TASK_QUEUE, type StartOptions } from '../../src/common/contracts';
+import { formatProblem, loadAnyDefinition } from '../../src/dsl';
+import type { Definition, Json } from '../../src/dsl/model';
+import { createAdapterWorker } from '../../src/worker/adapter-worker';
+import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
+import { stopWorkers } from '../../src/worker/stop';
+import { historyText } from '../../src/testing/history';
+import { FEATURE_LOCAL_CALLS, INTERPRETER_FEATURES } from '../../src/workflow/resolve';
+import { startDevEnv } from '../helpers/temporal';
+import { saveHistory, sharedBundle } from './helpers';
+
+const SECRETS = { apiKey: 'k-local-123' };
+const OLD_QUEUE = 'swflow-before-local-calls';
+
+let env: TestWorkflowEnvironment;
+let server: Server;
+let base = '';
+let dir = '';
+let workers: Worker[] = [];
+let runs: Promise<void>[] = [];
+let n = 0;
+const seen: { url: string; authorization?: string }[] = [];
+let flaky = 0;
+
+before(async () => {
+  server = createServer((req, res) => {
+    seen.push({ url: req.url!, authorization: req.headers.authorization });
+    if (req.url === '/fail') {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ message: `busy, said to ${req.headers.authorization}` }));
+    }
+    if (req.url?.startsWith('/flaky') && ++flaky === 1) {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      return res.end('{"message":"try again"}');
+    }
+    const i = Number(new URL(req.url!, base).searchParams.get('i') ?? 0);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ url: req.url, i, doubled: i * 2 }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // A 0.8 definition folder: the OpenAPI document its REST function names (relative to the folder).
+  dir = mkdtempSync(join(tmpdir(), 'swflow-local-calls-'));
+  writeFileSync(
+    join(dir, 'api.json'),
+    JSON.stringify({
+      openapi: '3.0.0',
+      info: { title: 'local', version: '1' },
+      servers: [{ url: base }],
+      paths: {
+        '/double': { get: { operationId: 'double', parameters: [{ name: 'i', in: 'query', schema: { type: 'integer' } }], responses: { '200': { description: 'ok' } } } },
+        '/flaky': { get: { operationId: 'flaky', responses: { '200': { description: 'ok' } } } },
+      },
+    }),
+  );
+  env = await startDevEnv();
+  const bundle = await sharedBundle();
+  workers = [
+    // The interpreter worker serves local calls with the built-in adapters (its default).
+    await createInterpreterWorker({ connection: env.nativeConnection, definitions: [dir], workflowBundle: bundle, secrets: SECRETS }),
+    // One from before the feature, and the adapter worker its calls go to.
+    await createInterpreterWorker({
+      connection: env.nativeConnection,
+      taskQueue: OLD_QUEUE,
+      definitions: [dir],
+      workflowBundle: bundle,
+      features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_LOCAL_CALLS),
+    }),
+    await createAdapterWorker({ connection: env.nativeConnection, baseDirs: [dir], secrets: SECRETS }),
+  ];
+  runs = workers.map((w) => w.run());
+});
+
+after(async () => {
+  await stopWorkers(workers, runs);
+  await env?.teardown();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+async function load(doc: unknown): Promise<Definition> {
+  const r = await loadAnyDefinition(doc, { baseDir: dir });
+  assert.ok(r.definition, r.problems.map(formatProblem).join('\n'));
+  return r.definition!;
+}
+
+async function run(doc: unknown, input: Json = {}, taskQueue = INTERPRETER_TASK_QUEUE): Promise<{ output: Json; workflowId: string; history: string; events: { scheduled: number; markers: number } }> {
+  const definition = await load(doc);
+  const opts: StartOptions = { definition };
+  const workflowId = `local-${++n}`;
+  const output = (await env.client.workflow.execute(definition.id, { taskQueue, workflowId, args: [input, opts] }).catch((err) => {
+    throw new Error(`run ${workflowId} failed: ${err.cause?.message ?? err.message}`);
+  })) as Json;
+  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  const evs = history.events ?? [];
+  return {
+    output,
+    workflowId,
+    history: historyText(history),
+    events: { scheduled: evs.filter((e) => e.activityTaskScheduledEventAttributes).length, markers: evs.filter((e) => e.markerRecordedEventAttributes).length },
+  };
+}
+
+const v1 = (name: string, tasks: unknown[]) => ({ document: { dsl: '1.0.3', namespace: 'tests', name, version: '0.1.0' }, use: { secrets: ['apiKey'] }, do: tasks });
+const local = { 'swflow.local': true };
+
+test('1.0: call http tasks marked swflow.local run as local activities (no activity task), with $secrets kept out of history; the replay fixture is recorded', async () => {
+  seen.length = 0;
+  const doc = v1('local-http', [
+    { first: { call: 'http', metadata: local, with: { method: 'get', endpoint: `${base}/double?i=2` }, export: { as: '{ a: .doubled }' } } },
+    {
+      second: {
+        call: 'http',
+        metadata: local,
+        with: { method: 'get', endpoint: { uri: `${base}/double?i=5`, authentication: { bearer: { token: '${ $secrets.apiKey }' } } } },
+        output: { as: '{ b: .doubled, a: $context.a }' },
+      },
+    },
+  ]);
+  const r = await run(doc);
+  assert.deepEqual(r.output, { b: 10, a: 4 });
+  assert.equal(r.events.scheduled, 0, 'no activity was scheduled');
+  assert.ok(r.events.markers >= 3, `the definition pin and two local calls are markers (${r.events.markers})`);
+  assert.deepEqual(
+    seen.map((s) => s.url),
+    ['/double?i=2', '/double?i=5'],
+  );
+  assert.equal(seen[1].authorization, `Bearer ${SECRETS.apiKey}`);
+  assert.ok(!r.history.includes(SECRETS.apiKey), 'the secret is not in history');
+  await saveHistory(env.client, r.workflowId, 'interpreter-v1-local-calls');
+});
+
+test('1.0: a local call\'s service error is the task\'s error (caught with its status); secrets it echoes are redacted', async () => {
+  const doc = v1('local-fail', [
+    {
+      guarded: {
+        try: [{ boom: { call: 'http', metadata: local, with: { method: 'get', endpoint: { uri: `${base}/fail`, authentication: { bearer: { token: '${ $secrets.apiKey }' } } } } } }],
+        catch: { as: 'e', do: [{ seen: { set: { status: '${ $e.status }', instance: '${ $e.instance }' } } }] },
+      },
+    },
+  ]);
+  const r = await run(doc);
+  assert.deepEqual(r.output, { status: 503, instance: '/do/0/guarded/try/0/boom' });
+  assert.equal(r.events.scheduled, 0);
+  assert.ok(!r.history.includes(SECRETS.apiKey), 'the echoed secret is not in history');
+});
+
+const rest08 = (id: string, metadata: Record<string, string>) => ({
+  id,
+  version: '1.0',
+  specVersion: '0.8',
+  start: 'Call',
+  functions: [
+    { name: 'double', operation: 'file://api.json#double', metadata },
+    { name: 'flaky', operation: 'file://api.json#flaky', metadata },
+  ],
+  autoRetries: true,
+  retries: [{ name: 'twice', delay: 'PT0.1S', maxAttempts: 2 }],
+  states: [
+    {
+      name: 'Call',
+      type: 'operation',
+      actions: [
+        { functionRef: { refName: 'double', arguments: { i: '${ .i }' } }, actionDataFilter: { toStateData: '.first' } },
+        { functionRef: { refName: 'flaky' }, retryRef: 'twice', actionDataFilter: { results: '.url', toStateData: '.second' } },
+      ],
+      end: true,
+    },
+  ],
+});
+
+test('0.8: a REST function marked swflow.local runs as a local activity, with the definition\'s retries; the replay fixture is recorded', async () => {
+  flaky = 0;
+  const r = await run(rest08('local-rest', { 'swflow.local': 'true' }), { i: 21 });
+  assert.deepEqual(r.output, { i: 21, first: { url: '/double?i=21', i: 21, doubled: 42 }, second: '/flaky' });
+  assert.equal(flaky, 2, 'the flaky call failed once and was made again');
+  assert.equal(r.events.scheduled, 0);
+  await saveHistory(env.client, r.workflowId, 'interpreter-local-calls');
+});
+
+test('a worker without the local-calls feature keeps the same definition\'s calls on swflow-adapters', async () => {
+  flaky = 0;
+  const r = await run(rest08('local-rest-old', { 'swflow.local': 'true' }), { i: 1 }, OLD_QUEUE);
+  assert.equal((r.output as { first: { doubled: number } }).first.doubled, 2);
+  assert.equal(r.events.scheduled, 3, 'three activity tasks (one failed attempt)');
+});
+
+test('validation: swflow.local must be true or false, and only on calls the built-in adapters serve', async () => {
+  const problems = async (doc: unknown) => (await loadAnyDefinition(doc)).problems.filter((p) => p.severity === 'error').map((p) => `${p.pointer}: ${p.message}`);
+  const custom = { ...rest08('local-custom', {}), functions: [{ name: 'double', type: 'custom', operation: 'inventory.reserve', metadata: { 'swflow.local': 'true' } }, { name: 'flaky', operation: 'file://api.json#flaky', metadata: { 'swflow.local': 'yes' } }] };
+  const p08 = await problems(custom);
+  assert.ok(p08.some((p) => p.startsWith('/functions/0/metadata/swflow.local: swflow.local: only calls served by')), p08.join('\n'));
+  assert.ok(p08.some((p) => p.startsWith('/functions/1/metadata/swflow.local: swflow.local: "yes" is not true or false')), p08.join('\n'));
+  const p1 = await problems(v1('local-bad', [{ other: { call: 'inventory.reserve:1.0.0@default', metadata: local } }, { queued: { call: 'http', metadata: { ...local, worker: 'elsewhere' }, with: { method: 'get', endpoint: base } } }]));
+  assert.ok(p1.some((p) => p.startsWith('/do/0/other/metadata/swflow.local')), p1.join('\n'));
+  assert.ok(p1.some((p) => p.startsWith('/do/1/queued/metadata/swflow.local')), p1.join('\n'));
+});
