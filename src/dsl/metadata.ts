@@ -57,8 +57,12 @@ export function localProblem(value: unknown): string | undefined {
   return `${JSON.stringify(value)} is not true or false`;
 }
 
-/** Whether metadata asks for local calls (`swflow.local: true` or "true"). */
-export function isLocalCall(metadata: Record<string, unknown> | undefined): boolean {
-  const v = metadata?.[LOCAL_METADATA];
+/**
+ * Whether a call runs locally: its own metadata (the function's, or the 1.0 call task's) says
+ * `swflow.local: true` (or "true"); without the key, the workflow's metadata (0.8 top-level
+ * `metadata`, 1.0 `document.metadata`) gives the default for all its built-in calls.
+ */
+export function isLocalCall(metadata: Record<string, unknown> | undefined, workflowMetadata?: Record<string, unknown>): boolean {
+  const v = metadata && LOCAL_METADATA in metadata ? metadata[LOCAL_METADATA] : workflowMetadata?.[LOCAL_METADATA];
   return v === true || v === 'true';
 }

@@ -175,6 +175,11 @@ export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOpti
     }
   }
 
+  // A workflow-wide default for local calls (src/dsl/metadata.ts).
+  const localDefault = isObj(doc.metadata) ? doc.metadata[LOCAL_METADATA] : undefined;
+  const localDefaultProblem = localDefault === undefined ? undefined : localProblem(localDefault);
+  if (localDefaultProblem) rep.error(`/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: ${localDefaultProblem}`, 'true runs the calls of the built-in adapters\' functions as local activities (a function\'s own metadata overrides it)');
+
   // Function definitions.
   arr(doc.functions).forEach((f, i) => {
     if (!isObj(f)) return;

@@ -140,7 +140,7 @@ export async function callFunction(
   // outside the definition's retries. `retry` is the Temporal RetryPolicy that performs the
   // definition's strategy, when one does (retry.ts).
   // `swflow.local`: a local activity on this worker (the interpreter worker serves the built-in adapters).
-  const local = rt.features.has(FEATURE_LOCAL_CALLS) && isLocalCall(fn.metadata) && servedByBuiltinAdapters(fn);
+  const local = rt.features.has(FEATURE_LOCAL_CALLS) && isLocalCall(fn.metadata, rt.def.metadata) && servedByBuiltinAdapters(fn);
   const execute = (retry?: RetryPolicy): Promise<Json> => {
     const once = (again?: string) => {
       const opts = { ...options, ...(retry ? { retry } : {}), ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) };

@@ -33,6 +33,14 @@ test('heartbeats while the activity runs, re-sending its own latest details (nev
   assert.equal(beats.length, count, 'no heartbeat after the activity ended');
 });
 
+test('a call shorter than a third of its heartbeat timeout sends no heartbeat (none at the start: each is a server write)', async () => {
+  const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 3_000 }, { interceptors: [autoHeartbeat] });
+  const beats: unknown[] = [];
+  env.on('heartbeat', (d: unknown) => beats.push(d));
+  assert.equal(await env.run(async () => (await delay(150), 'quick')), 'quick');
+  assert.deepEqual(beats, []);
+});
+
 test('does nothing for an activity without a heartbeat timeout', async () => {
   const env = new MockActivityEnvironment({ heartbeatTimeoutMs: undefined }, { interceptors: [autoHeartbeat] });
   const beats: unknown[] = [];

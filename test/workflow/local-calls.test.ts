@@ -161,6 +161,23 @@ test('1.0: a local call\'s service error is the task\'s error (caught with its s
   assert.ok(!r.history.includes(SECRETS.apiKey), 'the echoed secret is not in history');
 });
 
+test('a workflow-wide default: document.metadata (1.0) or metadata (0.8) swflow.local: true, which a call\'s own swflow.local: false overrides', async () => {
+  const doc = {
+    document: { dsl: '1.0.3', namespace: 'tests', name: 'local-default', version: '0.1.0', metadata: local },
+    do: [
+      { near: { call: 'http', with: { method: 'get', endpoint: `${base}/double?i=3` } } },
+      { far: { call: 'http', metadata: { 'swflow.local': false }, with: { method: 'get', endpoint: `${base}/double?i=4` }, output: { as: '.doubled' } } },
+    ],
+  };
+  const r = await run(doc);
+  assert.equal(r.output, 8);
+  assert.equal(r.events.scheduled, 1, 'only the task that opted out is an activity');
+  flaky = 1; // no failure this time
+  const r08 = await run({ ...rest08('local-default-08', {}), metadata: { 'swflow.local': 'true' } }, { i: 2 });
+  assert.equal((r08.output as { first: { doubled: number } }).first.doubled, 4);
+  assert.equal(r08.events.scheduled, 0);
+});
+
 const rest08 = (id: string, metadata: Record<string, string>) => ({
   id,
   version: '1.0',
@@ -210,4 +227,8 @@ test('validation: swflow.local must be true or false, and only on calls the buil
   const p1 = await problems(v1('local-bad', [{ other: { call: 'inventory.reserve:1.0.0@default', metadata: local } }, { queued: { call: 'http', metadata: { ...local, worker: 'elsewhere' }, with: { method: 'get', endpoint: base } } }]));
   assert.ok(p1.some((p) => p.startsWith('/do/0/other/metadata/swflow.local')), p1.join('\n'));
   assert.ok(p1.some((p) => p.startsWith('/do/1/queued/metadata/swflow.local')), p1.join('\n'));
+  const docLevel = await problems({ document: { dsl: '1.0.3', namespace: 'tests', name: 'local-doc-bad', version: '0.1.0', metadata: { 'swflow.local': 'sometimes' } }, do: [{ s: { set: { a: 1 } } }] });
+  assert.ok(docLevel.some((p) => p.startsWith('/document/metadata/swflow.local: swflow.local: "sometimes" is not true or false')), docLevel.join('\n'));
+  const wfLevel = await problems({ ...rest08('local-wf-bad', {}), metadata: { 'swflow.local': 'maybe' } });
+  assert.ok(wfLevel.some((p) => p.startsWith('/metadata/swflow.local')), wfLevel.join('\n'));
 });

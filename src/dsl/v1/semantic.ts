@@ -59,6 +59,9 @@ export function checkV1Semantics(doc: Obj, rep: Reporter): void {
   if (ev.language !== undefined && ev.language !== 'jq') rep.error('/evaluate/language', `expression language '${ev.language}' is not supported`, "only 'jq' is");
   if (ev.mode === 'loose') rep.warn('/evaluate/mode', UNSUPPORTED.loose);
   if (isObj(doc.schedule)) checkSchedule(doc.schedule, rep);
+  const meta = isObj(doc.document) && isObj((doc.document as Obj).metadata) ? ((doc.document as Obj).metadata as Obj) : undefined;
+  const localDefault = meta?.[LOCAL_METADATA] === undefined ? undefined : localProblem(meta[LOCAL_METADATA]);
+  if (localDefault) rep.error(`/document/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: ${localDefault}`, "true runs the document's call: http|openapi|grpc|asyncapi tasks as local activities (a task's own metadata overrides it)");
   if (Array.isArray(use.extensions) && use.extensions.length) rep.warn('/use/extensions', UNSUPPORTED.extensions);
   if (typeof doc.timeout === 'string') ref(ctx, 'timeouts', doc.timeout, '/timeout', 'timeout');
   checkDataSlots(ctx, doc, '');

@@ -117,7 +117,7 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
     summary: summary.slice(0, 200),
   };
   // `swflow.local` on a built-in call: a local activity on this worker (the interpreter worker serves the built-in adapters).
-  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && queue === ADAPTER_TASK_QUEUE && ADAPTER_OF[task.call!] === activity && isLocalCall(task.metadata as Record<string, unknown> | undefined);
+  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && queue === ADAPTER_TASK_QUEUE && ADAPTER_OF[task.call!] === activity && isLocalCall(task.metadata as Record<string, unknown> | undefined, ctx.def.workflow.document.metadata);
   const once = (again?: string) => {
     const opts = { ...options, ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) };
     if (!local) return scheduleActivity<Json>(activity, [fc], opts);
