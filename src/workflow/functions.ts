@@ -20,7 +20,7 @@ import { nativeRetryOf, withRetries } from './retry';
 import { throughPlatformFailures } from './platform';
 import { callTimeouts, LEGACY_CALL_TIMEOUT_MS } from './timeouts';
 import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_LOCAL_CALLS, FEATURE_PLATFORM_FAILURES, FEATURE_SELECTION_SET_EXPRESSIONS } from './resolve';
-import { withCallContext } from './interceptors';
+import { asLocalCall, withCallContext } from './interceptors';
 import type { Runtime } from './runtime';
 
 /** The document part of an operation (before the first `#`), which functions may share. */
@@ -146,7 +146,7 @@ export async function callFunction(
       const opts = { ...options, ...(retry ? { retry } : {}), ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) };
       if (!local) return scheduleActivity<Json>(type, activityArgs(), opts);
       const { taskQueue: _queue, heartbeatTimeout: _heartbeat, ...localOpts } = opts;
-      return scheduleLocalActivity<Json>(type, activityArgs(), localOpts);
+      return scheduleLocalActivity<Json>(type, asLocalCall(activityArgs()), localOpts);
     };
     return platform ? throughPlatformFailures(actionTimeout !== undefined, once) : once();
   };

@@ -26,6 +26,20 @@ export function withCallContext(args: unknown[], context: CallContext): unknown[
   return args;
 }
 
+/** Args arrays of local calls (`swflow.local`): see {@link asLocalCall}. */
+const localCalls = new WeakSet<unknown[]>();
+
+/**
+ * Marks a local call's args array: scheduling it does not write the changed search attributes,
+ * since the run does not block on the server (consecutive local calls run in one workflow task);
+ * they are written at the run's next real block or its end, as one upsert. Only runs with the
+ * `local-calls` feature make local calls, so no recorded history changes.
+ */
+export function asLocalCall(args: unknown[]): unknown[] {
+  localCalls.add(args);
+  return args;
+}
+
 export const interceptors: WorkflowInterceptorsFactory = () => ({
   outbound: [
     {
@@ -36,7 +50,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => ({
         return next({ ...input, headers: { ...input.headers, [CALL_HEADER]: defaultPayloadConverter.toPayload(context) } });
       },
       scheduleLocalActivity(input, next) {
-        beforeBlocking();
+        if (!localCalls.has(input.args as unknown[])) beforeBlocking();
         const context = contexts.get(input.args as unknown[]);
         if (!context) return next(input);
         return next({ ...input, headers: { ...input.headers, [CALL_HEADER]: defaultPayloadConverter.toPayload(context) } });

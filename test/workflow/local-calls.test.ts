@@ -100,7 +100,7 @@ async function load(doc: unknown): Promise<Definition> {
   return r.definition!;
 }
 
-async function run(doc: unknown, input: Json = {}, taskQueue = INTERPRETER_TASK_QUEUE): Promise<{ output: Json; workflowId: string; history: string; events: { scheduled: number; markers: number } }> {
+async function run(doc: unknown, input: Json = {}, taskQueue = INTERPRETER_TASK_QUEUE): Promise<{ output: Json; workflowId: string; history: string; events: { scheduled: number; markers: number; upserts: number } }> {
   const definition = await load(doc);
   const opts: StartOptions = { definition };
   const workflowId = `local-${++n}`;
@@ -113,7 +113,11 @@ async function run(doc: unknown, input: Json = {}, taskQueue = INTERPRETER_TASK_
     output,
     workflowId,
     history: historyText(history),
-    events: { scheduled: evs.filter((e) => e.activityTaskScheduledEventAttributes).length, markers: evs.filter((e) => e.markerRecordedEventAttributes).length },
+    events: {
+      scheduled: evs.filter((e) => e.activityTaskScheduledEventAttributes).length,
+      markers: evs.filter((e) => e.markerRecordedEventAttributes).length,
+      upserts: evs.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length,
+    },
   };
 }
 
@@ -137,6 +141,7 @@ test('1.0: call http tasks marked swflow.local run as local activities (no activ
   assert.deepEqual(r.output, { b: 10, a: 4 });
   assert.equal(r.events.scheduled, 0, 'no activity was scheduled');
   assert.ok(r.events.markers >= 3, `the definition pin and two local calls are markers (${r.events.markers})`);
+  assert.ok(r.events.upserts <= 1, `search attributes written once, at the end of the run's one workflow task, not per local call (${r.events.upserts})`);
   assert.deepEqual(
     seen.map((s) => s.url),
     ['/double?i=2', '/double?i=5'],

@@ -21,6 +21,7 @@ import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';
 import { splitSecrets } from '../secrets';
+import { asLocalCall } from '../../interceptors';
 import { expandUriTemplate, UriTemplateError } from '../uri-template';
 
 /** Start-to-close timeout of a call activity on runs without the v1-call-platform-failures feature. */
@@ -122,7 +123,7 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
     const opts = { ...options, ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) };
     if (!local) return scheduleActivity<Json>(activity, [fc], opts);
     const { taskQueue: _queue, heartbeatTimeout: _heartbeat, ...localOpts } = opts;
-    return scheduleLocalActivity<Json>(activity, [fc], localOpts);
+    return scheduleLocalActivity<Json>(activity, asLocalCall([fc]), localOpts);
   };
   let output: Json;
   try {
