@@ -14,11 +14,6 @@ import { ADAPTER_TASK_QUEUE } from './contracts';
  */
 export const CALL_HEADER = 'swflow-call';
 
-/** Whether a function's calls are served by swflow's built-in adapters (a protocol type, no `metadata.worker`). */
-export function servedByBuiltinAdapters(fn: Pick<FunctionDef, 'type' | 'metadata'>): boolean {
-  return fn.type !== 'custom' && fn.type !== 'expression' && !fn.metadata?.worker;
-}
-
 /** The adapter name of swflow's built-in protocol adapters: `sw.rest`, `sw.graphql`, ... */
 export const BUILTIN_ADAPTER = 'sw';
 

@@ -65,11 +65,10 @@ function only08(r: AnyLoadResult): LoadResult {
   return { source: r.source, problems: [...r.problems, { severity: 'error', message: 'a Serverless Workflow 1.0 document where a 0.8-family definition is expected (load it with loadAnyDefinition)', file: r.source }] };
 }
 
-/** A problem when `bytes` are not UTF-8 text (JSON and YAML are), placed at the first bad byte. */
-function notUtf8(bytes: Buffer, file: string): Problem | undefined {
+/** The text of `bytes`, or a problem when they are not UTF-8 (JSON and YAML are), placed at the first bad byte. */
+function utf8Text(bytes: Buffer, file: string): string | Problem {
   try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return undefined;
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes); // ignoreBOM: keep it, as Buffer#toString did
   } catch {
     const text = bytes.toString('utf8');
     const before = text.slice(0, text.indexOf('\uFFFD')).split('\n');
@@ -88,9 +87,9 @@ export async function loadAnyDefinitionFile(file: string, opts: Omit<LoadOptions
       text = await res.text();
     } else {
       const bytes = await (await import('node:fs/promises')).readFile(file);
-      const problem = notUtf8(bytes, source);
-      if (problem) return { source, problems: [problem] };
-      text = bytes.toString('utf8');
+      const decoded = utf8Text(bytes, source);
+      if (typeof decoded !== 'string') return { source, problems: [decoded] };
+      text = decoded;
     }
   } catch (err) {
     const e = err as NodeJS.ErrnoException;

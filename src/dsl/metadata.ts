@@ -51,6 +51,14 @@ export function heartbeatTimeoutMs(metadata: Record<string, string> | undefined)
  */
 export const LOCAL_METADATA = 'swflow.local';
 
+/**
+ * Whether a 0.8 function's calls are served by swflow's built-in adapters (a protocol type, the
+ * default `rest` included, and no `metadata.worker`): only those can run locally.
+ */
+export function servedByBuiltinAdapters(fn: { type?: unknown; metadata?: Record<string, unknown> }): boolean {
+  return fn.type !== 'custom' && fn.type !== 'expression' && !fn.metadata?.worker;
+}
+
 /** Why `value` is not a valid `swflow.local`, or undefined when it is. */
 export function localProblem(value: unknown): string | undefined {
   if (value === true || value === false || value === 'true' || value === 'false') return undefined;

@@ -7,7 +7,7 @@ import { durationProblem } from './duration';
 import { parseCron, parseDateTime, parseInterval, timezoneProblem } from './schedule';
 import { fnRefs, jqProblem, referencesSecrets, unwrap } from './expressions';
 import { hasUntranslatedJsonPath } from './kogito';
-import { HEARTBEAT_METADATA, heartbeatProblem, LOCAL_METADATA, localProblem } from './metadata';
+import { HEARTBEAT_METADATA, heartbeatProblem, isLocalCall, LOCAL_METADATA, localProblem, servedByBuiltinAdapters } from './metadata';
 import type { Reporter } from './problems';
 import {
   actionsOf,
@@ -193,7 +193,7 @@ export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOpti
       const lp = `/functions/${i}/metadata/${LOCAL_METADATA}`;
       const problem = localProblem(local);
       if (problem) rep.error(lp, `${LOCAL_METADATA}: ${problem}`, 'true runs the calls as local activities on the interpreter worker');
-      else if ((local === true || local === 'true') && (f.type === 'custom' || f.type === 'expression' || (isObj(f.metadata) && f.metadata.worker))) {
+      else if (isLocalCall(f.metadata as Obj) && !servedByBuiltinAdapters(f)) {
         rep.error(lp, `${LOCAL_METADATA}: only calls served by swflow's built-in adapters (rest, graphql, odata, rpc, asyncapi, without metadata.worker) can run locally`, 'the interpreter worker runs the built-in adapters; a custom adapter or another worker\'s queue is served elsewhere');
       }
     }

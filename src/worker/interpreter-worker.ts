@@ -78,8 +78,9 @@ export async function bundleInterpreter(): Promise<WorkflowBundle> {
 }
 
 export async function createInterpreterWorker(opts: InterpreterWorkerOptions): Promise<Worker> {
-  const registry = new DefinitionRegistry(opts.definitions ?? [DEFAULT_DEFINITIONS_DIR]);
-  const localCalls = opts.localCalls ?? builtinCallActivities((opts.definitions ?? [DEFAULT_DEFINITIONS_DIR]).filter((d): d is string => typeof d === 'string'), opts.secrets);
+  const definitions = opts.definitions ?? [DEFAULT_DEFINITIONS_DIR];
+  const registry = new DefinitionRegistry(definitions);
+  const localCalls = opts.localCalls ?? builtinCallActivities(definitions.filter((d): d is string => typeof d === 'string'), opts.secrets);
   const activities = {
     ...localCalls,
     ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log, lifecycleEvents: opts.lifecycleEvents, features: opts.features }),

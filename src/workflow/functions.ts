@@ -8,11 +8,11 @@
  * and the rest of the {@link FunctionCall} goes in the `swflow-call` header (interceptors.ts);
  * runs recorded before it send the whole FunctionCall as the input (and no secretContext/auth).
  */
-import { scheduleActivity, scheduleLocalActivity, type ActivityOptions, type RetryPolicy } from '@temporalio/workflow';
+import { scheduleActivity, type ActivityOptions, type RetryPolicy } from '@temporalio/workflow';
 import type { ActionDef, AuthDef, FunctionDef, Json, StateDef, WorkflowDef } from '../dsl/model';
 import type { FunctionCall } from '../common/contracts';
-import { activityTypeOf, servedByBuiltinAdapters, taskQueueOf } from '../common/calls';
-import { isLocalCall } from '../dsl/metadata';
+import { activityTypeOf, taskQueueOf } from '../common/calls';
+import { isLocalCall, servedByBuiltinAdapters } from '../dsl/metadata';
 import { parseDuration } from '../dsl/duration';
 import { evalExpr, evalExprSync, evalValue, evalValueSync, splitSecretArguments, SwExpressionError, type ExprScope, type ExprSite } from './expr';
 import { merge } from './data/merge';
@@ -20,7 +20,7 @@ import { nativeRetryOf, withRetries } from './retry';
 import { throughPlatformFailures } from './platform';
 import { callTimeouts, LEGACY_CALL_TIMEOUT_MS } from './timeouts';
 import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_LOCAL_CALLS, FEATURE_PLATFORM_FAILURES, FEATURE_SELECTION_SET_EXPRESSIONS } from './resolve';
-import { asLocalCall, withCallContext } from './interceptors';
+import { scheduleLocalCall, withCallContext } from './interceptors';
 import type { Runtime } from './runtime';
 
 /** The document part of an operation (before the first `#`), which functions may share. */
@@ -144,9 +144,7 @@ export async function callFunction(
   const execute = (retry?: RetryPolicy): Promise<Json> => {
     const once = (again?: string) => {
       const opts = { ...options, ...(retry ? { retry } : {}), ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) };
-      if (!local) return scheduleActivity<Json>(type, activityArgs(), opts);
-      const { taskQueue: _queue, heartbeatTimeout: _heartbeat, ...localOpts } = opts;
-      return scheduleLocalActivity<Json>(type, asLocalCall(activityArgs()), localOpts);
+      return local ? scheduleLocalCall<Json>(type, activityArgs(), opts) : scheduleActivity<Json>(type, activityArgs(), opts);
     };
     return platform ? throughPlatformFailures(actionTimeout !== undefined, once) : once();
   };

@@ -8,7 +8,7 @@
  *   activity: `swflow.local` calls)
  *   (functions.ts hands it over with {@link withCallContext}).
  */
-import { defaultPayloadConverter, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import { defaultPayloadConverter, scheduleLocalActivity, type ActivityOptions, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
 import type { CallContext } from '../common/contracts';
 import { CALL_HEADER } from '../common/calls';
 import { beforeBlocking } from './ui';
@@ -26,18 +26,21 @@ export function withCallContext(args: unknown[], context: CallContext): unknown[
   return args;
 }
 
-/** Args arrays of local calls (`swflow.local`): see {@link asLocalCall}. */
+/** Args arrays of local calls (`swflow.local`): see {@link scheduleLocalCall}. */
 const localCalls = new WeakSet<unknown[]>();
 
 /**
- * Marks a local call's args array: scheduling it does not write the changed search attributes,
- * since the run does not block on the server (consecutive local calls run in one workflow task);
- * they are written at the run's next real block or its end, as one upsert. Only runs with the
+ * A function call (0.8 or 1.0, `swflow.local`) as a local activity on this worker, with the
+ * options its activity would have had, less what a local activity has not (a task queue, a
+ * heartbeat timeout). Scheduling it does not write the changed search attributes, since the run
+ * does not block on the server (consecutive local calls run in one workflow task): they are
+ * written at the run's next real block or its end, as one upsert. Only runs with the
  * `local-calls` feature make local calls, so no recorded history changes.
  */
-export function asLocalCall(args: unknown[]): unknown[] {
+export function scheduleLocalCall<R>(type: string, args: unknown[], options: ActivityOptions): Promise<R> {
+  const { taskQueue: _queue, heartbeatTimeout: _heartbeat, ...local } = options;
   localCalls.add(args);
-  return args;
+  return scheduleLocalActivity<R>(type, args, local);
 }
 
 export const interceptors: WorkflowInterceptorsFactory = () => ({

@@ -10,10 +10,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Json, WorkflowDef } from '../../src/dsl/model';
+import type { Definition, Json, WorkflowDef } from '../../src/dsl/model';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE, type CloudEventJson, type FunctionCall, type StartOptions } from '../../src/common/contracts';
 import { historyToFixture } from '../../src/testing/history';
-import { formatProblem, loadDefinition } from '../../src/dsl';
+import { formatProblem, loadAnyDefinition, loadDefinition, type LoadOptions } from '../../src/dsl';
 import { installQuietRuntime } from '../../src/testing/env';
 import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from '../../src/worker/interpreter-worker';
 import { autoHeartbeat } from '../../src/worker/heartbeat';
@@ -34,6 +34,13 @@ export async function def(doc: Any): Promise<WorkflowDef> {
   const events = doc.events?.map((e: Any) => ((e.kind ?? 'consumed') === 'consumed' && e.source === undefined ? { ...e, source: 'test' } : e));
   const { definition, problems } = await loadDefinition({ specVersion: '0.8', ...doc, ...(events ? { events } : {}) }, { source: `test definition ${doc.id}` });
   if (!definition) throw new Error(`test definition "${doc.id}" is invalid: ${problems.map(formatProblem).join('; ')}`);
+  return definition;
+}
+
+/** A definition of any dialect (a 1.0 document, ...) loaded as it is; throws its problems when it is invalid. */
+export async function loadAny(doc: unknown, opts: LoadOptions = {}): Promise<Definition> {
+  const { definition, problems } = await loadAnyDefinition(doc, opts);
+  if (!definition) throw new Error(`test definition is invalid:\n${problems.map(formatProblem).join('\n')}`);
   return definition;
 }
 

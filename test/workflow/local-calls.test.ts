@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { INTERPRETER_TASK_QUEUE, type StartOptions } from '../../src/common/contracts';
-import { formatProblem, loadAnyDefinition } from '../../src/dsl';
+import { loadAnyDefinition } from '../../src/dsl';
 import type { Definition, Json } from '../../src/dsl/model';
 import { createAdapterWorker } from '../../src/worker/adapter-worker';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
@@ -24,7 +24,7 @@ import { stopWorkers } from '../../src/worker/stop';
 import { historyText } from '../../src/testing/history';
 import { FEATURE_LOCAL_CALLS, INTERPRETER_FEATURES } from '../../src/workflow/resolve';
 import { startDevEnv } from '../helpers/temporal';
-import { saveHistory, sharedBundle } from './helpers';
+import { loadAny, saveHistory, sharedBundle } from './helpers';
 
 const SECRETS = { apiKey: 'k-local-123' };
 const OLD_QUEUE = 'swflow-before-local-calls';
@@ -94,11 +94,7 @@ after(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
-async function load(doc: unknown): Promise<Definition> {
-  const r = await loadAnyDefinition(doc, { baseDir: dir });
-  assert.ok(r.definition, r.problems.map(formatProblem).join('\n'));
-  return r.definition!;
-}
+const load = (doc: unknown): Promise<Definition> => loadAny(doc, { baseDir: dir });
 
 async function run(doc: unknown, input: Json = {}, taskQueue = INTERPRETER_TASK_QUEUE): Promise<{ output: Json; workflowId: string; history: string; events: { scheduled: number; markers: number; upserts: number } }> {
   const definition = await load(doc);

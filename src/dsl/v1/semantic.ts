@@ -18,8 +18,8 @@ import { parseCron } from '../schedule';
 import type { Reporter } from '../problems';
 import { joinPointer } from '../source';
 import { isObj, type Obj } from '../walk';
-import { BUILTIN_CALLS, entryOf, taskTypeOf, type Task } from './model';
-import { LOCAL_METADATA, localProblem } from '../metadata';
+import { ADAPTER_ACTIVITY_OF_CALL, BUILTIN_CALLS, entryOf, taskTypeOf, type Task } from './model';
+import { isLocalCall, LOCAL_METADATA, localProblem } from '../metadata';
 
 const DIRECTIVES = new Set(['continue', 'exit', 'end']);
 const SECRETS_RE = /\$secrets(?![A-Za-z0-9_])/;
@@ -169,9 +169,9 @@ function checkCall(ctx: Ctx, task: Task, tp: string): void {
   const local = isObj(task.metadata) ? task.metadata[LOCAL_METADATA] : undefined;
   if (local !== undefined) {
     const problem = localProblem(local);
-    const servedHere = ['http', 'openapi', 'grpc', 'asyncapi'].includes(call) && !(isObj(task.metadata) && task.metadata.worker);
+    const servedHere = Object.hasOwn(ADAPTER_ACTIVITY_OF_CALL, call) && !(isObj(task.metadata) && task.metadata.worker);
     if (problem) ctx.rep.error(`${tp}/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: ${problem}`, 'true runs the call as a local activity on the interpreter worker');
-    else if ((local === true || local === 'true') && !servedHere) {
+    else if (isLocalCall(task.metadata as Obj) && !servedHere) {
       ctx.rep.error(`${tp}/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: only call: http, openapi, grpc and asyncapi without metadata.worker can run locally`, 'the interpreter worker runs swflow\'s built-in adapters; other calls are served elsewhere');
     }
   }

@@ -10,8 +10,8 @@
  * unevaluated: see ../secrets.ts), a literal endpoint's URI template is expanded from the
  * task's input, and `authentication: { use }` is replaced by the named policy.
  */
-import { CancellationScope, scheduleActivity, scheduleLocalActivity, type ActivityOptions } from '@temporalio/workflow';
-import { BUILTIN_CALLS, type Authentication, type Task } from '../../../dsl/v1/model';
+import { CancellationScope, scheduleActivity, type ActivityOptions } from '@temporalio/workflow';
+import { ADAPTER_ACTIVITY_OF_CALL as ADAPTER_OF, BUILTIN_CALLS, type Authentication, type Task } from '../../../dsl/v1/model';
 import type { Json } from '../../../dsl/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
 import { heartbeatTimeoutMs, isLocalCall } from '../../../dsl/metadata';
@@ -21,7 +21,7 @@ import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';
 import { splitSecrets } from '../secrets';
-import { asLocalCall } from '../../interceptors';
+import { scheduleLocalCall } from '../../interceptors';
 import { expandUriTemplate, UriTemplateError } from '../uri-template';
 
 /** Start-to-close timeout of a call activity on runs without the v1-call-platform-failures feature. */
@@ -29,8 +29,6 @@ export const CALL_ACTIVITY_TIMEOUT_MS = 10 * 60_000;
 
 const DEFAULT_CATALOG = /^(.+):([^:@]+)@default$/;
 
-/** The built-in adapter activity of each 1.0 call type swflow serves (adapters/http, rest, rpc, asyncapi). */
-const ADAPTER_OF: Record<string, string> = { http: 'sw.http', openapi: 'sw.openapi', grpc: 'sw.grpc', asyncapi: 'sw.asyncapiCall' };
 /** Calls served since the v1-grpc-asyncapi-calls feature. */
 const LATER_CALLS = new Set(['grpc', 'asyncapi']);
 
@@ -121,9 +119,7 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
   const local = ctx.features.has(FEATURE_LOCAL_CALLS) && queue === ADAPTER_TASK_QUEUE && ADAPTER_OF[task.call!] === activity && isLocalCall(task.metadata as Record<string, unknown> | undefined, ctx.def.workflow.document.metadata);
   const once = (again?: string) => {
     const opts = { ...options, ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) };
-    if (!local) return scheduleActivity<Json>(activity, [fc], opts);
-    const { taskQueue: _queue, heartbeatTimeout: _heartbeat, ...localOpts } = opts;
-    return scheduleLocalActivity<Json>(activity, asLocalCall([fc]), localOpts);
+    return local ? scheduleLocalCall<Json>(activity, [fc], opts) : scheduleActivity<Json>(activity, [fc], opts);
   };
   let output: Json;
   try {
