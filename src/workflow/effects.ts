@@ -35,7 +35,7 @@ export interface Effects {
   /** A function call as a local activity on this worker (`swflow.local`). */
   localCall<R>(type: string, args: unknown[], options: ActivityOptions): Promise<R>;
   /** A durable timer. */
-  sleep(ms: number | string, summary?: string): Promise<void>;
+  sleep(ms: number, summary?: string): Promise<void>;
   /** Waits until `fn` holds (re-checked after every signal and timer). */
   condition(fn: () => boolean): Promise<void>;
   /** Waits until `fn` holds or `timeoutMs` passes: false when the time passed first. */
