@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 
-const COMMANDS = ['start', 'worker', 'adapters', 'processes', 'gateway', 'event', 'schedules', 'validate', 'diagram', 'run', 'test'];
+const COMMANDS = ['start', 'worker', 'adapters', 'processes', 'gateway', 'event', 'suspend', 'schedules', 'validate', 'diagram', 'run', 'test'];
 
 async function main(): Promise<void> {
   const program = new Command('swflow')

@@ -20,6 +20,12 @@ export const PROCESS_TASK_QUEUE = 'swflow-processes';
 /** Signal that delivers one CloudEvent (structured JSON form) to a running instance. */
 export const EVENT_SIGNAL = 'swflow.event';
 
+/** Signal that suspends a run: no new state or task starts until RESUME_SIGNAL (`swflow suspend`). */
+export const SUSPEND_SIGNAL = 'swflow.suspend';
+
+/** Signal that resumes a suspended run (`swflow resume`). */
+export const RESUME_SIGNAL = 'swflow.resume';
+
 /** Query answering {@link InstanceState}. */
 export const STATE_QUERY = 'state';
 
@@ -120,5 +126,6 @@ export interface InstanceState {
   statesEntered: string[];
   data: Json;
   awaitedEvents: string[];
-  status: 'running' | 'completed' | 'failed' | 'compensating';
+  /** `suspended`: by `swflow suspend` until resumed; `cancelled`: by a Temporal cancel. */
+  status: 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled' | 'compensating';
 }

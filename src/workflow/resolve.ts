@@ -90,7 +90,7 @@ export const FEATURE_FOREACH_CHUNK_SLICES = 'foreach-chunk-slices';
 /**
  * A walk of states or tasks that issues no command (expression functions, switches, 1.0 `set`
  * tasks looping) ends its workflow task every TRANSITIONS_PER_TASK steps with a 1 ms timer
- * (walk-budget.ts), so one task never runs into the SDK's 5 s limit: before it, a 10,000-iteration
+ * (host/walk-budget.ts), so one task never runs into the SDK's 5 s limit: before it, a 10,000-iteration
  * expression loop failed its workflow task again and again and never finished.
  */
 export const FEATURE_YIELD_LONG_WALKS = 'yield-long-walks';
@@ -115,6 +115,13 @@ export const FEATURE_V1_GRPC_ASYNCAPI_CALLS = 'v1-grpc-asyncapi-calls';
  * LOCAL_METADATA; the worker registers the built-in adapters for them: interpreter-worker.ts).
  */
 export const FEATURE_LOCAL_CALLS = 'local-calls';
+/**
+ * The run host's lifecycle CloudEvents (host/lifecycle.ts) for runs whose worker opted in: 0.8 runs
+ * publish them too (a state is a task at `/states/<index>`), and both DSLs add
+ * workflow.{suspended,resumed,cancelled,status-changed,correlation-started,correlation-completed}
+ * and task.{suspended,resumed}. Runs recorded before published the 1.0 subset only.
+ */
+export const FEATURE_HOST_LIFECYCLE = 'host-lifecycle';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -134,6 +141,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_OBJECT_DATA_INPUT,
   FEATURE_V1_GRPC_ASYNCAPI_CALLS,
   FEATURE_LOCAL_CALLS,
+  FEATURE_HOST_LIFECYCLE,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

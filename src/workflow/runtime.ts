@@ -14,8 +14,9 @@ import {
   workflowInfo,
   type WorkflowInfo,
 } from '@temporalio/workflow';
+import type { RunHost } from './host/run-host';
 import type { EndDef, Json, StateDef, TransitionDef, WorkflowDef } from '../dsl/model';
-import type { CloudEventJson, InstanceState, StartOptions } from '../common/contracts';
+import type { StartOptions } from '../common/contracts';
 import { parseDuration } from '../dsl/duration';
 import { startEventRefs } from '../dsl/events';
 import { evalValue, type ExprScope } from './expr';
@@ -28,11 +29,10 @@ import { Mailbox } from './events/mailbox';
 import { stateExecTimeout, withTimeout } from './timeouts';
 import { beforeBlocking, summary, Tracker } from './ui';
 import { findSubflow, subflowKey } from './subflows';
-import { FEATURE_AWAITED_EVENTS_ATTRIBUTE, FEATURE_EVENT_DEDUPE, FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_SYNC_EXPRESSIONS, FEATURE_YIELD_LONG_WALKS } from './resolve';
+import { FEATURE_AWAITED_EVENTS_ATTRIBUTE, FEATURE_EVENT_DEDUPE, FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_SYNC_EXPRESSIONS } from './resolve';
 import { runInject } from './states/inject';
 import { runOperation } from './states/operation';
 import { runSleep } from './states/sleep';
-import { WalkBudget } from './walk-budget';
 import { runSwitch } from './states/switch';
 import { runEvent } from './states/event';
 import { runCallback } from './states/callback';
@@ -63,21 +63,12 @@ const EXECUTORS: Record<StateDef['type'], Executor> = {
   foreach: runForEach,
 };
 
-/** What an automatic continue-as-new carries into the next run (StartOptions.carried). */
-export interface Carried {
+/** The 0.8 front end's position in a continue-as-new carry (host/carry.ts has the rest). */
+interface Position {
+  /** The state the next run starts at. */
   state: string;
-  correlation: Record<string, string>;
-  events: CloudEventJson[];
   compensation: Compensable[];
-  entered: string[];
-  /** Epoch ms when workflowExecTimeout expires (it spans the whole chain of runs). */
-  expiresAt?: number;
-  generation: number;
-  [key: string]: Json | undefined | unknown;
 }
-
-/** History length after which the interpreter continues as new by itself (besides the server's suggestion). */
-export const DEFAULT_HISTORY_LIMIT = 20_000;
 
 class ExpiredError extends Error {
   constructor() {
@@ -105,7 +96,9 @@ export class Runtime {
     readonly mailbox: Mailbox,
     readonly tracker: Tracker,
     /** Interpreter features of this run (ResolveResult.features, recorded in history). */
-    readonly features: ReadonlySet<string> = new Set(),
+    readonly features: ReadonlySet<string>,
+    /** The run host: continue-as-new, the deadline, suspension and the walk budget, lifecycle events. */
+    readonly host: RunHost,
   ) {
     mailbox.defs = def.events;
     mailbox.dedupe = features.has(FEATURE_EVENT_DEDUPE);
@@ -134,16 +127,9 @@ export class Runtime {
     return s;
   }
 
-  instanceState(): InstanceState {
-    return {
-      definitionId: this.def.id,
-      ...(this.def.version ? { definitionVersion: this.def.version } : {}),
-      currentStates: [...this.tracker.current],
-      statesEntered: [...this.tracker.entered],
-      data: this.holders.length ? this.holders[this.holders.length - 1].data : this.lastData,
-      awaitedEvents: this.awaitedEvents(),
-      status: this.tracker.status,
-    };
+  /** The data of the state running now, else the last state's output (the `state` query). */
+  currentData(): Json {
+    return this.holders.length ? this.holders[this.holders.length - 1].data : this.lastData;
   }
 
   /** Runs one slice of a large foreach (this run is a chunk child of the run that owns the state). */
@@ -152,8 +138,7 @@ export class Runtime {
     const out = await runForEachChunk(this, chunk, input);
     await this.settle();
     this.tracker.leave(step, 'done');
-    this.tracker.status = 'completed';
-    this.tracker.render();
+    this.host.setStatus('completed');
     return out;
   }
 
@@ -195,17 +180,14 @@ export class Runtime {
    */
   async run(input: Json): Promise<Json> {
     const wt = this.def.timeouts?.workflowExecTimeout;
-    const carried = this.options.carried as Carried | undefined;
+    const carried = this.host.carried;
     if (carried) {
-      this.mailbox.events.unshift(...(carried.events ?? []));
-      Object.assign(this.mailbox.correlation, carried.correlation ?? {});
-      if (Array.isArray(carried.consumed)) this.mailbox.consumed.push(...(carried.consumed as string[]));
-      for (const c of carried.compensation ?? []) this.compensation.record(c.state, c.compensatedBy);
-      this.tracker.entered.push(...(carried.entered ?? []));
+      for (const c of (carried.front as unknown as Position).compensation ?? []) this.compensation.record(c.state, c.compensatedBy);
+      this.tracker.entered.push(...carried.host.entered);
     }
     if (!wt?.duration) return this.runMain(input);
-    const timeoutMs = carried?.expiresAt !== undefined ? Math.max(0, carried.expiresAt - Date.now()) : parseDuration(wt.duration);
-    this.expiresAt = Date.now() + timeoutMs;
+    const timeoutMs = this.host.deadline !== undefined ? Math.max(0, this.host.deadline - Date.now()) : parseDuration(wt.duration);
+    this.host.deadline = Date.now() + timeoutMs;
     const main = new CancellationScope();
     const timer = new CancellationScope();
     timer
@@ -244,44 +226,22 @@ export class Runtime {
     });
   }
 
-  private expiresAt?: number;
-
-  private historyLimit(): number {
-    const v = Number(this.def.metadata?.['swflow.historyLimit']);
-    return Number.isFinite(v) && v > 0 ? v : DEFAULT_HISTORY_LIMIT;
-  }
-
   /** Whether the run should continue as new at a transition of the main flow (its history grows too long). */
   private continueAsNewDue(): boolean {
-    if (this.expired) return false;
-    const info = workflowInfo();
-    return info.continueAsNewSuggested || info.historyLength >= this.historyLimit();
+    return !this.expired && this.host.continueAsNewDue();
   }
 
   /** At a transition of the main flow: continue as new when the history grows too long. */
   private async maybeContinueAsNew(nextState: string, data: Json): Promise<void> {
     if (!this.continueAsNewDue()) return;
-    const info = workflowInfo();
     await this.settle();
-    const carried: Carried = {
-      state: nextState,
-      correlation: { ...this.mailbox.correlation },
-      events: [...this.mailbox.events],
-      ...(this.mailbox.consumed.length ? { consumed: [...this.mailbox.consumed] } : {}),
-      compensation: [...this.compensation.pending],
-      entered: this.tracker.entered.slice(-100),
-      generation: (((this.options.carried as Carried | undefined)?.generation ?? 0) as number) + 1,
-      ...(this.expiresAt !== undefined ? { expiresAt: this.expiresAt } : {}),
-    };
-    this.tracker.flush();
-    const next = makeContinueAsNewFunc({ workflowType: info.workflowType, taskQueue: info.taskQueue });
-    const opts: StartOptions = { definition: this.def, ...(this.options.subflows ? { subflows: this.options.subflows } : {}), carried: carried as unknown as Json };
-    await next(data, opts);
+    const position: Position = { state: nextState, compensation: [...this.compensation.pending] };
+    await this.host.continueAsNew(this.def, data, position as unknown as Record<string, Json>);
   }
 
   private async runMain(input: Json): Promise<Json> {
-    const carried = this.options.carried as Carried | undefined;
-    let { data, end } = await this.runStates(carried?.state ?? this.def.start.stateName, input, false);
+    const position = this.host.carried?.front as unknown as Position | undefined;
+    let { data, end } = await this.runStates(position?.state ?? this.def.start.stateName, input, false);
     this.lastData = data;
     if (end.continueAs) await this.completeAndContinueAs(end, data);
     while (this.def.keepActive && !end.terminate) {
@@ -314,8 +274,7 @@ export class Runtime {
   /** The run's own work is done: fire-and-forget calls settled, the run shown as completed. */
   private async complete(): Promise<void> {
     await this.settle();
-    this.tracker.status = 'completed';
-    this.tracker.render();
+    this.host.setStatus('completed');
   }
 
   private async completeAndContinueAs(end: EndDef, data: Json): Promise<never> {
@@ -339,9 +298,6 @@ export class Runtime {
     return next(input, opts);
   }
 
-  /** Transitions per workflow task (yield-long-walks). */
-  private readonly budget = new WalkBudget();
-
   /** Runs states from `start` until an end; used by the main flow and by compensation. */
   async runStates(start: string, input: Json, compensating: boolean): Promise<{ data: Json; end: EndDef }> {
     let state = this.state(start);
@@ -357,7 +313,7 @@ export class Runtime {
         if (t.produceEvents?.length) await produceEvents(this, t.produceEvents, data, state.name);
         // With sync-expressions, only a continue-as-new that is due is awaited.
         if (!compensating && (!this.sync || this.continueAsNewDue())) await this.maybeContinueAsNew(t.nextState, data);
-        const pause = this.features.has(FEATURE_YIELD_LONG_WALKS) ? this.budget.step() : undefined;
+        const pause = this.host.step(); // the walk budget's yield, or a suspension
         if (pause) await pause;
         state = this.state(t.nextState);
         continue;
@@ -389,8 +345,15 @@ export class Runtime {
     }
   }
 
+  /** A state's JSON pointer in the definition (`/states/<index>`): the `task` of its lifecycle events. */
+  pointer(state: StateDef | string): string {
+    return `/states/${this.def.states.findIndex((s) => s === state || s.name === state)}`;
+  }
+
   private async execState(state: StateDef, input: Json, compensating: boolean): Promise<{ data: Json; next: Next }> {
     const step = this.tracker.enter(state.name, state.type, compensating);
+    const pointer = this.pointer(state);
+    this.host.publish('task.started', { task: pointer, startedAt: this.host.nowIso() }, pointer);
     const h: Holder = { data: input };
     this.holders.push(h);
     try {
@@ -404,6 +367,7 @@ export class Runtime {
       const out = this.sync ? filterStateOutput(state.stateDataFilter, h.data, this.scope(), state.name) : await filterStateOutputAsync(state.stateDataFilter, h.data, this.scope(), state.name);
       if (!compensating) this.compensation.record(state.name, state.compensatedBy);
       this.tracker.leave(step, compensating ? 'compensated' : 'done');
+      this.host.publish('task.completed', { task: pointer, completedAt: this.host.nowIso(), output: out }, pointer);
       return { data: out, next };
     } catch (err) {
       if (isCancellation(err)) {
@@ -413,6 +377,7 @@ export class Runtime {
       const e = classify(err);
       const handler = findHandler(this.def, state, e);
       this.tracker.leave(step, handler ? 'done' : 'failed');
+      this.host.publish('task.faulted', { task: pointer, faultedAt: this.host.nowIso(), error: { type: e.code ?? e.kind, title: e.message, ...(handler ? { handled: true } : {}) } as Json }, pointer);
       if (!handler) throw err instanceof ActionError ? err : new ActionError(e, { state: state.name });
       return { data: h.data, next: { transition: handler.transition, end: handler.end } };
     } finally {

@@ -6,6 +6,7 @@
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import { FEATURE_UPSERTS_BEFORE_BLOCKING } from './resolve';
 import type { ActionDef } from '../dsl/model';
+import type { InstanceState } from '../common/contracts';
 
 export interface Step {
   state: string;
@@ -29,7 +30,7 @@ export class Tracker {
   readonly current: string[] = [];
   readonly entered: string[] = [];
   readonly steps: Step[] = [];
-  status: 'running' | 'completed' | 'failed' | 'compensating' = 'running';
+  status: InstanceState['status'] = 'running';
   /**
    * Search attributes are written at most once per workflow task, just before the run blocks
    * (or completes, fails, continues as new), with the values they have then: a run that walks

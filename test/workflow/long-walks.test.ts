@@ -11,7 +11,7 @@ import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { loadAnyDefinition } from '../../src/dsl';
 import { startDevEnv } from '../helpers/temporal';
 import { FEATURE_YIELD_LONG_WALKS } from '../../src/workflow/resolve';
-import { TRANSITIONS_PER_TASK } from '../../src/workflow/walk-budget';
+import { TRANSITIONS_PER_TASK } from '../../src/workflow/host/walk-budget';
 import { def, harness, saveHistory, workerWithout, type Harness } from './helpers';
 
 let h: Harness;

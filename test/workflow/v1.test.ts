@@ -318,7 +318,7 @@ test('run.shell and run.script run on the opt-in process worker (stdin, argument
   assert.equal(failed.instance, '/do/0/f');
 });
 
-test('lifecycle CloudEvents, on a worker that opted in: workflow and task started/completed/faulted/retried', async () => {
+test('lifecycle CloudEvents, on a worker that opted in: workflow and task started/completed/faulted/retried, status changes', async () => {
   const definition = await load(
     docOf('lifecycle', [
       { first: { set: { a: 1 } } },
@@ -330,6 +330,7 @@ test('lifecycle CloudEvents, on a worker that opted in: workflow and task starte
   const line = lifecycle.map((e) => `${e.type.replace(/^io\.serverlessworkflow\.|\.v1$/g, '')}${e.subject ? ` ${e.subject}` : ''}`);
   assert.deepEqual(line, [
     'workflow.started',
+    'workflow.status-changed',
     'task.started /do/0/first',
     'task.completed /do/0/first',
     'task.started /do/1/guarded',
@@ -341,10 +342,12 @@ test('lifecycle CloudEvents, on a worker that opted in: workflow and task starte
     'task.started /do/1/guarded/catch/do/0/recover',
     'task.completed /do/1/guarded/catch/do/0/recover',
     'task.completed /do/1/guarded',
+    'workflow.status-changed',
     'workflow.completed',
   ]);
   assert.deepEqual(lifecycle[0].data.definition, { name: 'lifecycle', namespace: 'tests', version: '0.1.0' });
-  assert.equal(lifecycle[5].data.task, '/do/1/guarded/try/0/boom');
-  assert.equal((lifecycle[5].data.error as Record<string, Json>).status, 500);
+  assert.deepEqual(lifecycle.filter((e) => e.type.endsWith('.status-changed.v1')).map((e) => e.data.status), ['running', 'completed']);
+  assert.equal(lifecycle[6].data.task, '/do/1/guarded/try/0/boom');
+  assert.equal((lifecycle[6].data.error as Record<string, Json>).status, 500);
   assert.deepEqual(lifecycle.at(-1)!.data.output, { ok: true });
 });

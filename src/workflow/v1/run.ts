@@ -13,29 +13,21 @@
  * as SwState and summaries), timers/timeouts (../timeouts.ts), the data-schema local activity,
  * automatic continue-as-new (at the top-level list's transitions), child workflows.
  */
-import {
-  ApplicationFailure,
-  ContinueAsNew,
-  isCancellation,
-  makeContinueAsNewFunc,
-  scheduleLocalActivity,
-  workflowInfo,
-  type WorkflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, ContinueAsNew, isCancellation, scheduleLocalActivity, type WorkflowInfo } from '@temporalio/workflow';
 import type { Json } from '../../dsl/model';
 import { entryOf, taskTypeOf, type FlowDirective, type SchemaDef, type Task, type TaskList, type TaskType, type V1Definition } from '../../dsl/v1/model';
-import type { InstanceState, StartOptions } from '../../common/contracts';
+import type { StartOptions } from '../../common/contracts';
 import type { Mailbox } from '../events/mailbox';
 import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalValue, evalValueSync } from '../expr';
 import { withTimeout } from '../timeouts';
 import { summary as uiSummary, type Tracker } from '../ui';
-import { FEATURE_SYNC_EXPRESSIONS, FEATURE_YIELD_LONG_WALKS, VALIDATE_DATA_ACTIVITY } from '../resolve';
-import { WalkBudget } from '../walk-budget';
+import type { FrontEnd, RunHost } from '../host/run-host';
+import { FEATURE_SYNC_EXPRESSIONS, VALIDATE_DATA_ACTIVITY } from '../resolve';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from './context';
 import { exportContext, exportContextSync, transformInput, transformInputSync, transformOutput, transformOutputSync } from './data';
 import { durationIso, durationMs } from './durations';
 import { problemJson, runFailure, toWorkflowError, WorkflowError } from './errors';
-import type { Lifecycle, LifecycleType } from './lifecycle';
+import type { LifecycleType } from '../host/lifecycle';
 import { runCall } from './tasks/call';
 import { runDo } from './tasks/do';
 import { runEmit } from './tasks/emit';
@@ -66,21 +58,15 @@ const EXECUTORS: Record<TaskType, Executor> = {
   wait: runWait,
 };
 
-/** What an automatic continue-as-new carries into the next run (StartOptions.carried.v1). */
-interface Carried {
+/** The 1.0 front end's position in a continue-as-new carry (host/carry.ts has the rest). */
+interface Position {
+  /** The top-level task the next run starts at. */
   next: number;
   context: Json;
   workflowInput: Json;
   startedAt: number;
-  entered: string[];
-  correlation: Record<string, Json>;
-  events: Json[];
-  consumed: string[];
-  deadline?: number;
 }
 
-/** History length after which a 1.0 run continues as new by itself (besides the server's suggestion). */
-const HISTORY_LIMIT = 20_000;
 const RUNTIME = { name: 'swflow', version: '0.1.0' };
 
 function dateTime(ms: number): Json {
@@ -91,9 +77,13 @@ const escapeSeg = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 const hasSchema = (schema: SchemaDef | undefined): schema is SchemaDef => Boolean(schema && schema.document !== undefined && schema.document !== null);
 
-export class V1Run implements TaskContext {
-  readonly info: WorkflowInfo = workflowInfo();
-  readonly correlation: Record<string, Json> = {};
+export class V1Run implements TaskContext, FrontEnd {
+  readonly info: WorkflowInfo;
+  readonly options: StartOptions;
+  readonly mailbox: Mailbox;
+  readonly features: ReadonlySet<string>;
+  /** Correlation values fixed by consumed events: the mailbox's, so the host carries them. */
+  readonly correlation: Record<string, Json>;
   readonly awaited: Iterable<string>;
   /** $context: replaced by each task's export.as. */
   context: Json = {};
@@ -101,68 +91,91 @@ export class V1Run implements TaskContext {
   private startedAt = Date.now();
   readonly sync: boolean;
   /** Task names in the order they started (the `state` query's statesEntered). */
-  private readonly entered: string[] = [];
+  private readonly enteredNames: string[] = [];
   private lastData: Json = null;
+  private readonly tracker: Tracker;
+  private readonly position?: Position;
 
   constructor(
+    private readonly host: RunHost,
     readonly def: V1Definition,
-    readonly options: StartOptions,
-    readonly mailbox: Mailbox,
-    private readonly tracker: Tracker,
-    /** Lifecycle CloudEvents, when the worker opted in. */
-    private readonly events?: Lifecycle,
-    /** Interpreter features of this run (ResolveResult.features, recorded in history). */
-    readonly features: ReadonlySet<string> = new Set(),
   ) {
-    this.awaited = mailbox.awaited;
-    this.sync = features.has(FEATURE_SYNC_EXPRESSIONS);
-    if (features.has(FEATURE_YIELD_LONG_WALKS)) this.budget = new WalkBudget();
-    const carried = (options.carried as { v1?: Carried } | undefined)?.v1;
+    const doc = def.workflow.document;
+    host.attach(
+      { id: def.id, version: def.version, title: `${def.name} ${def.version}`, stepHeading: 'Task', lifecycleName: `${host.info.workflowId}.${def.namespace}`, historyLimit: doc.metadata?.['swflow.historyLimit'] },
+      this,
+    );
+    this.info = host.info;
+    this.options = host.options;
+    this.mailbox = host.mailbox;
+    this.tracker = host.tracker;
+    this.features = host.features;
+    this.correlation = host.mailbox.correlation as Record<string, Json>;
+    this.awaited = host.mailbox.awaited;
+    this.sync = this.features.has(FEATURE_SYNC_EXPRESSIONS);
+    const carried = host.carried;
     if (carried) {
-      this.context = carried.context;
-      this.workflowInput = carried.workflowInput;
-      this.startedAt = carried.startedAt;
-      this.entered.push(...carried.entered);
-      Object.assign(this.correlation, carried.correlation);
-      mailbox.events.unshift(...(carried.events as never[]));
-      mailbox.consumed.push(...carried.consumed);
+      this.position = carried.front as unknown as Position;
+      this.context = this.position.context;
+      this.workflowInput = this.position.workflowInput;
+      this.startedAt = this.position.startedAt;
+      this.enteredNames.push(...carried.host.entered);
     }
+  }
+
+  // ------------------------------------------------------------------ FrontEnd
+
+  data(): Json {
+    return this.lastData;
+  }
+
+  awaitedEvents(): string[] {
+    return [...this.mailbox.awaited];
+  }
+
+  entered(): string[] {
+    return this.enteredNames;
+  }
+
+  current(): string[] {
+    return [...this.tracker.current];
   }
 
   // ------------------------------------------------------------------ the run
 
   /** Runs the workflow; returns its (transformed) output, or throws the failure that ends the run. */
   async run(rawInput: Json): Promise<Json> {
-    const carried = (this.options.carried as { v1?: Carried } | undefined)?.v1;
+    const carried = this.position;
     const wf = this.def.workflow;
     try {
       let input: Json;
       if (carried) input = rawInput;
       else {
-        this.events?.publish('workflow.started', { definition: { name: wf.document.name, namespace: wf.document.namespace, version: this.def.version }, startedAt: new Date(this.startedAt).toISOString() });
+        this.host.started({ name: wf.document.name, namespace: wf.document.namespace, version: this.def.version }, this.startedAt);
         this.workflowInput = rawInput;
         await this.validate(wf.input?.schema, rawInput, '/input', 'workflow input');
         input = await transformInput(this, wf.input?.from, rawInput, this.workflowArgs());
       }
       const timeout = typeof wf.timeout === 'string' ? wf.use?.timeouts?.[wf.timeout] : wf.timeout;
-      const deadline = carried?.deadline ?? (timeout ? this.startedAt + durationMs(timeout.after) : undefined);
-      const main = () => this.runTop(input, carried?.next ?? 0, deadline);
+      const deadline = this.host.deadline ?? (timeout ? this.startedAt + durationMs(timeout.after) : undefined);
+      this.host.deadline = deadline;
+      const main = () => this.runTop(input, carried?.next ?? 0);
       const r = deadline !== undefined ? await this.withDeadline(deadline, timeout ? durationIso(timeout.after) : '', main) : await main();
       const output = await transformOutput(this, wf.output?.as, r.output, this.workflowArgs());
       await this.validate(wf.output?.schema, output, '/output', 'workflow output');
-      this.events?.publish('workflow.completed', { completedAt: new Date().toISOString(), output });
-      await this.events?.settle();
-      this.tracker.status = 'completed';
-      this.tracker.render();
+      this.host.setStatus('completed');
+      this.host.publish('workflow.completed', { completedAt: new Date().toISOString(), output });
+      await this.host.lifecycle?.settle();
       return output;
     } catch (err) {
       if (err instanceof ContinueAsNew || isCancellation(err)) throw err;
-      this.tracker.status = 'failed';
-      this.tracker.render();
+      this.host.setStatus('failed');
       const failure = err instanceof ApplicationFailure && err.nonRetryable ? err : runFailure(toWorkflowError(err, '/'));
-      this.events?.publish('workflow.faulted', { faultedAt: new Date().toISOString(), error: (failure.details?.[0] ?? { title: failure.message }) as Json });
-      await this.events?.settle();
+      this.host.publish('workflow.faulted', { faultedAt: new Date().toISOString(), error: (failure.details?.[0] ?? { title: failure.message }) as Json });
+      await this.host.lifecycle?.settle();
       throw failure;
+    } finally {
+      this.tracker.flush();
     }
   }
 
@@ -174,39 +187,12 @@ export class V1Run implements TaskContext {
   }
 
   /** The top-level list, continuing as new between its tasks when the history grows long. */
-  private async runTop(input: Json, start: number, deadline: number | undefined): Promise<ListOutcome> {
+  private async runTop(input: Json, start: number): Promise<ListOutcome> {
     return this.walk(this.def.workflow.do, '/do', input, {}, start, async (next, data) => {
-      if (!this.continueAsNewDue()) return;
-      const info = workflowInfo();
-      const carried: Carried = {
-        next,
-        context: this.context,
-        workflowInput: this.workflowInput,
-        startedAt: this.startedAt,
-        entered: this.entered.slice(-100),
-        correlation: this.correlation,
-        events: this.mailbox.events as unknown as Json[],
-        consumed: [...this.mailbox.consumed],
-        ...(deadline !== undefined ? { deadline } : {}),
-      };
-      await this.events?.settle();
-      this.tracker.flush();
-      const cont = makeContinueAsNewFunc({ workflowType: info.workflowType, taskQueue: info.taskQueue });
-      const opts: StartOptions = { definition: this.def, ...(this.options.subflows ? { subflows: this.options.subflows } : {}), carried: { v1: carried } as unknown as Json };
-      await cont(data, opts);
+      if (!this.host.continueAsNewDue()) return;
+      const position: Position = { next, context: this.context, workflowInput: this.workflowInput, startedAt: this.startedAt };
+      await this.host.continueAsNew(this.def, data, position as unknown as Record<string, Json>);
     });
-  }
-
-  /** Whether the run should continue as new between two top-level tasks (its history grows too long). */
-  private continueAsNewDue(): boolean {
-    const info = workflowInfo();
-    return info.continueAsNewSuggested || info.historyLength >= this.historyLimit();
-  }
-
-  /** `document.metadata['swflow.historyLimit']` lowers the limit (as 0.8's `metadata` does). */
-  private historyLimit(): number {
-    const v = Number(this.def.workflow.document.metadata?.['swflow.historyLimit']);
-    return Number.isFinite(v) && v > 0 ? v : HISTORY_LIMIT;
   }
 
   // ------------------------------------------------------------------ task lists and tasks
@@ -227,19 +213,16 @@ export class V1Run implements TaskContext {
       if (r.then === 'exit') return { output: data, end: false, exited: true };
       i = r.then === 'continue' ? i + 1 : index.get(r.then) ?? i + 1;
       // With sync-expressions, only a continue-as-new that is due is awaited.
-      if (between && i < list.length && (!this.sync || this.continueAsNewDue())) await between(i, data);
+      if (between && i < list.length && (!this.sync || this.host.continueAsNewDue())) await between(i, data);
     }
     return { output: data, end: false, exited: false };
   }
 
-  /** Tasks entered per workflow task (yield-long-walks). */
-  private budget?: WalkBudget;
-
   async runTask(name: string, task: Task, reference: string, rawInput: Json, locals: Locals, fn?: string): Promise<{ output: Json; then: FlowDirective }> {
-    const pause = this.budget?.step();
+    const pause = this.host.step(); // the walk budget's yield, or a suspension
     if (pause) await pause;
     const type = taskTypeOf(task) ?? 'do';
-    this.entered.push(name);
+    this.enteredNames.push(name);
     const step = this.tracker.enter(reference, type);
     this.lastData = rawInput;
     const descriptor: Record<string, Json> = { name, reference, definition: task as unknown as Json, input: rawInput, startedAt: dateTime(Date.now()) };
@@ -340,24 +323,12 @@ export class V1Run implements TaskContext {
   }
 
   lifecycle(type: LifecycleType, reference: string, data: Record<string, Json> = {}): void {
-    this.events?.publish(type, { task: reference, ...(type === 'task.retried' ? { retriedAt: new Date().toISOString() } : {}), ...data }, reference);
+    this.host.publish(type, { task: reference, ...(type === 'task.retried' ? { retriedAt: new Date().toISOString() } : {}), ...data }, reference);
   }
 
   summary(reference: string, target: string): string {
     return uiSummary(reference, undefined, target);
   }
 
-  /** The `state` query's answer for a 1.0 run: task references running now, task names started so far. */
-  instanceState(): InstanceState {
-    return {
-      definitionId: this.def.id,
-      definitionVersion: this.def.version,
-      currentStates: [...this.tracker.current],
-      statesEntered: [...this.entered],
-      data: this.lastData,
-      awaitedEvents: [...this.mailbox.awaited],
-      status: this.tracker.status,
-    };
-  }
 }
 

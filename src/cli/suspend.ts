@@ -1,0 +1,43 @@
+/**
+ * `swflow suspend <workflowId>` / `swflow resume <workflowId>`: pause a run (no new state or task
+ * starts; calls and timers already started go on) and let it go on again, for both DSLs. They
+ * send the run host's signals (SUSPEND_SIGNAL, RESUME_SIGNAL); the run's `state` query, the Web UI
+ * details and the lifecycle events (`workflow.suspended` / `workflow.resumed`) show the change.
+ * The server is TEMPORAL_ADDRESS (default 127.0.0.1:7233, as `npm start` runs it).
+ */
+import type { Command } from 'commander';
+import { Client, Connection } from '@temporalio/client';
+import { RESUME_SIGNAL, STATE_QUERY, SUSPEND_SIGNAL, type InstanceState } from '../common/contracts';
+import { connectionOptions, targetFromEnv } from '../client/connection';
+
+async function send(signal: string, workflowId: string, runId: string | undefined): Promise<void> {
+  const target = targetFromEnv() ?? { address: '127.0.0.1:7233', namespace: process.env.TEMPORAL_NAMESPACE || 'default' };
+  const connection = await Connection.connect(connectionOptions(target));
+  try {
+    const handle = new Client({ connection, namespace: target.namespace }).workflow.getHandle(workflowId, runId);
+    await handle.signal(signal);
+    let status = '';
+    try {
+      status = (await handle.query<InstanceState>(STATE_QUERY)).status;
+    } catch (err) {
+      // e.g. no worker polling now: the signal is recorded all the same.
+      console.error(`(the run's state could not be queried: ${String((err as Error).message ?? err).split("\n")[0]}${(err as Error).cause ? `: ${String(((err as Error).cause as Error).message).split("\n")[0]}` : ""})`);
+    }
+    console.log(`${signal === SUSPEND_SIGNAL ? 'suspend' : 'resume'} sent to ${workflowId}${status ? `: the run is ${status}` : ''}`);
+  } finally {
+    await connection.close();
+  }
+}
+
+export function register(program: Command): void {
+  for (const [name, signal, what] of [
+    ['suspend', SUSPEND_SIGNAL, 'Suspend a run: no new state or task starts until it is resumed (calls and timers already started go on)'],
+    ['resume', RESUME_SIGNAL, 'Resume a suspended run'],
+  ] as const) {
+    program
+      .command(`${name} <workflowId>`)
+      .description(what)
+      .option('--run-id <runId>', 'a run of that workflow id other than the latest')
+      .action(async (workflowId: string, opts: { runId?: string }) => send(signal, workflowId, opts.runId));
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * The run host: what belongs to a run rather than to a state or a task, written once for both
+ * front ends (0.8 states: ../runtime.ts; 1.0 task tree: ../v1/run.ts).
+ *
+ * It owns the pinned definition's features, the mailbox and what the run awaits (published as
+ * SwAwaitedEvents for the gateway's routing), the Web UI tracker (summaries, details, SwState),
+ * the carry of continue-as-new, the deadline that spans a chain of runs, the `state` query,
+ * lifecycle CloudEvents, suspension, and the walk budget. A front end plugs in through
+ * {@link FrontEnd}; its executors see narrow contexts (StateContext, TaskContext) built on the
+ * host, never the host itself.
+ */
+import { makeContinueAsNewFunc, workflowInfo, type WorkflowInfo } from '@temporalio/workflow';
+import type { Json } from '../../dsl/model';
+import type { Definition } from '../../dsl/model';
+import type { InstanceState, StartOptions } from '../../common/contracts';
+import { Mailbox } from '../events/mailbox';
+import { beforeBlocking, Tracker } from '../ui';
+import { temporalEffects, type Effects } from '../effects';
+import { WalkBudget } from './walk-budget';
+import { FEATURE_HOST_LIFECYCLE, FEATURE_YIELD_LONG_WALKS, type ResolveResult } from '../resolve';
+import { ENTERED_KEPT, readCarried, type Carried, type HostCarry } from './carry';
+import { HOST_LIFECYCLE_TYPES, Lifecycle, type LifecycleType } from './lifecycle';
+
+/** History length after which a run continues as new by itself (besides the server's suggestion), for both DSLs. */
+export const HISTORY_LIMIT = 20_000;
+
+export type RunStatus = InstanceState['status'];
+
+/** What a front end tells the host about itself and its position. */
+export interface FrontEnd {
+  /** Runs the document from the start or from the carried position; the workflow's output. */
+  run(input: Json): Promise<Json>;
+  /** The data the run is working on now (the `state` query). */
+  data(): Json;
+  /** What the `state` query lists as awaited (event names and/or CloudEvent types). */
+  awaitedEvents(): string[];
+  /** The steps running now, as the JSON pointers of their lifecycle events. */
+  current(): string[];
+  /** The steps entered so far (the `state` query's statesEntered; the last ones are carried across continue-as-new). */
+  entered(): string[];
+}
+
+/** How a front end describes the definition to the host. */
+export interface RunDescription {
+  /** Definition id (1.0: `<namespace>/<name>`) and version, as SwDefinitionId / SwDefinitionVersion. */
+  id: string;
+  version?: string;
+  /** The Web UI details' title. */
+  title: string;
+  /** What a step is called in the Web UI table (`State`, `Task`). */
+  stepHeading: 'State' | 'Task';
+  /** The qualified instance name of lifecycle events. */
+  lifecycleName: string;
+  /** `metadata['swflow.historyLimit']` of the document, if any. */
+  historyLimit?: unknown;
+}
+
+export class RunHost {
+  readonly info: WorkflowInfo = workflowInfo();
+  readonly mailbox = new Mailbox();
+  readonly effects: Effects = temporalEffects;
+  features: ReadonlySet<string> = new Set();
+  resolved!: ResolveResult;
+  /** What the previous run of the chain carried over (continue-as-new), or undefined. */
+  readonly carried?: Carried;
+  tracker!: Tracker;
+  lifecycle?: Lifecycle;
+  /** Epoch ms when the run's deadline passes (set by the front end, carried across continue-as-new). */
+  deadline?: number;
+  private front?: FrontEnd;
+  private description?: RunDescription;
+  private readonly budget = new WalkBudget();
+  private suspended = false;
+
+  /** Created before the definition is pinned, so events signalled with the start are kept. */
+  constructor(readonly options: StartOptions) {
+    this.carried = readCarried(options.carried);
+    if (this.carried) {
+      this.mailbox.events.push(...this.carried.host.events);
+      this.mailbox.consumed.push(...this.carried.host.consumed);
+      Object.assign(this.mailbox.correlation, this.carried.host.correlation);
+      this.deadline = this.carried.host.deadline;
+    }
+  }
+
+  /** The pinned definition's resolve result: its features decide how this run behaves. */
+  pin(resolved: ResolveResult): void {
+    this.resolved = resolved;
+    this.features = new Set(resolved.features ?? []);
+  }
+
+  /** Plugs the front end in: the tracker, the definition's search attributes and lifecycle events are set up here. */
+  attach(description: RunDescription, front: FrontEnd): void {
+    this.description = description;
+    this.front = front;
+    this.tracker = new Tracker(description.title, new Set(this.resolved.searchAttributes), this.resolved.features ?? [], description.stepHeading);
+    this.tracker.upsert('SwDefinitionId', description.id);
+    if (description.version) this.tracker.upsert('SwDefinitionVersion', description.version);
+    this.tracker.upsert('SwDefinitionHash', this.resolved.hash);
+    if (this.resolved.lifecycleEvents && (description.stepHeading === 'Task' || this.features.has(FEATURE_HOST_LIFECYCLE))) {
+      this.lifecycle = new Lifecycle(`swflow/${description.id}`, this.info.taskQueue, description.lifecycleName, this.effects);
+    }
+  }
+
+  /** A lifecycle CloudEvent (a no-op unless the worker opted in; the host's newer types only on runs with `host-lifecycle`). */
+  publish(type: LifecycleType, data: Record<string, Json> = {}, subject?: string): void {
+    if (!this.lifecycle) return;
+    if (HOST_LIFECYCLE_TYPES.has(type) && !this.features.has(FEATURE_HOST_LIFECYCLE)) return;
+    this.lifecycle.publish(type, data, subject);
+  }
+
+  /** The first run of a chain started: `workflow.started` (and, on runs with `host-lifecycle`, its status phase). */
+  started(definition: Record<string, Json>, at: number): void {
+    this.publish('workflow.started', { definition, startedAt: new Date(at).toISOString() });
+    this.publish('workflow.status-changed', { updatedAt: new Date(at).toISOString(), status: 'running' });
+  }
+
+  /** The run's status phase changed: the tracker shows it, and a `workflow.status-changed` event says so. */
+  setStatus(status: RunStatus): void {
+    if (this.tracker.status === status) return;
+    this.tracker.status = status;
+    this.tracker.render();
+    this.publish('workflow.status-changed', { updatedAt: this.nowIso(), status: phaseOf(status) });
+  }
+
+  nowIso(): string {
+    return new Date(this.effects.now()).toISOString();
+  }
+
+  // ------------------------------------------------------------------ suspension and the walk
+
+  /**
+   * Before each state or task: a pause when one is due, else nothing (an `await` of its own would
+   * add a microtask turn to every step and change the order of concurrent branches' commands).
+   * Due: the walk budget's yield timer (yield-long-walks), or a suspension (wait until resumed).
+   */
+  step(): Promise<void> | undefined {
+    if (this.suspended) return this.whileSuspended();
+    return this.features.has(FEATURE_YIELD_LONG_WALKS) ? this.budget.step() : undefined;
+  }
+
+  /**
+   * Suspends the run (the `swflow.suspend` signal): no new state or task starts until it is resumed.
+   * Work already started goes on: calls in flight complete, timers keep running (a `wait` that
+   * ends meanwhile lets the run go on only once resumed), events keep arriving in the mailbox.
+   */
+  suspend(): void {
+    if (this.suspended || this.tracker.status !== 'running') return;
+    this.suspended = true;
+    this.setStatus('suspended');
+    this.publish('workflow.suspended', { suspendedAt: this.nowIso() });
+    for (const at of this.front?.current() ?? []) this.publish('task.suspended', { task: at, suspendedAt: this.nowIso() }, at);
+  }
+
+  /** Resumes a suspended run (the `swflow.resume` signal). */
+  resume(): void {
+    if (!this.suspended) return;
+    this.suspended = false;
+    this.setStatus('running');
+    this.publish('workflow.resumed', { resumedAt: this.nowIso() });
+    for (const at of this.front?.current() ?? []) this.publish('task.resumed', { task: at, resumedAt: this.nowIso() }, at);
+  }
+
+  private async whileSuspended(): Promise<void> {
+    beforeBlocking();
+    await this.effects.condition(() => !this.suspended);
+  }
+
+  // ------------------------------------------------------------------ continue-as-new
+
+  private historyLimit(): number {
+    const v = Number(this.description?.historyLimit);
+    return Number.isFinite(v) && v > 0 ? v : HISTORY_LIMIT;
+  }
+
+  /** Whether the run should continue as new at the next safe point (its history grows too long). */
+  continueAsNewDue(): boolean {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= this.historyLimit();
+  }
+
+  /** What the host carries into the next run. */
+  private hostCarry(): HostCarry {
+    return {
+      events: [...this.mailbox.events],
+      consumed: [...this.mailbox.consumed],
+      correlation: { ...this.mailbox.correlation },
+      entered: this.front ? this.front.entered().slice(-ENTERED_KEPT) : [],
+      ...(this.deadline !== undefined ? { deadline: this.deadline } : {}),
+      generation: (this.carried?.host.generation ?? 0) + 1,
+    };
+  }
+
+  /**
+   * Continues as new with the same definition, `data` as input and the front end's position:
+   * lifecycle events delivered, search attributes written, the host's part carried.
+   */
+  async continueAsNew(definition: Definition, data: Json, front: Record<string, Json>): Promise<never> {
+    await this.lifecycle?.settle();
+    const carried: Carried = { host: this.hostCarry(), front };
+    this.tracker.flush();
+    const next = makeContinueAsNewFunc({ workflowType: this.info.workflowType, taskQueue: this.info.taskQueue });
+    const opts: StartOptions = { definition, ...(this.options.subflows ? { subflows: this.options.subflows } : {}), carried: carried as unknown as Json };
+    return next(data, opts);
+  }
+
+  // ------------------------------------------------------------------ the state query
+
+  instanceState(fallback: { definitionId: string; data: Json }): InstanceState {
+    const d = this.description;
+    if (!d || !this.front) return { definitionId: fallback.definitionId, currentStates: [], statesEntered: [], data: fallback.data, awaitedEvents: [], status: 'running' };
+    return {
+      definitionId: d.id,
+      ...(d.version ? { definitionVersion: d.version } : {}),
+      currentStates: [...this.tracker.current],
+      statesEntered: [...this.front.entered()],
+      data: this.front.data(),
+      awaitedEvents: this.front.awaitedEvents(),
+      status: this.tracker.status,
+    };
+  }
+
+  /** Runs the front end. */
+  run(input: Json): Promise<Json> {
+    return this.front!.run(input);
+  }
+}
+
+/** The spec's status phase of a run status. */
+function phaseOf(status: RunStatus): string {
+  return status === 'failed' ? 'faulted' : status === 'compensating' ? 'running' : status;
+}
