@@ -353,6 +353,7 @@ export class Runtime {
   private async execState(state: StateDef, input: Json, compensating: boolean): Promise<{ data: Json; next: Next }> {
     const step = this.tracker.enter(state.name, state.type, compensating);
     const pointer = this.pointer(state);
+    this.host.publish('task.created', { task: pointer, createdAt: this.host.nowIso() }, pointer);
     this.host.publish('task.started', { task: pointer, startedAt: this.host.nowIso() }, pointer);
     const h: Holder = { data: input };
     this.holders.push(h);

@@ -2,7 +2,7 @@
  * Lifecycle CloudEvents of a run (1.0 spec "Lifecycle Events"), for both DSLs:
  * `io.serverlessworkflow.workflow.{started,suspended,resumed,correlation-started,
  * correlation-completed,cancelled,faulted,completed,status-changed}.v1` and
- * `io.serverlessworkflow.task.{started,suspended,resumed,retried,faulted,completed}.v1`, with the
+ * `io.serverlessworkflow.task.{created,started,suspended,resumed,retried,faulted,completed}.v1`, with the
  * data the DSL reference gives them (a 0.8 state is a task whose pointer is `/states/<index>`).
  * Published — when the interpreter worker opted in (ResolveResult.lifecycleEvents, recorded in
  * history) — through the same `swflow.produceEvent` activity as `emit`, to the worker's event
@@ -25,6 +25,7 @@ export type LifecycleType =
   | 'workflow.completed'
   | 'workflow.faulted'
   | 'workflow.status-changed'
+  | 'task.created'
   | 'task.started'
   | 'task.suspended'
   | 'task.resumed'
@@ -40,6 +41,7 @@ export const HOST_LIFECYCLE_TYPES: ReadonlySet<LifecycleType> = new Set<Lifecycl
   'workflow.correlation-completed',
   'workflow.cancelled',
   'workflow.status-changed',
+  'task.created',
   'task.suspended',
   'task.resumed',
 ]);

@@ -227,6 +227,7 @@ export class V1Run implements TaskContext, FrontEnd {
     this.lastData = rawInput;
     const descriptor: Record<string, Json> = { name, reference, definition: task as unknown as Json, input: rawInput, startedAt: dateTime(Date.now()) };
     const at: TaskAt = { name, reference, locals, task: descriptor, ...(fn ? { fn } : {}) };
+    this.lifecycle('task.created', reference, { createdAt: new Date().toISOString() });
     this.lifecycle('task.started', reference, { startedAt: new Date().toISOString() });
     try {
       let args = this.args(at);
