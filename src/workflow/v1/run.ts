@@ -28,6 +28,7 @@ import type { InstanceState, StartOptions } from '../../common/contracts';
 import type { Mailbox } from '../events/mailbox';
 import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalValue, evalValueSync } from '../expr';
 import { withTimeout } from '../timeouts';
+import { temporalEffects, type Effects } from '../effects';
 import { summary as uiSummary, type Tracker } from '../ui';
 import { FEATURE_SYNC_EXPRESSIONS, FEATURE_YIELD_LONG_WALKS, VALIDATE_DATA_ACTIVITY } from '../resolve';
 import { WalkBudget } from '../walk-budget';
@@ -113,6 +114,8 @@ export class V1Run implements TaskContext {
     private readonly events?: Lifecycle,
     /** Interpreter features of this run (ResolveResult.features, recorded in history). */
     readonly features: ReadonlySet<string> = new Set(),
+    /** The Temporal commands its tasks issue. */
+    readonly effects: Effects = temporalEffects,
   ) {
     this.awaited = mailbox.awaited;
     this.sync = features.has(FEATURE_SYNC_EXPRESSIONS);
@@ -257,7 +260,7 @@ export class V1Run implements TaskContext {
       const exec = () => EXECUTORS[type](task, at, input, this);
       const timeout = typeof task.timeout === 'string' ? this.def.workflow.use?.timeouts?.[task.timeout] : task.timeout;
       const iso = timeout ? durationIso(timeout.after) : undefined;
-      const outcome = iso ? await withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec) : await exec();
+      const outcome = iso ? await withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec, this.effects) : await exec();
       descriptor.output = outcome.output;
       args = this.args(at, { input, ...(outcome.authorization !== undefined ? { authorization: outcome.authorization } : {}) });
       const output = this.sync ? transformOutputSync(this, task.output?.as, outcome.output, args) : await transformOutput(this, task.output?.as, outcome.output, args);
@@ -278,6 +281,22 @@ export class V1Run implements TaskContext {
   }
 
   // ------------------------------------------------------------------ TaskContext
+
+  get workflowId(): string {
+    return this.info.workflowId;
+  }
+
+  get runId(): string {
+    return this.info.runId;
+  }
+
+  get taskQueue(): string {
+    return this.info.taskQueue;
+  }
+
+  get subflows(): StartOptions['subflows'] {
+    return this.options.subflows;
+  }
 
   /** `$workflow`, `$runtime` (every expression), `$context` (all but the workflow's input.from). */
   private workflowArgs(): Args {
