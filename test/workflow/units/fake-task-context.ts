@@ -61,14 +61,35 @@ export const T0 = Date.UTC(2026, 0, 1);
 
 export type CommandState = 'pending' | 'completed' | 'failed' | 'cancelled' | 'fired';
 
+export interface ActivityCommand {
+  kind: 'activity' | 'localCall';
+  type: string;
+  args: unknown[];
+  options: ActivityOptions;
+  /** Virtual time it was issued. */
+  at: number;
+  state: CommandState;
+}
+export interface TimerCommand {
+  kind: 'timer';
+  ms: number;
+  summary?: string;
+  at: number;
+  state: CommandState;
+}
+export interface ChildCommand {
+  kind: 'executeChild' | 'startChild';
+  type: string;
+  options: ChildWorkflowOptions;
+  at: number;
+  state: CommandState;
+}
 /** A command a task issued, in order; `state` is how it ended (or `pending`). */
-export type Command =
-  | { kind: 'activity' | 'localCall'; type: string; args: unknown[]; options: ActivityOptions; at: number; state: CommandState }
-  | { kind: 'timer'; ms: number; summary?: string; at: number; state: CommandState }
-  | { kind: 'executeChild' | 'startChild'; type: string; options: ChildWorkflowOptions; at: number; state: CommandState };
+export type Command = ActivityCommand | TimerCommand | ChildCommand;
+type CommandOf<K extends Command['kind']> = K extends ActivityCommand['kind'] ? ActivityCommand : K extends 'timer' ? TimerCommand : ChildCommand;
 
 /** What an activity (or local call) returns; throw to fail it; return `fake.after(ms, v)` to make it last. */
-export type ActivityHandler = (args: unknown[], command: Command & { kind: 'activity' | 'localCall' }, attempt: number) => unknown;
+export type ActivityHandler = (args: unknown[], command: ActivityCommand, attempt: number) => unknown;
 export type ChildHandler = (options: ChildWorkflowOptions, command: Command) => unknown;
 
 class FakeScope implements Scope {
@@ -173,7 +194,7 @@ export class FakeEffects implements Effects {
   }
 
   private schedule(kind: 'activity' | 'localCall', type: string, args: unknown[], options: ActivityOptions): Promise<never> {
-    const command = { kind, type, args, options, at: this.clock, state: 'pending' as CommandState };
+    const command: ActivityCommand = { kind, type, args, options, at: this.clock, state: 'pending' };
     this.commands.push(command);
     const handler = this.activities[type] ?? this.activities['*'];
     const attempt = (this.attempts.get(type) ?? 0) + 1;
@@ -250,7 +271,7 @@ export class FakeEffects implements Effects {
   }
 
   private child(kind: 'executeChild' | 'startChild', type: string, options: ChildWorkflowOptions): Promise<never> {
-    const command = { kind, type, options, at: this.clock, state: 'pending' as CommandState };
+    const command: ChildCommand = { kind, type, options, at: this.clock, state: 'pending' };
     this.commands.push(command);
     const handler = this.children[type] ?? this.children['*'];
     return this.cancellable<never>(
@@ -324,8 +345,8 @@ export class FakeEffects implements Effects {
   }
 
   /** Commands of one kind, in order. */
-  of<K extends Command['kind']>(kind: K): Extract<Command, { kind: K }>[] {
-    return this.commands.filter((c): c is Extract<Command, { kind: K }> => c.kind === kind);
+  of<K extends Command['kind']>(kind: K): CommandOf<K>[] {
+    return this.commands.filter((c) => c.kind === kind) as CommandOf<K>[];
   }
 
   /**

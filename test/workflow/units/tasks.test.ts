@@ -16,7 +16,7 @@ import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_CALL_PLATFORM_FAILURES } from '../
 import { INTERPRETER_FEATURES } from '../../../src/workflow/resolve';
 import { UNLIMITED_CALL_MS } from '../../../src/workflow/timeouts';
 import { WorkflowError } from '../../../src/workflow/v1/errors';
-import { FakeTaskContext, T0, type Command } from './fake-task-context';
+import { FakeTaskContext, T0, type ActivityCommand, type Command } from './fake-task-context';
 
 const COMM = 'https://serverlessworkflow.io/spec/1.0.0/errors/communication';
 const http = (handler: (fc: FunctionCall, attempt: number) => unknown) => (args: unknown[], _c: Command, attempt: number) => handler(args[0] as FunctionCall, attempt);
@@ -32,6 +32,9 @@ function heartbeatLost(): ActivityFailure {
 }
 
 const ev = (type: string, data: Json, extra: Record<string, Json> = {}): CloudEventJson => ({ specversion: '1.0', id: `${type}-${JSON.stringify(data)}`, source: 'test', type, data, ...extra });
+
+/** A child's workflow arguments (ChildWorkflowOptions types them apart). */
+const argsOf = (options: object): Json[] => (options as { args: Json[] }).args;
 
 async function rejects(p: Promise<unknown>): Promise<WorkflowError> {
   try {
@@ -167,7 +170,7 @@ test('call under a task timeout: a timer races the call, which is cancelled when
   assert.equal(e.problem.instance, '/do/0/slow');
   assert.equal(e.problem.detail, 'task /do/0/slow did not finish within PT5S (timeout.after)');
   assert.deepEqual(
-    ctx.effects.commands.map((c) => [c.kind, c.state, 'summary' in c ? c.summary : c.options.summary]),
+    ctx.effects.commands.map((c) => [c.kind, c.state, c.kind === 'timer' ? c.summary : (c as ActivityCommand).options.summary]),
     [
       ['timer', 'fired', '/do/0/slow → timeout PT5S'],
       ['activity', 'cancelled', '/do/0/slow → GET https://petstore.example/slow'],
@@ -451,7 +454,7 @@ test('run workflow: a child of the generic workflow with its definition, input, 
     },
     { subflows: subflows as never },
   );
-  ctx.effects.children['test/child@1.0.0'] = (options) => ({ childGot: (options.args as Json[])[0] });
+  ctx.effects.children['test/child@1.0.0'] = (options) => ({ childGot: argsOf(options)[0] });
   assert.deepEqual(await ctx.exec('adopt', { petId: 7 }), { output: { childGot: { pet: 7 } } });
   const [c] = ctx.effects.of('executeChild');
   assert.equal(c.type, 'test/child@1.0.0');
@@ -468,7 +471,7 @@ test('run workflow: a child of the generic workflow with its definition, input, 
   const [s] = ctx.effects.of('startChild');
   assert.equal(s.options.parentClosePolicy, ParentClosePolicy.ABANDON);
   assert.equal(s.options.workflowId, 'child-00000000-0000-4000-8000-000000000002');
-  assert.deepEqual(s.options.args, [{ petId: 8 }, { definition: child, subflows }]);
+  assert.deepEqual(argsOf(s.options), [{ petId: 8 }, { definition: child, subflows }]);
 });
 
 test('run shell/script: the evaluated process spec as an activity on its queue', async () => {
