@@ -10,7 +10,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker, type BundleOptions, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Definition } from '../dsl/model';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
 import { createInterpreterActivities } from '../activities/interpreter';
@@ -67,13 +67,17 @@ export const WORKFLOWS_PATH = require.resolve('../workflow');
 /** The interpreter's workflow interceptors (search attributes written just before the run blocks). */
 export const WORKFLOW_INTERCEPTORS_PATH = require.resolve('../workflow/interceptors');
 
-/** Bundles the generic workflow (with the jq engine preloaded once per worker thread). */
-export async function bundleInterpreter(): Promise<WorkflowBundle> {
+/**
+ * Bundles the generic workflow (with the jq engine preloaded once per worker thread). `options`: a
+ * logger and a webpack hook (test/workflow/bundle.test.ts records the bundler's warnings).
+ */
+export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 'webpackConfigHook'> = {}): Promise<WorkflowBundle> {
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     preloadModules: [require.resolve('../expr/engine')],
     workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH],
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn(m: string) { console.warn(m); }, error(m: string) { console.error(m); } } as any,
+    ...options,
   });
 }
 

@@ -13,6 +13,7 @@ import {
   CancellationScope,
   condition,
   executeChild,
+  log,
   scheduleActivity,
   sleep,
   startChild,
@@ -54,6 +55,8 @@ export interface Effects {
   uuid4(): string;
   /** Workflow time, epoch ms. */
   now(): number;
+  /** A warning in the worker's log (a call made again); absent: not logged. */
+  warn?(message: string, attributes?: Record<string, unknown>): void;
 }
 
 export type { ActivityOptions, ChildWorkflowOptions, LocalActivityOptions };
@@ -72,4 +75,5 @@ export const temporalEffects: Effects = {
   cancelled: () => CancellationScope.current().consideredCancelled,
   uuid4: () => uuid4(),
   now: () => Date.now(),
+  warn: (message, attributes) => log.warn(message, attributes),
 };

@@ -112,6 +112,7 @@ test('a 0.8 run suspended while it waits for an event starts no next state until
   assert.deepEqual(line, [
     'workflow.started',
     'workflow.status-changed running',
+    'task.created /states/0',
     'task.started /states/0',
     'workflow.status-changed suspended',
     'workflow.suspended',
@@ -119,6 +120,7 @@ test('a 0.8 run suspended while it waits for an event starts no next state until
     'task.completed /states/0',
     'workflow.status-changed running',
     'workflow.resumed',
+    'task.created /states/1',
     'task.started /states/1',
     'task.completed /states/1',
     'workflow.status-changed completed',

@@ -8,6 +8,7 @@ import type { EventDef } from '../../dsl/model';
 import { eventMatches } from '../../dsl/events';
 import type { CloudEventJson } from '../../common/contracts';
 import { beforeBlocking } from '../ui';
+import { temporalEffects, type Effects } from '../effects';
 
 export interface TakenEvent {
   name: string;
@@ -104,9 +105,15 @@ export class Mailbox {
    * Takes the oldest kept/arriving event that `match` accepts (1.0 `listen` filters, which are
    * not event definitions); `labels` are shown as awaited meanwhile. Resolves undefined when
    * `timeoutMs` passes first. Redeliveries of consumed events are always dropped (1.0 runs have
-   * no older histories to replay).
+   * no older histories to replay). `effects` waits (a fake drives it in unit tests).
    */
-  async takeWhere(match: (e: CloudEventJson) => boolean, labels: string[], timeoutMs?: number, summary?: string): Promise<CloudEventJson | undefined> {
+  async takeWhere(
+    match: (e: CloudEventJson) => boolean,
+    labels: string[],
+    timeoutMs?: number,
+    summary?: string,
+    effects: Pick<Effects, 'condition' | 'conditionWithin'> = temporalEffects,
+  ): Promise<CloudEventJson | undefined> {
     const find = () => {
       if (this.consumed.length) {
         const seen = new Set(this.consumed);
@@ -120,10 +127,10 @@ export class Mailbox {
       try {
         const ready = () => (index = find()) >= 0;
         if (timeoutMs !== undefined) {
-          if (!(await condition(ready, timeoutMs, summary ? { summary } : {}))) return undefined;
+          if (!(await effects.conditionWithin(ready, timeoutMs, summary))) return undefined;
         } else {
           beforeBlocking();
-          await condition(ready);
+          await effects.condition(ready);
         }
       } finally {
         for (const n of labels) this.awaited.delete(n);

@@ -3,11 +3,12 @@
  * built deterministically in the workflow and handed to the `swflow.produceEvent` activity on
  * the interpreter's queue, which passes it to the worker's event sinks.
  */
-import { scheduleActivity, uuid4 } from '@temporalio/workflow';
+import { uuid4 } from '@temporalio/workflow';
 import type { Json } from '../../dsl/model';
 import type { CloudEventJson } from '../../common/contracts';
 import { evalExpr, evalValue, isExpression, type ExprScope } from '../expr';
 import type { Runtime } from '../runtime';
+import { temporalEffects, type Effects } from '../effects';
 
 export const PRODUCE_EVENT_ACTIVITY = 'swflow.produceEvent';
 
@@ -49,8 +50,8 @@ export function emitEvent(rt: Runtime, ce: CloudEventJson, summary: string): Pro
 }
 
 /** Hands a built CloudEvent to the event sinks of the interpreter worker on `taskQueue` (0.8 and 1.0 alike). */
-export async function scheduleProduceEvent(taskQueue: string, ce: CloudEventJson, summary: string): Promise<void> {
-  await scheduleActivity(PRODUCE_EVENT_ACTIVITY, [ce], {
+export async function scheduleProduceEvent(taskQueue: string, ce: CloudEventJson, summary: string, effects: Effects = temporalEffects): Promise<void> {
+  await effects.activity(PRODUCE_EVENT_ACTIVITY, [ce], {
     taskQueue,
     startToCloseTimeout: '1 minute',
     retry: { maximumAttempts: 5 },

@@ -58,7 +58,7 @@ export interface RunDescription {
 export class RunHost {
   readonly info: WorkflowInfo = workflowInfo();
   readonly mailbox = new Mailbox();
-  readonly effects: Effects = temporalEffects;
+
   features: ReadonlySet<string> = new Set();
   resolved!: ResolveResult;
   /** What the previous run of the chain carried over (continue-as-new), or undefined. */
@@ -72,8 +72,14 @@ export class RunHost {
   private readonly budget = new WalkBudget();
   private suspended = false;
 
-  /** Created before the definition is pinned, so events signalled with the start are kept. */
-  constructor(readonly options: StartOptions) {
+  /**
+   * Created before the definition is pinned, so events signalled with the start are kept.
+   * `effects`: Temporal's, or a fake that drives a front end in a unit test.
+   */
+  constructor(
+    readonly options: StartOptions,
+    readonly effects: Effects = temporalEffects,
+  ) {
     this.carried = readCarried(options.carried);
     if (this.carried) {
       this.mailbox.events.push(...this.carried.host.events);
@@ -93,7 +99,8 @@ export class RunHost {
   attach(description: RunDescription, front: FrontEnd): void {
     this.description = description;
     this.front = front;
-    this.tracker = new Tracker(description.title, new Set(this.resolved.searchAttributes), this.resolved.features ?? [], description.stepHeading);
+    // A tracker set beforehand is kept (a unit test's stand-in).
+    this.tracker ??= new Tracker(description.title, new Set(this.resolved.searchAttributes), this.resolved.features ?? [], description.stepHeading);
     this.tracker.upsert('SwDefinitionId', description.id);
     if (description.version) this.tracker.upsert('SwDefinitionVersion', description.version);
     this.tracker.upsert('SwDefinitionHash', this.resolved.hash);

@@ -1,12 +1,14 @@
 /**
  * What a 1.0 task executor sees of its run: a narrow interface (not the run object), so each
  * executor (./tasks/<type>.ts) is a function of (task, where it is, its input, this context).
- * The run (./run.ts) implements it.
+ * The run (./run.ts) implements it; executors reach Temporal only through `effects` (and the
+ * mailbox's waits through them), so a fake context drives them without a server
+ * (test/workflow/units/).
  */
-import type { WorkflowInfo } from '@temporalio/workflow';
 import type { Json } from '../../dsl/model';
-import type { FlowDirective, SchemaDef, Task, TaskList, V1Definition } from '../../dsl/v1/model';
+import type { FlowDirective, Task, TaskList, V1Definition } from '../../dsl/v1/model';
 import type { StartOptions } from '../../common/contracts';
+import type { Effects } from '../effects';
 import type { Mailbox } from '../events/mailbox';
 
 /** Runtime-expression variables added by enclosing tasks: a for's `$item`/`$index`, a catch's `$error`, … */
@@ -44,9 +46,16 @@ export type Args = Record<string, Json>;
 
 export interface TaskContext {
   readonly def: V1Definition;
-  readonly info: WorkflowInfo;
-  readonly options: StartOptions;
-  readonly mailbox: Mailbox;
+  /** Every Temporal command a task issues: activities, timers, children, scopes, ids, time. */
+  readonly effects: Effects;
+  /** The run's ids (a call's FunctionCall.workflow, a child's parent) and its task queue (children, emitted events). */
+  readonly workflowId: string;
+  readonly runId: string;
+  readonly taskQueue: string;
+  /** Definitions of the subflows the run carries (a `run.workflow` child gets them). */
+  readonly subflows?: StartOptions['subflows'];
+  /** The run's events: a listen takes them (waiting through `effects`). */
+  readonly mailbox: Pick<Mailbox, 'takeWhere'>;
   /** The interpreter features this run was started with (resolve.ts): old runs replay the old way. */
   readonly features: ReadonlySet<string>;
   /** Correlation values fixed by the first event that matched a `correlate` without `expect`. */
@@ -67,8 +76,6 @@ export interface TaskContext {
   expressionSync(expr: string, data: Json, args: Args, what: string): Json;
   conditionSync(expr: string, data: Json, args: Args, what: string): boolean;
   valueSync(v: Json | undefined, data: Json, args: Args, what: string): Json;
-  /** Checks `data` against an input/output/export schema (a ValidationError at `instance` when it does not match). */
-  validate(schema: SchemaDef | undefined, data: Json, instance: string, what: string): Promise<void>;
   /** Replaces `$context` by `export.as` evaluated over `output` (a listen iterator's `export`). */
   exportContext(as: string | Json | undefined, output: Json, args: Args): Promise<void>;
   /** Runs a nested task list (`do`, `try`, `catch.do`, a for's iteration). */
@@ -79,6 +86,4 @@ export interface TaskContext {
   summary(reference: string, target: string): string;
   /** A lifecycle CloudEvent about the task at `reference` (a no-op unless the worker opted in). */
   lifecycle(type: 'task.retried', reference: string, data?: Record<string, Json>): void;
-  /** Event types awaited now (the `state` query; `*` for any). */
-  readonly awaited: Iterable<string>;
 }

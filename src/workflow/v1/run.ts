@@ -20,6 +20,7 @@ import type { StartOptions } from '../../common/contracts';
 import type { Mailbox } from '../events/mailbox';
 import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalValue, evalValueSync } from '../expr';
 import { withTimeout } from '../timeouts';
+import { temporalEffects, type Effects } from '../effects';
 import { summary as uiSummary, type Tracker } from '../ui';
 import type { FrontEnd, RunHost } from '../host/run-host';
 import { FEATURE_SYNC_EXPRESSIONS, VALIDATE_DATA_ACTIVITY } from '../resolve';
@@ -95,6 +96,8 @@ export class V1Run implements TaskContext, FrontEnd {
   private lastData: Json = null;
   private readonly tracker: Tracker;
   private readonly position?: Position;
+  /** The Temporal commands its tasks issue (the host's). */
+  readonly effects: Effects;
 
   constructor(
     private readonly host: RunHost,
@@ -106,6 +109,7 @@ export class V1Run implements TaskContext, FrontEnd {
       this,
     );
     this.info = host.info;
+    this.effects = host.effects;
     this.options = host.options;
     this.mailbox = host.mailbox;
     this.tracker = host.tracker;
@@ -241,7 +245,7 @@ export class V1Run implements TaskContext, FrontEnd {
       const exec = () => EXECUTORS[type](task, at, input, this);
       const timeout = typeof task.timeout === 'string' ? this.def.workflow.use?.timeouts?.[task.timeout] : task.timeout;
       const iso = timeout ? durationIso(timeout.after) : undefined;
-      const outcome = iso ? await withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec) : await exec();
+      const outcome = iso ? await withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec, this.effects) : await exec();
       descriptor.output = outcome.output;
       args = this.args(at, { input, ...(outcome.authorization !== undefined ? { authorization: outcome.authorization } : {}) });
       const output = this.sync ? transformOutputSync(this, task.output?.as, outcome.output, args) : await transformOutput(this, task.output?.as, outcome.output, args);
@@ -262,6 +266,22 @@ export class V1Run implements TaskContext, FrontEnd {
   }
 
   // ------------------------------------------------------------------ TaskContext
+
+  get workflowId(): string {
+    return this.info.workflowId;
+  }
+
+  get runId(): string {
+    return this.info.runId;
+  }
+
+  get taskQueue(): string {
+    return this.info.taskQueue;
+  }
+
+  get subflows(): StartOptions['subflows'] {
+    return this.options.subflows;
+  }
 
   /** `$workflow`, `$runtime` (every expression), `$context` (all but the workflow's input.from). */
   private workflowArgs(): Args {

@@ -10,7 +10,7 @@
  * unevaluated: see ../secrets.ts), a literal endpoint's URI template is expanded from the
  * task's input, and `authentication: { use }` is replaced by the named policy.
  */
-import { CancellationScope, scheduleActivity, type ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions } from '@temporalio/workflow';
 import { ADAPTER_ACTIVITY_OF_CALL as ADAPTER_OF, BUILTIN_CALLS, type Authentication, type Task } from '../../../dsl/v1/model';
 import type { Json } from '../../../dsl/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
@@ -21,7 +21,6 @@ import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';
 import { splitSecrets } from '../secrets';
-import { scheduleLocalCall } from '../../interceptors';
 import { expandUriTemplate, UriTemplateError } from '../uri-template';
 
 /** Start-to-close timeout of a call activity on runs without the v1-call-platform-failures feature. */
@@ -103,7 +102,7 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
     function: { name: at.fn ?? task.call!, type: (ADAPTER_OF[task.call!] ? task.call : 'custom') as FunctionCall['function']['type'], operation: task.call!, metadata: (task.metadata ?? {}) as Record<string, string> },
     arguments: w as Json,
     ...(secretArguments ? { secretArguments, secretContext: { data: input, scope: { variables: args } } } : {}),
-    workflow: { id: ctx.info.workflowId, instanceId: ctx.info.runId, definitionId: ctx.def.id },
+    workflow: { id: ctx.workflowId, instanceId: ctx.runId, definitionId: ctx.def.id },
     state: at.reference,
     action: at.name,
   };
@@ -119,7 +118,7 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
   const local = ctx.features.has(FEATURE_LOCAL_CALLS) && queue === ADAPTER_TASK_QUEUE && ADAPTER_OF[task.call!] === activity && isLocalCall(task.metadata as Record<string, unknown> | undefined, ctx.def.workflow.document.metadata);
   const once = (again?: string) => {
     const opts = { ...options, ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) };
-    return local ? scheduleLocalCall<Json>(activity, [fc], opts) : scheduleActivity<Json>(activity, [fc], opts);
+    return local ? ctx.effects.localCall<Json>(activity, [fc], opts) : ctx.effects.activity<Json>(activity, [fc], opts);
   };
   let output: Json;
   try {
@@ -129,8 +128,8 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
     // A task `timeout` is a timer around the whole task, never the activity's start-to-close: so
     // every start-to-close or heartbeat timeout here is the platform's (platform.ts).
     const why = ctx.features.has(FEATURE_V1_CALL_PLATFORM_FAILURES) ? platformFailure(err, false) : undefined;
-    if (why === undefined || CancellationScope.current().consideredCancelled) throw err;
-    output = await throughPlatformFailures(false, (again) => once(again ?? why));
+    if (why === undefined || ctx.effects.cancelled()) throw err;
+    output = await throughPlatformFailures(false, (again) => once(again ?? why), ctx.effects);
   }
   return { output, ...(authorization !== undefined ? { authorization } : {}) };
 }

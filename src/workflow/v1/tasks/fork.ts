@@ -5,7 +5,7 @@
  * fork's, the others are cancelled; the fork fails only when every branch fails (with the first
  * error).
  */
-import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import { entryOf, type Task } from '../../../dsl/v1/model';
 import type { Json } from '../../../dsl/model';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
@@ -15,7 +15,7 @@ export async function runFork(task: Task, at: TaskAt, input: Json, ctx: TaskCont
     const [name, t] = entryOf(item);
     return () => ctx.runTask(name, t, `${at.reference}/fork/branches/${i}/${name}`, input, at.locals);
   });
-  const scope = new CancellationScope();
+  const scope = ctx.effects.scope();
   if (!task.fork!.compete) {
     try {
       const results = await scope.run(() => Promise.all(branches.map((b) => b())));

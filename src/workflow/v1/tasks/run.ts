@@ -11,7 +11,7 @@
  * `environment` and `stdin` are evaluated here, the process runs there. `run.container` is not
  * supported.
  */
-import { executeChild, ParentClosePolicy, scheduleActivity, startChild, uuid4 } from '@temporalio/workflow';
+import { ParentClosePolicy } from '@temporalio/workflow';
 import type { Task } from '../../../dsl/v1/model';
 import type { Json } from '../../../dsl/model';
 import { PROCESS_TASK_QUEUE, type FunctionCall, type StartOptions } from '../../../common/contracts';
@@ -26,23 +26,23 @@ export async function runRun(task: Task, at: TaskAt, input: Json, ctx: TaskConte
   if (!w) throw WorkflowError.standard('runtime', at.reference, 'run.container is not supported by this runtime', 501);
   const id = `${w.namespace}/${w.name}`;
   const type = w.version && w.version !== 'latest' ? `${id}@${w.version}` : id;
-  const subflows = ctx.options.subflows ?? {};
+  const subflows = ctx.subflows ?? {};
   const definition = subflows[type] ?? subflows[id];
   const childInput = w.input !== undefined ? await ctx.value(w.input, input, ctx.args(at, { input }), 'run.workflow.input') : input;
-  const startOptions: StartOptions = { ...(definition ? { definition } : {}), ...(ctx.options.subflows ? { subflows: ctx.options.subflows } : {}) };
+  const startOptions: StartOptions = { ...(definition ? { definition } : {}), ...(ctx.subflows ? { subflows: ctx.subflows } : {}) };
   const options = {
     args: [childInput, startOptions] as [Json, StartOptions],
-    workflowId: `${w.name}-${uuid4()}`,
-    taskQueue: ctx.info.taskQueue,
+    workflowId: `${w.name}-${ctx.effects.uuid4()}`,
+    taskQueue: ctx.taskQueue,
     parentClosePolicy: run.await === false ? ParentClosePolicy.ABANDON : ParentClosePolicy.TERMINATE,
     staticSummary: ctx.summary(at.reference, `workflow ${type}`),
     staticDetails: `Subflow **${type}** of ${ctx.def.id} (task ${at.reference})`,
   };
   if (run.await === false) {
-    await startChild(type, options);
+    await ctx.effects.startChild(type, options);
     return { output: input };
   }
-  return { output: await executeChild<(...a: any[]) => Promise<Json>>(type, options) };
+  return { output: await ctx.effects.executeChild<Json>(type, options) };
 }
 
 async function runProcess(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
@@ -59,12 +59,12 @@ async function runProcess(task: Task, at: TaskAt, input: Json, ctx: TaskContext)
   const call: FunctionCall = {
     function: { name: kind, type: 'custom', operation: `run.${kind}`, metadata: {} },
     arguments: spec,
-    workflow: { id: ctx.info.workflowId, instanceId: ctx.info.runId, definitionId: ctx.def.id },
+    workflow: { id: ctx.workflowId, instanceId: ctx.runId, definitionId: ctx.def.id },
     state: at.reference,
     action: at.name,
   };
   const queue = typeof task.metadata?.worker === 'string' ? task.metadata.worker : PROCESS_TASK_QUEUE;
-  const done = scheduleActivity<Json>(`sw.run.${kind}`, [call], {
+  const done = ctx.effects.activity<Json>(`sw.run.${kind}`, [call], {
     taskQueue: queue,
     startToCloseTimeout: CALL_ACTIVITY_TIMEOUT_MS,
     retry: { maximumAttempts: 1 },

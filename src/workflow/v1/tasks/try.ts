@@ -7,7 +7,7 @@
  * proceeding with alternate ones"). Without `catch.do` a caught error gives the output null (as
  * the conformance kit's runtime does), unless retries were used up: then the error stands. `catch.then` (after 1.0.3) overrides the task's `then`.
  */
-import { sleep, isCancellation } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import type { RetryPolicy, Task } from '../../../dsl/v1/model';
 import type { Json } from '../../../dsl/model';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
@@ -25,14 +25,14 @@ export async function runTry(task: Task, at: TaskAt, input: Json, ctx: TaskConte
   const c = task.catch ?? {};
   const name = c.as ?? 'error';
   const policy: RetryPolicy | undefined = typeof c.retry === 'string' ? ctx.def.workflow.use?.retries?.[c.retry] : c.retry;
-  const started = Date.now();
+  const started = ctx.effects.now();
   for (let retry = 1; ; retry++) {
     let caught: WorkflowError;
     try {
       const attempt = () => ctx.runList(task.try!, `${at.reference}/try`, input, at.locals);
       const perAttempt = policy?.limit?.attempt?.duration;
       const r = perAttempt
-        ? await withTimeout(durationIso(perAttempt), ctx.summary(at.reference, `attempt timeout ${durationIso(perAttempt)}`), `an attempt of ${at.reference} did not finish within ${durationIso(perAttempt)} (retry limit.attempt.duration)`, attempt)
+        ? await withTimeout(durationIso(perAttempt), ctx.summary(at.reference, `attempt timeout ${durationIso(perAttempt)}`), `an attempt of ${at.reference} did not finish within ${durationIso(perAttempt)} (retry limit.attempt.duration)`, attempt, ctx.effects)
         : await attempt();
       return { output: r.output, ...(r.end ? { then: 'end' } : {}) };
     } catch (err) {
@@ -45,8 +45,8 @@ export async function runTry(task: Task, at: TaskAt, input: Json, ctx: TaskConte
     if ((await holds(ctx, at, c.exceptWhen, e, name, 'catch.exceptWhen')) === true) throw caught;
     if (policy) {
       const retryHolds = (await holds(ctx, at, policy.when, e, name, 'retry.when')) !== false && (await holds(ctx, at, policy.exceptWhen, e, name, 'retry.exceptWhen')) !== true;
-      if (retryHolds && mayRetry(policy, retry, Date.now() - started)) {
-        await sleep(retryDelayMs(policy, retry), { summary: ctx.summary(at.reference, `retry ${retry} after: ${caught.message}`).slice(0, 200) });
+      if (retryHolds && mayRetry(policy, retry, ctx.effects.now() - started)) {
+        await ctx.effects.sleep(retryDelayMs(policy, retry), ctx.summary(at.reference, `retry ${retry} after: ${caught.message}`).slice(0, 200));
         ctx.lifecycle('task.retried', at.reference);
         continue;
       }

@@ -1,5 +1,4 @@
 /** `wait`: a durable timer (inline duration, ISO 8601, or an expression yielding one); the output is the input. */
-import { sleep } from '@temporalio/workflow';
 import type { Duration, Task } from '../../../dsl/v1/model';
 import type { Json } from '../../../dsl/model';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
@@ -13,6 +12,6 @@ export async function resolveDuration(d: Duration, at: TaskAt, input: Json, ctx:
 
 export async function runWait(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
   const d = await resolveDuration(task.wait!, at, input, ctx, 'wait');
-  await sleep(durationMs(d), { summary: ctx.summary(at.reference, `wait ${durationIso(d)}`) });
+  await ctx.effects.sleep(durationMs(d), ctx.summary(at.reference, `wait ${durationIso(d)}`));
   return { output: input };
 }
