@@ -13,6 +13,7 @@ import {
   CancellationScope,
   condition,
   executeChild,
+  log,
   scheduleActivity,
   sleep,
   startChild,
@@ -22,6 +23,9 @@ import {
   type LocalActivityOptions,
 } from '@temporalio/workflow';
 import { scheduleLocalCall } from './interceptors';
+
+/** A child workflow's options and its arguments. */
+export type ChildOptions = ChildWorkflowOptions & { args?: unknown[] };
 
 /** A cancellation scope: work run in it is cancelled together (a failed branch, a timeout). */
 export interface Scope {
@@ -41,9 +45,9 @@ export interface Effects {
   /** Waits until `fn` holds or `timeoutMs` passes: false when the time passed first. */
   conditionWithin(fn: () => boolean, timeoutMs: number, summary?: string): Promise<boolean>;
   /** A child workflow, awaited to its result. */
-  executeChild<R>(type: string, options: ChildWorkflowOptions): Promise<R>;
+  executeChild<R>(type: string, options: ChildOptions): Promise<R>;
   /** A child workflow, started only (resolves once it started). */
-  startChild(type: string, options: ChildWorkflowOptions): Promise<unknown>;
+  startChild(type: string, options: ChildOptions): Promise<unknown>;
   /** A new cancellation scope under the current one. */
   scope(): Scope;
   /** Runs `fn` shielded from cancellation (compensation, runBefore). */
@@ -54,6 +58,8 @@ export interface Effects {
   uuid4(): string;
   /** Workflow time, epoch ms. */
   now(): number;
+  /** A warning in the worker's log (no command: a replay does not log it again). */
+  warn(message: string, attributes?: Record<string, unknown>): void;
 }
 
 export type { ActivityOptions, ChildWorkflowOptions, LocalActivityOptions };
@@ -72,4 +78,5 @@ export const temporalEffects: Effects = {
   cancelled: () => CancellationScope.current().consideredCancelled,
   uuid4: () => uuid4(),
   now: () => Date.now(),
+  warn: (message, attributes) => log.warn(message, attributes),
 };

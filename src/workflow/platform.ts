@@ -13,7 +13,8 @@
  * service (or an expression, or a timeout the definition set) raised. The service may therefore
  * see a call more than once (the lost worker may even have finished it): at-least-once.
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure, log } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import { temporalEffects, type Effects } from './effects';
 
 /** The failure type the Core-based Temporal SDKs report for a call cut short by its worker's shutdown. */
 export const WORKER_SHUTDOWN_TYPE = 'WorkerShutdown';
@@ -39,15 +40,15 @@ export function platformFailure(err: unknown, definitionTimeout: boolean): strin
  * Runs `call` (one activity execution; `again` says why it is a repeat, for its summary) until
  * it ends otherwise than by a platform failure, and returns or throws that outcome.
  */
-export async function throughPlatformFailures<T>(definitionTimeout: boolean, call: (again?: string) => Promise<T>): Promise<T> {
+export async function throughPlatformFailures<T>(definitionTimeout: boolean, call: (again?: string) => Promise<T>, effects: Effects = temporalEffects): Promise<T> {
   let again: string | undefined;
   for (;;) {
     try {
       return await call(again);
     } catch (err) {
       const why = platformFailure(err, definitionTimeout);
-      if (why === undefined || CancellationScope.current().consideredCancelled) throw err;
-      log.warn(`a function call is made again: ${why}`, { activityType: (err as ActivityFailure).activityType, activityId: (err as ActivityFailure).activityId });
+      if (why === undefined || effects.cancelled()) throw err;
+      effects.warn(`a function call is made again: ${why}`, { activityType: (err as ActivityFailure).activityType, activityId: (err as ActivityFailure).activityId });
       again = why;
     }
   }

@@ -3,11 +3,12 @@
  * state's onErrors can handle), branchExecTimeout, actionExecTimeout resolution, and the
  * workflow's workflowExecTimeout. Every timer carries a summary.
  */
-import { CancellationScope, sleep, type ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions } from '@temporalio/workflow';
 import type { FunctionDef, StateDef, WorkflowDef } from '../dsl/model';
 import { parseDuration } from '../dsl/duration';
 import { heartbeatTimeoutMs } from '../dsl/metadata';
 import { SwTimeoutError } from './errors';
+import { temporalEffects, type Effects } from './effects';
 
 /**
  * "Unlimited" for a function call (spec 0.8: "if not defined, all the timeout settings should be
@@ -31,14 +32,14 @@ export function callTimeouts(fn: FunctionDef, actionTimeout: string | undefined)
 }
 
 /** Runs `fn`, cancelling it and raising SwTimeoutError(message) when `duration` passes first. */
-export async function withTimeout<T>(duration: string | undefined, summary: string, message: string, fn: () => Promise<T>): Promise<T> {
+export async function withTimeout<T>(duration: string | undefined, summary: string, message: string, fn: () => Promise<T>, effects: Effects = temporalEffects): Promise<T> {
   if (!duration) return fn();
   const ms = parseDuration(duration);
   let timedOut = false;
-  const work = new CancellationScope();
-  const timer = new CancellationScope();
+  const work = effects.scope();
+  const timer = effects.scope();
   timer
-    .run(() => sleep(ms, { summary }))
+    .run(() => effects.sleep(ms, summary))
     .then(() => {
       timedOut = true;
       work.cancel();

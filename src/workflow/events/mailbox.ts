@@ -3,11 +3,11 @@
  * event that arrives before its state is active is kept), and states take the events they
  * wait for, matched by definition (type + source) and correlation.
  */
-import { condition } from '@temporalio/workflow';
 import type { EventDef } from '../../dsl/model';
 import { eventMatches } from '../../dsl/events';
 import type { CloudEventJson } from '../../common/contracts';
 import { beforeBlocking } from '../ui';
+import { temporalEffects, type Effects } from '../effects';
 
 export interface TakenEvent {
   name: string;
@@ -56,6 +56,8 @@ export class Mailbox {
   readonly consumed: string[] = [];
   dedupe = false;
   static readonly CONSUMED_KEPT = 1000;
+  /** How the mailbox waits (a fake in unit tests). */
+  effects: Pick<Effects, 'condition' | 'conditionWithin'> = temporalEffects;
 
   constructor(public defs: EventDef[] = []) {}
 
@@ -120,10 +122,10 @@ export class Mailbox {
       try {
         const ready = () => (index = find()) >= 0;
         if (timeoutMs !== undefined) {
-          if (!(await condition(ready, timeoutMs, summary ? { summary } : {}))) return undefined;
+          if (!(await this.effects.conditionWithin(ready, timeoutMs, summary))) return undefined;
         } else {
           beforeBlocking();
-          await condition(ready);
+          await this.effects.condition(ready);
         }
       } finally {
         for (const n of labels) this.awaited.delete(n);
@@ -146,11 +148,11 @@ export class Mailbox {
       try {
         const ready = () => (found = this.find(names)) !== undefined;
         if (timeoutMs !== undefined) {
-          const ok = await condition(ready, timeoutMs, summary ? { summary } : {});
+          const ok = await this.effects.conditionWithin(ready, timeoutMs, summary);
           if (!ok) return undefined;
         } else {
           beforeBlocking(); // a bare condition schedules no command: write the search attributes now
-          await condition(ready);
+          await this.effects.condition(ready);
         }
       } finally {
         for (const n of names) this.awaited.delete(n);
