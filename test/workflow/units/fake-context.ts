@@ -20,13 +20,19 @@ import { executorOf } from '../../../src/workflow/states/executors';
 import type { ExprScope } from '../../../src/workflow/expr';
 import { FEATURE_SYNC_EXPRESSIONS, INTERPRETER_FEATURES } from '../../../src/workflow/resolve';
 
-/** One command as the executor issued it. */
+/** An activity or local activity as the executor scheduled it. */
+export type CallCommand = { kind: 'activity' | 'localCall'; type: string; args: unknown[]; options: ActivityOptions; at: number };
+
+/** One command as the executor issued it (`at`: the fake clock then). */
 export type Command =
-  | { kind: 'activity' | 'localCall'; type: string; args: unknown[]; options: ActivityOptions; at: number }
+  | CallCommand
   | { kind: 'timer'; ms: number; summary?: string; at: number }
   | { kind: 'wait'; ms: number; summary?: string; at: number }
   | { kind: 'condition'; at: number }
   | { kind: 'child' | 'startChild'; type: string; options: ChildOptions; at: number };
+
+/** A command without its time. */
+export type Issued = Command extends infer C ? (C extends Command ? Omit<C, 'at'> : never) : never;
 
 /** What an activity or child answers: a value, an error (thrown), or either after some time. */
 export type Answer = { value?: unknown; error?: unknown; afterMs?: number };
@@ -348,8 +354,8 @@ export class FakeRun implements StateContext {
   }
 
   /** Commands without their time (`at`), for exact comparisons; `kinds` keeps only those. */
-  issued(...kinds: Command['kind'][]): Omit<Command, 'at'>[] {
-    return this.effects.commands.filter((c) => !kinds.length || kinds.includes(c.kind)).map(({ at: _at, ...c }) => c);
+  issued(...kinds: Command['kind'][]): Issued[] {
+    return this.effects.commands.filter((c) => !kinds.length || kinds.includes(c.kind)).map(({ at: _at, ...c }) => c as Issued);
   }
 }
 

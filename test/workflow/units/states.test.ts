@@ -14,7 +14,7 @@ import { INTERPRETER_FEATURES } from '../../../src/workflow/resolve';
 import { EXECUTORS } from '../../../src/workflow/states/executors';
 import { PRODUCE_EVENT_ACTIVITY } from '../../../src/workflow/events/produce';
 import type { Json } from '../../../src/dsl/model';
-import { activityFailure, cloudEvent, definition, FakeRun, serviceError, type Command } from './fake-context';
+import { activityFailure, cloudEvent, definition, FakeRun, serviceError, type CallCommand, type Command } from './fake-context';
 
 /** The options of a function call's activity on a new run (no actionExecTimeout: "unlimited", heartbeat 30 s). */
 const callOptions = (summary: string, extra: Record<string, unknown> = {}) => ({
@@ -34,7 +34,7 @@ const functions = [
 
 const ended = { end: { terminate: false, produceEvents: [], compensate: false } };
 
-type Call = Extract<Command, { kind: 'activity' }>;
+type Call = CallCommand;
 /** The evaluated arguments an activity was called with (call-context-headers: the input is the arguments alone). */
 const argsOf = (c: Command) => (c as Call).args[0];
 
