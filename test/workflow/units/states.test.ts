@@ -311,8 +311,12 @@ test('switch, event conditions: the first matching event wins (its eventDataFilt
 
   // An event arriving while the state waits.
   const waiting = new FakeRun(def);
+  let awaited: string[] = [];
+  waiting.effects.at(60_000, () => (awaited = [...waiting.mailbox.awaited]));
   waiting.deliver(120_000, cloudEvent('com.x.denied', { why: 'budget' }, { source: 'hr' }));
   const d = await waiting.exec('Decide', { id: 8 });
+  assert.deepEqual(awaited, ['Approved', 'Denied']); // what the state query and SwAwaitedEvents show meanwhile
+  assert.deepEqual([...waiting.mailbox.awaited], []);
   assert.deepEqual(d.data, { id: 8, why: 'budget' }); // no eventDataFilter: the event data merged
   assert.equal(d.next && d.next.transition?.nextState, 'No');
   assert.deepEqual(waiting.issued(), [{ kind: 'wait', ms: 3_600_000, summary: 'Decide → wait for Approved | Denied' }]);
@@ -378,7 +382,10 @@ test('event, not exclusive: every onEvents waits for all its events; eventTimeou
   });
   const run = new FakeRun(def, { events: [cloudEvent('com.x.a', { a: 1 }, { source: 's' })], respond: (c) => ({ value: { sum: (argsOf(c) as { a: number; b: number }).a + (argsOf(c) as { a: number; b: number }).b } }) });
   run.deliver(4000, cloudEvent('com.x.b', { b: 2 }, { source: 's' }));
+  let awaited: string[] = [];
+  run.effects.at(2000, () => (awaited = [...run.mailbox.awaited]));
   const out = await run.exec('Both', {});
+  assert.deepEqual(awaited, ['B']); // A was kept: only B is awaited
   assert.deepEqual(out.data, { a: 1, b: 2, sum: 3 });
   assert.deepEqual(run.issued('wait', 'condition'), [{ kind: 'wait', ms: 10_000, summary: 'Both → wait for B' }]);
   assert.equal(run.effects.commands[1].at, 4000);
@@ -587,6 +594,35 @@ test('foreach: an inputCollection that is not an array is an inputCollection err
   assert.deepEqual(failing.effects.commands.map((c) => (argsOf(c) as { sku: string }).sku), ['a', 'b']);
   assert.equal(failing.effects.outstanding, 0);
   assert.equal(failing.effects.clock, 0);
+});
+
+test('foreach over more elements than a chunk: child workflows of the same type, each with its slice and the data without the collection', async () => {
+  const def = await foreachDef({ batchSize: 2 });
+  def.metadata['swflow.foreachChunk'] = '2';
+  const run = new FakeRun(def, {
+    respond: (c) => {
+      const items = ((c as Extract<Command, { kind: 'child' }>).options.args![1] as { carried: { foreachChunk: { items: { sku: string }[] } } }).carried.foreachChunk.items;
+      return { value: items.map((o) => ({ sku: o.sku, total: 0 })), afterMs: 100 };
+    },
+  });
+  const out = await run.exec('Each', { orders, currency: 'EUR' });
+  assert.deepEqual((out.data as { priced: Json }).priced, [
+    { sku: 'a', total: 0 },
+    { sku: 'b', total: 0 },
+    { sku: 'c', total: 0 },
+  ]);
+  assert.deepEqual(run.issued(), [0, 1].map((c) => ({
+    kind: 'child',
+    type: 'unit',
+    options: {
+      args: [{ currency: 'EUR' }, { definition: def, carried: { foreachChunk: { state: 'Each', offset: c * 2, count: c ? 1 : 2, items: c ? [orders[2]] : orders.slice(0, 2) } } }],
+      workflowId: `unit-foreach-00000000-0000-4000-8000-00000000000${c + 1}`,
+      taskQueue: 'swflow',
+      staticSummary: c ? 'Each → iterations 2–2 of 3' : 'Each → iterations 0–1 of 3',
+    },
+  })));
+  // batchSize 2 over chunks of 2: one chunk child at a time.
+  assert.deepEqual(run.effects.commands.map((c) => c.at), [0, 100]);
 });
 
 test('the fake cancels as Temporal does: a cancelled scope rejects its pending work, a non-cancellable one is shielded', async () => {
