@@ -23,13 +23,16 @@ import { FEATURE_SYNC_EXPRESSIONS, INTERPRETER_FEATURES } from '../../../src/wor
 /** An activity or local activity as the executor scheduled it. */
 export type CallCommand = { kind: 'activity' | 'localCall'; type: string; args: unknown[]; options: ActivityOptions; at: number };
 
+/** A child workflow as the executor started it. */
+export type ChildCommand = { kind: 'child' | 'startChild'; type: string; options: ChildOptions; at: number };
+
 /** One command as the executor issued it (`at`: the fake clock then). */
 export type Command =
   | CallCommand
   | { kind: 'timer'; ms: number; summary?: string; at: number }
   | { kind: 'wait'; ms: number; summary?: string; at: number }
   | { kind: 'condition'; at: number }
-  | { kind: 'child' | 'startChild'; type: string; options: ChildOptions; at: number };
+  | ChildCommand;
 
 /** A command without its time. */
 export type Issued = Command extends infer C ? (C extends Command ? Omit<C, 'at'> : never) : never;

@@ -14,7 +14,7 @@ import { INTERPRETER_FEATURES } from '../../../src/workflow/resolve';
 import { EXECUTORS } from '../../../src/workflow/states/executors';
 import { PRODUCE_EVENT_ACTIVITY } from '../../../src/workflow/events/produce';
 import type { Json } from '../../../src/dsl/model';
-import { activityFailure, cloudEvent, definition, FakeRun, serviceError, type CallCommand, type Command } from './fake-context';
+import { activityFailure, cloudEvent, definition, FakeRun, serviceError, type CallCommand, type ChildCommand, type Command } from './fake-context';
 
 /** The options of a function call's activity on a new run (no actionExecTimeout: "unlimited", heartbeat 30 s). */
 const callOptions = (summary: string, extra: Record<string, unknown> = {}) => ({
@@ -601,7 +601,7 @@ test('foreach over more elements than a chunk: child workflows of the same type,
   def.metadata['swflow.foreachChunk'] = '2';
   const run = new FakeRun(def, {
     respond: (c) => {
-      const items = ((c as Extract<Command, { kind: 'child' }>).options.args![1] as { carried: { foreachChunk: { items: { sku: string }[] } } }).carried.foreachChunk.items;
+      const items = ((c as ChildCommand).options.args![1] as { carried: { foreachChunk: { items: { sku: string }[] } } }).carried.foreachChunk.items;
       return { value: items.map((o) => ({ sku: o.sku, total: 0 })), afterMs: 100 };
     },
   });
