@@ -6,7 +6,7 @@
  * completed state is compensated at most once. The main flow's data is not changed.
  */
 import type { Json } from '../dsl/model';
-import type { Runtime } from './runtime';
+import type { StateContext } from './states/context';
 
 export interface Compensable {
   state: string;
@@ -24,11 +24,11 @@ export class CompensationLog {
     return this.done;
   }
 
-  async compensate(rt: Runtime, data: Json): Promise<Json> {
+  async compensate(ctx: Pick<StateContext, 'runStates'>, data: Json): Promise<Json> {
     let current = data;
     while (this.done.length) {
       const c = this.done.pop()!;
-      const out = await rt.runStates(c.compensatedBy, current, true);
+      const out = await ctx.runStates(c.compensatedBy, current, true);
       current = out.data;
     }
     return current;

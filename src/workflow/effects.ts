@@ -24,6 +24,9 @@ import {
 } from '@temporalio/workflow';
 import { scheduleLocalCall } from './interceptors';
 
+/** A child workflow's options and its arguments. */
+export type ChildOptions = ChildWorkflowOptions & { args?: unknown[] };
+
 /** A cancellation scope: work run in it is cancelled together (a failed branch, a timeout). */
 export interface Scope {
   run<T>(fn: () => Promise<T>): Promise<T>;
@@ -42,9 +45,9 @@ export interface Effects {
   /** Waits until `fn` holds or `timeoutMs` passes: false when the time passed first. */
   conditionWithin(fn: () => boolean, timeoutMs: number, summary?: string): Promise<boolean>;
   /** A child workflow, awaited to its result. */
-  executeChild<R>(type: string, options: ChildWorkflowOptions): Promise<R>;
+  executeChild<R>(type: string, options: ChildOptions): Promise<R>;
   /** A child workflow, started only (resolves once it started). */
-  startChild(type: string, options: ChildWorkflowOptions): Promise<unknown>;
+  startChild(type: string, options: ChildOptions): Promise<unknown>;
   /** A new cancellation scope under the current one. */
   scope(): Scope;
   /** Runs `fn` shielded from cancellation (compensation, runBefore). */

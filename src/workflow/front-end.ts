@@ -47,7 +47,7 @@ export class StatesFrontEnd implements FrontEnd {
       },
       this,
     );
-    this.rt = new Runtime(def, { ...host.options, definition: host.options.definition ?? undefined }, host.mailbox, host.tracker, host.features, host);
+    this.rt = new Runtime(host, def);
   }
 
   data(): Json {

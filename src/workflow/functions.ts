@@ -8,7 +8,7 @@
  * and the rest of the {@link FunctionCall} goes in the `swflow-call` header (interceptors.ts);
  * runs recorded before it send the whole FunctionCall as the input (and no secretContext/auth).
  */
-import { scheduleActivity, type ActivityOptions, type RetryPolicy } from '@temporalio/workflow';
+import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
 import type { ActionDef, AuthDef, FunctionDef, Json, StateDef, WorkflowDef } from '../dsl/model';
 import type { FunctionCall } from '../common/contracts';
 import { activityTypeOf, taskQueueOf } from '../common/calls';
@@ -20,8 +20,8 @@ import { nativeRetryOf, withRetries } from './retry';
 import { throughPlatformFailures } from './platform';
 import { callTimeouts, LEGACY_CALL_TIMEOUT_MS } from './timeouts';
 import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_LOCAL_CALLS, FEATURE_PLATFORM_FAILURES, FEATURE_SELECTION_SET_EXPRESSIONS } from './resolve';
-import { scheduleLocalCall, withCallContext } from './interceptors';
-import type { Runtime } from './runtime';
+import { withCallContext } from './interceptors';
+import type { StateContext } from './states/context';
 
 /** The document part of an operation (before the first `#`), which functions may share. */
 const documentOf = (operation: string): string => operation.split('#')[0];
@@ -61,15 +61,15 @@ function checkedSelectionSet(value: Json | undefined, selectionSet: string, site
 }
 
 /** The function an action's functionRef names, if the definition has it. */
-export function functionOf(rt: Runtime, name: string): FunctionDef | undefined {
-  return rt.def.functions.find((f) => f.name === name);
+export function functionOf(ctx: StateContext, name: string): FunctionDef | undefined {
+  return ctx.def.functions.find((f) => f.name === name);
 }
 
 /**
  * An expression function's result, evaluated in the workflow: its operation over the action's
  * input merged with the evaluated arguments.
  */
-export function callExpressionFunction(rt: Runtime, state: StateDef, fn: FunctionDef, action: ActionDef, label: string, input: Json, scope: ExprScope): Json {
+export function callExpressionFunction(state: StateDef, fn: FunctionDef, action: ActionDef, label: string, input: Json, scope: ExprScope): Json {
   const ref = action.functionRef!;
   let data = input;
   if (ref.arguments && Object.keys(ref.arguments).length) data = merge(input, evalValueSync(ref.arguments, input, scope, { state: state.name, what: `action "${label}" arguments` }) ?? null);
@@ -77,7 +77,7 @@ export function callExpressionFunction(rt: Runtime, state: StateDef, fn: Functio
 }
 
 export async function callFunction(
-  rt: Runtime,
+  ctx: StateContext,
   state: StateDef,
   action: ActionDef,
   label: string,
@@ -86,7 +86,7 @@ export async function callFunction(
   actionTimeout: string | undefined,
 ): Promise<Json | undefined> {
   const ref = action.functionRef!;
-  const fn = rt.def.functions.find((f) => f.name === ref.refName);
+  const fn = ctx.def.functions.find((f) => f.name === ref.refName);
   if (!fn) throw new Error(`Unknown function "${ref.refName}"`);
   const site = { state: state.name, what: `action "${label}" arguments` };
 
@@ -97,18 +97,18 @@ export async function callFunction(
   }
 
   const split = splitSecretArguments(ref.arguments ?? {}, scope.functions);
-  const args = (rt.sync ? evalValueSync(split.arguments, input, scope, site) : await evalValue(split.arguments, input, scope, site)) ?? {};
+  const args = (ctx.sync ? evalValueSync(split.arguments, input, scope, site) : await evalValue(split.arguments, input, scope, site)) ?? {};
   const secrets = split.secretArguments ?? {};
   const selectionSite = { state: state.name, what: `action "${label}" selectionSet` };
   const selectionSet =
-    ref.selectionSet && rt.features.has(FEATURE_SELECTION_SET_EXPRESSIONS)
-      ? rt.sync
+    ref.selectionSet && ctx.features.has(FEATURE_SELECTION_SET_EXPRESSIONS)
+      ? ctx.sync
         ? evalSelectionSet(ref.selectionSet, input, scope, selectionSite)
         : await evalSelectionSetAsync(ref.selectionSet, input, scope, selectionSite)
       : ref.selectionSet;
-  const info = rt.info;
-  const withHeaders = rt.features.has(FEATURE_CALL_CONTEXT_HEADERS);
-  const auth = withHeaders ? authOf(rt.def, fn) : undefined;
+  const info = ctx.info;
+  const withHeaders = ctx.features.has(FEATURE_CALL_CONTEXT_HEADERS);
+  const auth = withHeaders ? authOf(ctx.def, fn) : undefined;
   const call: FunctionCall = {
     function: { name: fn.name, type: fn.type, operation: fn.operation, metadata: fn.metadata ?? {}, ...(fn.authRef !== undefined ? { authRef: fn.authRef } : {}) },
     arguments: args,
@@ -117,12 +117,12 @@ export async function callFunction(
     // What the secret expressions (and auth properties) read besides $SECRETS: the action's input and scope.
     ...(withHeaders && (Object.keys(secrets).length || auth) ? { secretContext: { data: input, scope } } : {}),
     ...(auth ? { auth } : {}),
-    workflow: { id: info.workflowId, instanceId: info.runId, definitionId: rt.def.id },
+    workflow: { id: info.workflowId, instanceId: info.runId, definitionId: ctx.def.id },
     state: state.name,
     action: action.name ?? action.id ?? label,
   };
-  const summary = rt.summary(state.name, label, fn.name);
-  const platform = rt.features.has(FEATURE_PLATFORM_FAILURES);
+  const summary = ctx.summary(state.name, label, fn.name);
+  const platform = ctx.features.has(FEATURE_PLATFORM_FAILURES);
   const options: ActivityOptions = {
     taskQueue: taskQueueOf(fn),
     ...(platform ? callTimeouts(fn, actionTimeout) : { startToCloseTimeout: actionTimeout ? parseDuration(actionTimeout) : LEGACY_CALL_TIMEOUT_MS }),
@@ -140,19 +140,20 @@ export async function callFunction(
   // outside the definition's retries. `retry` is the Temporal RetryPolicy that performs the
   // definition's strategy, when one does (retry.ts).
   // `swflow.local`: a local activity on this worker (the interpreter worker serves the built-in adapters).
-  const local = rt.features.has(FEATURE_LOCAL_CALLS) && isLocalCall(fn.metadata, rt.def.metadata) && servedByBuiltinAdapters(fn);
+  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && isLocalCall(fn.metadata, ctx.def.metadata) && servedByBuiltinAdapters(fn);
+  const { effects } = ctx;
   const execute = (retry?: RetryPolicy): Promise<Json> => {
     const once = (again?: string) => {
       const opts = { ...options, ...(retry ? { retry } : {}), ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) };
-      return local ? scheduleLocalCall<Json>(type, activityArgs(), opts) : scheduleActivity<Json>(type, activityArgs(), opts);
+      return local ? effects.localCall<Json>(type, activityArgs(), opts) : effects.activity<Json>(type, activityArgs(), opts);
     };
-    return platform ? throughPlatformFailures(actionTimeout !== undefined, once) : once();
+    return platform ? throughPlatformFailures(actionTimeout !== undefined, once, effects) : once();
   };
   if (ref.invoke === 'async') {
     // Fire and forget: errors are ignored, the state does not wait.
     // The run still waits for them to settle before it closes (so the calls are really made).
-    rt.background(execute());
+    ctx.background(execute());
     return undefined;
   }
-  return withRetries(rt.def, action, summary, (_n, retry) => execute(retry), nativeRetryOf(rt.features));
+  return withRetries(ctx.def, action, summary, (_n, retry) => execute(retry), nativeRetryOf(ctx.features), effects);
 }

@@ -23,10 +23,11 @@
  * `maxAttempts` counts all attempts (the first one included), as Temporal's maximumAttempts;
  * absent = unlimited (CWM's `maxAttempts: 0` is normalized to absent by src/dsl).
  */
-import { sleep, type RetryPolicy } from '@temporalio/workflow';
+import type { RetryPolicy } from '@temporalio/workflow';
 import type { ActionDef, RetryDef, WorkflowDef } from '../dsl/model';
 import { parseDuration } from '../dsl/duration';
 import { classify, isCancellation, matchingErrorNames, TIMEOUT_CODE, type SwError } from './errors';
+import { temporalEffects, type Effects } from './effects';
 import { FEATURE_NATIVE_RETRY_POLICY, FEATURE_PLATFORM_FAILURES, FEATURE_UNLIMITED_AUTO_RETRIES } from './resolve';
 
 /** Which strategies a run hands to Temporal as the activity's RetryPolicy, by its features (resolve.ts). */
@@ -140,6 +141,7 @@ export async function withRetries<T>(
   summary: string,
   attempt: (n: number, retry?: RetryPolicy) => Promise<T>,
   native?: NativeRetry,
+  effects: Effects = temporalEffects,
 ): Promise<T> {
   const strategy = retryStrategy(def, action);
   if (native && strategy) {
@@ -156,7 +158,7 @@ export async function withRetries<T>(
       if (!isRetryable(def, action, e)) throw err;
       if (strategy.maxAttempts !== undefined && n >= strategy.maxAttempts) throw err;
       previous = nextRetryDelayMs(strategy, n, previous);
-      await sleep(previous, { summary: `${summary} (retry ${n} after: ${e.message})`.slice(0, 200) });
+      await effects.sleep(previous, `${summary} (retry ${n} after: ${e.message})`.slice(0, 200));
     }
   }
 }

@@ -15,7 +15,7 @@ import {
   type WorkflowInfo,
 } from '@temporalio/workflow';
 import type { RunHost } from './host/run-host';
-import type { EndDef, Json, StateDef, TransitionDef, WorkflowDef } from '../dsl/model';
+import type { EndDef, Json, StateDef, WorkflowDef } from '../dsl/model';
 import type { StartOptions } from '../common/contracts';
 import { parseDuration } from '../dsl/duration';
 import { startEventRefs } from '../dsl/events';
@@ -30,38 +30,12 @@ import { stateExecTimeout, withTimeout } from './timeouts';
 import { beforeBlocking, summary, Tracker } from './ui';
 import { findSubflow, subflowKey } from './subflows';
 import { FEATURE_AWAITED_EVENTS_ATTRIBUTE, FEATURE_EVENT_DEDUPE, FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_SYNC_EXPRESSIONS } from './resolve';
-import { runInject } from './states/inject';
-import { runOperation } from './states/operation';
-import { runSleep } from './states/sleep';
-import { runSwitch } from './states/switch';
-import { runEvent } from './states/event';
-import { runCallback } from './states/callback';
-import { runParallel } from './states/parallel';
-import { runForEach, runForEachChunk, type ForEachChunk } from './states/foreach';
+import { runForEachChunk, type ForEachChunk } from './states/foreach';
+import { executorOf } from './states/executors';
+import type { Effects } from './effects';
+import type { Holder, Next, StateContext } from './states/context';
 
-/** Where a state goes next. */
-export interface Next {
-  transition?: TransitionDef;
-  end?: EndDef;
-}
-
-/** The state data while a state runs (executors replace `data`). */
-export interface Holder {
-  data: Json;
-}
-
-type Executor = (rt: Runtime, state: any, h: Holder) => Promise<Next | void>;
-
-const EXECUTORS: Record<StateDef['type'], Executor> = {
-  inject: runInject,
-  operation: runOperation,
-  sleep: runSleep,
-  switch: runSwitch,
-  event: runEvent,
-  callback: runCallback,
-  parallel: runParallel,
-  foreach: runForEach,
-};
+export type { Holder, Next } from './states/context';
 
 /** The 0.8 front end's position in a continue-as-new carry (host/carry.ts has the rest). */
 interface Position {
@@ -79,8 +53,12 @@ class ExpiredError extends Error {
 
 const NO_END: EndDef = { terminate: false, produceEvents: [], compensate: false };
 
-export class Runtime {
-  readonly info: WorkflowInfo = workflowInfo();
+/** One run of a 0.8 definition; what its state executors see of it is {@link StateContext}. */
+export class Runtime implements StateContext {
+  readonly info: WorkflowInfo;
+  /** Every Temporal command of the executors goes through these (the real ones). */
+  /** The Temporal commands its states issue (the host's). */
+  readonly effects: Effects;
   readonly compensation = new CompensationLog();
   /** The data of the state(s) currently running (for the state query). */
   private holders: Holder[] = [];
@@ -90,16 +68,24 @@ export class Runtime {
   /** Expressions and data filters evaluated without awaits (feature `sync-expressions`, resolve.ts). */
   readonly sync: boolean;
 
+  readonly options: StartOptions;
+  readonly mailbox: Mailbox;
+  readonly tracker: Tracker;
+  /** Interpreter features of this run (ResolveResult.features, recorded in history). */
+  readonly features: ReadonlySet<string>;
+
   constructor(
-    readonly def: WorkflowDef,
-    readonly options: StartOptions,
-    readonly mailbox: Mailbox,
-    readonly tracker: Tracker,
-    /** Interpreter features of this run (ResolveResult.features, recorded in history). */
-    readonly features: ReadonlySet<string>,
-    /** The run host: continue-as-new, the deadline, suspension and the walk budget, lifecycle events. */
+    /** The run host: the mailbox, tracker, continue-as-new, the deadline, suspension and the walk budget, lifecycle events. */
     readonly host: RunHost,
+    readonly def: WorkflowDef,
   ) {
+    const { mailbox, tracker, features } = host;
+    this.options = host.options;
+    this.mailbox = mailbox;
+    this.tracker = tracker;
+    this.features = features;
+    this.effects = host.effects;
+    this.info = host.info;
     mailbox.defs = def.events;
     mailbox.dedupe = features.has(FEATURE_EVENT_DEDUPE);
     if (features.has(FEATURE_AWAITED_EVENTS_ATTRIBUTE)) tracker.trackAwaitedEvents(() => mailbox.awaitedTypes());
@@ -359,11 +345,10 @@ export class Runtime {
     this.holders.push(h);
     try {
       h.data = this.sync ? filterStateInput(state.stateDataFilter, input, this.scope(), state.name) : await filterStateInputAsync(state.stateDataFilter, input, this.scope(), state.name);
-      const exec = EXECUTORS[state.type];
-      if (!exec) throw new Error(`Unsupported state type "${(state as StateDef).type}"`);
+      const exec = executorOf(state);
       const t = stateExecTimeout(this.def, state);
-      const run = () => exec(this, state, h);
-      const timed = () => withTimeout(t, this.summary(state.name, undefined, `stateExecTimeout ${t}`), `state "${state.name}" did not finish within ${t} (stateExecTimeout)`, run);
+      const run = () => exec(state, h, this);
+      const timed = () => withTimeout(t, this.summary(state.name, undefined, `stateExecTimeout ${t}`), `state "${state.name}" did not finish within ${t} (stateExecTimeout)`, run, this.effects);
       const next = (await (this.sync && !t ? run() : timed())) ?? { transition: state.transition, end: state.end };
       const out = this.sync ? filterStateOutput(state.stateDataFilter, h.data, this.scope(), state.name) : await filterStateOutputAsync(state.stateDataFilter, h.data, this.scope(), state.name);
       if (!compensating) this.compensation.record(state.name, state.compensatedBy);

@@ -3,7 +3,6 @@
  * event that arrives before its state is active is kept), and states take the events they
  * wait for, matched by definition (type + source) and correlation.
  */
-import { condition } from '@temporalio/workflow';
 import type { EventDef } from '../../dsl/model';
 import { eventMatches } from '../../dsl/events';
 import type { CloudEventJson } from '../../common/contracts';
@@ -57,6 +56,8 @@ export class Mailbox {
   readonly consumed: string[] = [];
   dedupe = false;
   static readonly CONSUMED_KEPT = 1000;
+  /** How the mailbox waits (a fake in unit tests). */
+  effects: Pick<Effects, 'condition' | 'conditionWithin'> = temporalEffects;
 
   constructor(public defs: EventDef[] = []) {}
 
@@ -105,14 +106,13 @@ export class Mailbox {
    * Takes the oldest kept/arriving event that `match` accepts (1.0 `listen` filters, which are
    * not event definitions); `labels` are shown as awaited meanwhile. Resolves undefined when
    * `timeoutMs` passes first. Redeliveries of consumed events are always dropped (1.0 runs have
-   * no older histories to replay). `effects` waits (a fake drives it in unit tests).
+   * no older histories to replay). It waits through `effects` (a fake drives it in unit tests).
    */
   async takeWhere(
     match: (e: CloudEventJson) => boolean,
     labels: string[],
     timeoutMs?: number,
     summary?: string,
-    effects: Pick<Effects, 'condition' | 'conditionWithin'> = temporalEffects,
   ): Promise<CloudEventJson | undefined> {
     const find = () => {
       if (this.consumed.length) {
@@ -127,10 +127,10 @@ export class Mailbox {
       try {
         const ready = () => (index = find()) >= 0;
         if (timeoutMs !== undefined) {
-          if (!(await effects.conditionWithin(ready, timeoutMs, summary))) return undefined;
+          if (!(await this.effects.conditionWithin(ready, timeoutMs, summary))) return undefined;
         } else {
           beforeBlocking();
-          await effects.condition(ready);
+          await this.effects.condition(ready);
         }
       } finally {
         for (const n of labels) this.awaited.delete(n);
@@ -153,11 +153,11 @@ export class Mailbox {
       try {
         const ready = () => (found = this.find(names)) !== undefined;
         if (timeoutMs !== undefined) {
-          const ok = await condition(ready, timeoutMs, summary ? { summary } : {});
+          const ok = await this.effects.conditionWithin(ready, timeoutMs, summary);
           if (!ok) return undefined;
         } else {
           beforeBlocking(); // a bare condition schedules no command: write the search attributes now
-          await condition(ready);
+          await this.effects.condition(ready);
         }
       } finally {
         for (const n of names) this.awaited.delete(n);

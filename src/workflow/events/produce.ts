@@ -3,17 +3,16 @@
  * built deterministically in the workflow and handed to the `swflow.produceEvent` activity on
  * the interpreter's queue, which passes it to the worker's event sinks.
  */
-import { uuid4 } from '@temporalio/workflow';
 import type { Json } from '../../dsl/model';
 import type { CloudEventJson } from '../../common/contracts';
 import { evalExpr, evalValue, isExpression, type ExprScope } from '../expr';
-import type { Runtime } from '../runtime';
 import { temporalEffects, type Effects } from '../effects';
+import type { StateContext } from '../states/context';
 
 export const PRODUCE_EVENT_ACTIVITY = 'swflow.produceEvent';
 
 export async function buildEvent(
-  rt: Runtime,
+  ctx: StateContext,
   eventName: string,
   dataSpec: Json | undefined,
   contextAttributes: Record<string, string> | undefined,
@@ -21,22 +20,22 @@ export async function buildEvent(
   scope: ExprScope,
   state: string,
 ): Promise<CloudEventJson> {
-  const def = rt.def.events.find((e) => e.name === eventName);
+  const def = ctx.def.events.find((e) => e.name === eventName);
   if (!def) throw new Error(`Unknown event "${eventName}"`);
   const site = { state, what: `event "${eventName}" data` };
   const ce: CloudEventJson = {
     specversion: '1.0',
-    id: uuid4(),
-    source: def.source || `swflow/${rt.def.id}`,
+    id: ctx.effects.uuid4(),
+    source: def.source || `swflow/${ctx.def.id}`,
     type: def.type,
-    time: new Date().toISOString(),
+    time: new Date(ctx.effects.now()).toISOString(),
     datacontenttype: 'application/json',
   };
   const payload = dataSpec === undefined ? undefined : await evalValue(dataSpec, data, scope, site);
   if (payload !== undefined) ce.data = payload;
   for (const c of def.correlation ?? []) {
     if (c.contextAttributeValue !== undefined) ce[c.contextAttributeName] = c.contextAttributeValue;
-    else if (rt.mailbox.correlation[c.contextAttributeName] !== undefined) ce[c.contextAttributeName] = rt.mailbox.correlation[c.contextAttributeName];
+    else if (ctx.mailbox.correlation[c.contextAttributeName] !== undefined) ce[c.contextAttributeName] = ctx.mailbox.correlation[c.contextAttributeName];
   }
   for (const [k, v] of Object.entries(contextAttributes ?? {})) {
     ce[k.toLowerCase()] = typeof v === 'string' && isExpression(v) ? String(await evalExpr(v, data, scope, { state, what: `context attribute ${k}` })) : v;
@@ -44,9 +43,9 @@ export async function buildEvent(
   return ce;
 }
 
-export function emitEvent(rt: Runtime, ce: CloudEventJson, summary: string): Promise<void> {
+export function emitEvent(ctx: StateContext, ce: CloudEventJson, summary: string): Promise<void> {
   // Not async: the caller awaits scheduleProduceEvent's own promise, as deep as before (replays).
-  return scheduleProduceEvent(rt.info.taskQueue, ce, summary);
+  return scheduleProduceEvent(ctx.info.taskQueue, ce, summary, ctx.effects);
 }
 
 /** Hands a built CloudEvent to the event sinks of the interpreter worker on `taskQueue` (0.8 and 1.0 alike). */
@@ -59,9 +58,9 @@ export async function scheduleProduceEvent(taskQueue: string, ce: CloudEventJson
   });
 }
 
-export async function produceEvents(rt: Runtime, list: { eventRef: string; data?: Json; contextAttributes?: Record<string, string> }[], data: Json, state: string): Promise<void> {
+export async function produceEvents(ctx: StateContext, list: { eventRef: string; data?: Json; contextAttributes?: Record<string, string> }[], data: Json, state: string): Promise<void> {
   for (const p of list) {
-    const ce = await buildEvent(rt, p.eventRef, p.data, p.contextAttributes, data, rt.scope(), state);
-    await emitEvent(rt, ce, rt.summary(state, undefined, `produce ${p.eventRef}`));
+    const ce = await buildEvent(ctx, p.eventRef, p.data, p.contextAttributes, data, ctx.scope(), state);
+    await emitEvent(ctx, ce, ctx.summary(state, undefined, `produce ${p.eventRef}`));
   }
 }

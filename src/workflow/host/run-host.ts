@@ -80,6 +80,7 @@ export class RunHost {
     readonly options: StartOptions,
     readonly effects: Effects = temporalEffects,
   ) {
+    this.mailbox.effects = effects;
     this.carried = readCarried(options.carried);
     if (this.carried) {
       this.mailbox.events.push(...this.carried.host.events);

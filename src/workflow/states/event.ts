@@ -11,18 +11,18 @@ import { mergeEventAsync } from '../data/filters-async';
 import { runActions } from '../actions';
 import { SwTimeoutError } from '../errors';
 import { actionExecTimeout, eventTimeout } from '../timeouts';
-import type { Holder, Runtime } from '../runtime';
+import type { Holder, StateContext } from './context';
 
-export async function runEvent(rt: Runtime, state: EventState, h: Holder): Promise<void> {
-  const timeout = eventTimeout(rt.def, state);
+export async function runEvent(state: EventState, h: Holder, ctx: StateContext): Promise<void> {
+  const timeout = eventTimeout(ctx.def, state);
   const deadlineMs = timeout ? parseDuration(timeout) : undefined;
-  const startedMs = Date.now();
-  const remaining = () => (deadlineMs === undefined ? undefined : Math.max(0, deadlineMs - (Date.now() - startedMs)));
+  const startedMs = ctx.effects.now();
+  const remaining = () => (deadlineMs === undefined ? undefined : Math.max(0, deadlineMs - (ctx.effects.now() - startedMs)));
   const actionsOf = async (on: OnEventsDef) => {
-    h.data = await runActions({ rt, state, actionTimeout: actionExecTimeout(rt.def, state) }, on.actions, on.actionMode, h.data, (d) => (h.data = d));
+    h.data = await runActions({ ctx, state, actionTimeout: actionExecTimeout(ctx.def, state) }, on.actions, on.actionMode, h.data, (d) => (h.data = d));
   };
   const wait = async (names: string[]) => {
-    const got = await rt.mailbox.take(names, remaining(), rt.summary(state.name, undefined, `wait for ${names.join(' | ')}`));
+    const got = await ctx.mailbox.take(names, remaining(), ctx.summary(state.name, undefined, `wait for ${names.join(' | ')}`));
     if (!got) throw new SwTimeoutError(`state "${state.name}" received no ${names.join(' / ')} event within ${timeout} (eventTimeout)`);
     return got;
   };
@@ -31,7 +31,7 @@ export async function runEvent(rt: Runtime, state: EventState, h: Holder): Promi
     const names = [...new Set(state.onEvents.flatMap((o) => o.eventRefs))];
     const got = await wait(names);
     const on = state.onEvents.find((o) => o.eventRefs.includes(got.name))!;
-    h.data = rt.sync ? mergeEvent(on.eventDataFilter, h.data, got.event, got.def.dataOnly, rt.scope(), state.name) : await mergeEventAsync(on.eventDataFilter, h.data, got.event, got.def.dataOnly, rt.scope(), state.name);
+    h.data = ctx.sync ? mergeEvent(on.eventDataFilter, h.data, got.event, got.def.dataOnly, ctx.scope(), state.name) : await mergeEventAsync(on.eventDataFilter, h.data, got.event, got.def.dataOnly, ctx.scope(), state.name);
     await actionsOf(on);
     return;
   }
@@ -45,7 +45,7 @@ export async function runEvent(rt: Runtime, state: EventState, h: Holder): Promi
       if (!pending[i].has(got.name)) continue;
       pending[i].delete(got.name);
       const f = state.onEvents[i].eventDataFilter;
-      h.data = rt.sync ? mergeEvent(f, h.data, got.event, got.def.dataOnly, rt.scope(), state.name) : await mergeEventAsync(f, h.data, got.event, got.def.dataOnly, rt.scope(), state.name);
+      h.data = ctx.sync ? mergeEvent(f, h.data, got.event, got.def.dataOnly, ctx.scope(), state.name) : await mergeEventAsync(f, h.data, got.event, got.def.dataOnly, ctx.scope(), state.name);
       break;
     }
     for (let i = 0; i < state.onEvents.length; i++) {

@@ -15,7 +15,6 @@
  * do not see the collection itself in their data. Before it, every child got the whole data and
  * took its slice of the collection there.
  */
-import { CancellationScope, executeChild, uuid4 } from '@temporalio/workflow';
 import type { ForEachState, Json } from '../../dsl/model';
 import type { StartOptions } from '../../common/contracts';
 import { evalExpr, evalExprSync, pathOf, pathOfSync } from '../expr';
@@ -26,7 +25,8 @@ import { invokeAction } from '../actions';
 import { ActionError } from '../errors';
 import { actionExecTimeout } from '../timeouts';
 import { FEATURE_FOREACH_CHUNK_SLICES } from '../resolve';
-import type { Holder, Runtime } from '../runtime';
+import type { Effects } from '../effects';
+import type { Holder, StateContext } from './context';
 
 /** Iterations per run; larger collections are split across child workflows. */
 export const FOREACH_CHUNK = 500;
@@ -50,19 +50,19 @@ export interface ForEachChunk {
   };
 }
 
-function chunkSize(rt: Runtime): number {
-  const v = Number(rt.def.metadata?.['swflow.foreachChunk']);
+function chunkSize(ctx: StateContext): number {
+  const v = Number(ctx.def.metadata?.['swflow.foreachChunk']);
   return Number.isFinite(v) && v > 0 ? Math.floor(v) : FOREACH_CHUNK;
 }
 
 /** The state's inputCollection over its data (an `inputCollection` error when it is not an array). */
-function collection(rt: Runtime, state: ForEachState, input: Json): Json[] {
-  return checkedCollection(evalExprSync(state.inputCollection, input, rt.scope(), { state: state.name, what: 'inputCollection' }), state);
+function collection(ctx: StateContext, state: ForEachState, input: Json): Json[] {
+  return checkedCollection(evalExprSync(state.inputCollection, input, ctx.scope(), { state: state.name, what: 'inputCollection' }), state);
 }
 
 /** {@link collection} as runs without the `sync-expressions` feature await it (kept for their replay). */
-async function collectionAsync(rt: Runtime, state: ForEachState, input: Json): Promise<Json[]> {
-  const coll = await evalExpr(state.inputCollection, input, rt.scope(), { state: state.name, what: 'inputCollection' });
+async function collectionAsync(ctx: StateContext, state: ForEachState, input: Json): Promise<Json[]> {
+  const coll = await evalExpr(state.inputCollection, input, ctx.scope(), { state: state.name, what: 'inputCollection' });
   return checkedCollection(coll, state);
 }
 
@@ -81,11 +81,11 @@ function checkedCollection(coll: Json, state: ForEachState): Json[] {
  * fails the whole pool: no further task starts and the running ones are cancelled (their later
  * failures are ignored), so the state's error handling sees exactly one error.
  */
-async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
+async function pool<T>(effects: Effects, n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = new Array(n);
   let next = 0;
   let failed = false;
-  const scope = new CancellationScope();
+  const scope = effects.scope();
   const worker = async () => {
     while (next < n && !failed) {
       const i = next++;
@@ -103,23 +103,23 @@ async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>
 }
 
 /** Runs the iterations of items[0..] (global indices offset..) in this run. */
-export async function iterate(rt: Runtime, state: ForEachState, input: Json, items: Json[], offset: number): Promise<Json[]> {
+export async function iterate(ctx: StateContext, state: ForEachState, input: Json, items: Json[], offset: number): Promise<Json[]> {
   const param = state.iterationParam || 'item';
-  const actionTimeout = actionExecTimeout(rt.def, state);
+  const actionTimeout = actionExecTimeout(ctx.def, state);
   const one = async (item: Json, index: number): Promise<Json> => {
     const vars = { [param]: item };
-    const ctx = { rt, state, vars, actionTimeout, branch: `[${index}]` };
+    const ac = { ctx, state, vars, actionTimeout, branch: `[${index}]` };
     let data: Json = isObject(input) ? { ...input, [param]: item } : { [param]: item };
     let contribution: Json | undefined;
     let wroteToPath = false;
     for (const [j, action] of state.actions.entries()) {
-      const outcome = await invokeAction(ctx, action, j, data);
+      const outcome = await invokeAction(ac, action, j, data);
       if (outcome.skipped) continue;
       const f = action.actionDataFilter;
-      const value = rt.sync ? filteredResults(f, outcome.result, rt.scope(vars), state.name) : await filteredResultsAsync(f, outcome.result, rt.scope(vars), state.name);
+      const value = ctx.sync ? filteredResults(f, outcome.result, ctx.scope(vars), state.name) : await filteredResultsAsync(f, outcome.result, ctx.scope(vars), state.name);
       if (f?.toStateData) wroteToPath = true;
       else if (value !== undefined) contribution = contribution === undefined ? value : merge(contribution, value);
-      data = rt.sync ? mergeResults(f, data, value, rt.scope(vars), state.name) : await mergeResultsAsync(f, data, value, rt.scope(vars), state.name);
+      data = ctx.sync ? mergeResults(f, data, value, ctx.scope(vars), state.name) : await mergeResultsAsync(f, data, value, ctx.scope(vars), state.name);
     }
     if (contribution !== undefined && !wroteToPath) return contribution;
     if (isObject(data)) {
@@ -129,61 +129,61 @@ export async function iterate(rt: Runtime, state: ForEachState, input: Json, ite
     return data;
   };
   const width = state.mode === 'sequential' ? 1 : Math.min(state.batchSize ?? MAX_IN_FLIGHT, MAX_IN_FLIGHT);
-  return pool(items.length, width, (i) => one(items[i], offset + i));
+  return pool(ctx.effects, items.length, width, (i) => one(items[i], offset + i));
 }
 
 /** The iterations of a chunk child workflow (see ForEachChunk). */
-export async function runForEachChunk(rt: Runtime, chunk: ForEachChunk['foreachChunk'], input: Json): Promise<Json[]> {
-  const state = rt.state(chunk.state) as ForEachState;
-  if (chunk.items) return iterate(rt, state, input, chunk.items, chunk.offset);
-  const coll = rt.sync ? collection(rt, state, input) : await collectionAsync(rt, state, input);
-  return iterate(rt, state, input, coll.slice(chunk.offset, chunk.offset + chunk.count), chunk.offset);
+export async function runForEachChunk(ctx: StateContext, chunk: ForEachChunk['foreachChunk'], input: Json): Promise<Json[]> {
+  const state = ctx.state(chunk.state) as ForEachState;
+  if (chunk.items) return iterate(ctx, state, input, chunk.items, chunk.offset);
+  const coll = ctx.sync ? collection(ctx, state, input) : await collectionAsync(ctx, state, input);
+  return iterate(ctx, state, input, coll.slice(chunk.offset, chunk.offset + chunk.count), chunk.offset);
 }
 
 /**
  * The state data without the collection, for chunk children that get their elements apart; the
  * data as it is when inputCollection computes the collection rather than designating a path.
  */
-function withoutCollection(rt: Runtime, state: ForEachState, input: Json): Json {
+function withoutCollection(ctx: StateContext, state: ForEachState, input: Json): Json {
   try {
-    return withoutPath(input, pathOfSync(state.inputCollection, input, rt.scope(), { state: state.name, what: 'inputCollection' }));
+    return withoutPath(input, pathOfSync(state.inputCollection, input, ctx.scope(), { state: state.name, what: 'inputCollection' }));
   } catch {
     return input;
   }
 }
 
-async function fanOut(rt: Runtime, state: ForEachState, input: Json, coll: Json[], size: number): Promise<Json[]> {
+async function fanOut(ctx: StateContext, state: ForEachState, input: Json, coll: Json[], size: number): Promise<Json[]> {
   const total = coll.length;
-  const slices = rt.features.has(FEATURE_FOREACH_CHUNK_SLICES);
-  const data = slices ? withoutCollection(rt, state, input) : input;
+  const slices = ctx.features.has(FEATURE_FOREACH_CHUNK_SLICES);
+  const data = slices ? withoutCollection(ctx, state, input) : input;
   const chunks = Math.ceil(total / size);
   const width = state.mode === 'sequential' ? 1 : Math.max(1, Math.min(MAX_CHUNKS_IN_FLIGHT, Math.ceil((state.batchSize ?? Infinity) / size)));
-  const parts = await pool(chunks, width, (c) => {
+  const parts = await pool(ctx.effects, chunks, width, (c) => {
     const offset = c * size;
     const count = Math.min(size, total - offset);
     const opts: StartOptions = {
-      definition: rt.def,
-      ...(rt.options.subflows ? { subflows: rt.options.subflows } : {}),
+      definition: ctx.def,
+      ...(ctx.options.subflows ? { subflows: ctx.options.subflows } : {}),
       carried: { foreachChunk: { state: state.name, offset, count, ...(slices ? { items: coll.slice(offset, offset + count) } : {}) } },
     };
-    return executeChild<(...a: any[]) => Promise<Json[]>>(rt.info.workflowType, {
+    return ctx.effects.executeChild<Json[]>(ctx.info.workflowType, {
       args: [data, opts],
-      workflowId: `${rt.def.id}-foreach-${uuid4()}`,
-      taskQueue: rt.info.taskQueue,
-      staticSummary: rt.summary(state.name, undefined, `iterations ${offset}–${offset + count - 1} of ${total}`),
+      workflowId: `${ctx.def.id}-foreach-${ctx.effects.uuid4()}`,
+      taskQueue: ctx.info.taskQueue,
+      staticSummary: ctx.summary(state.name, undefined, `iterations ${offset}–${offset + count - 1} of ${total}`),
     });
   });
   return parts.flat();
 }
 
-export async function runForEach(rt: Runtime, state: ForEachState, h: Holder): Promise<void> {
+export async function runForEach(state: ForEachState, h: Holder, ctx: StateContext): Promise<void> {
   const input = h.data;
-  const coll = rt.sync ? collection(rt, state, input) : await collectionAsync(rt, state, input);
-  const size = chunkSize(rt);
-  const results = coll.length > size ? await fanOut(rt, state, input, coll, size) : await iterate(rt, state, input, coll, 0);
+  const coll = ctx.sync ? collection(ctx, state, input) : await collectionAsync(ctx, state, input);
+  const size = chunkSize(ctx);
+  const results = coll.length > size ? await fanOut(ctx, state, input, coll, size) : await iterate(ctx, state, input, coll, 0);
   if (state.outputCollection) {
     const site = { state: state.name, what: 'outputCollection' };
-    const path = rt.sync ? pathOfSync(state.outputCollection, h.data, rt.scope(), site) : await pathOf(state.outputCollection, h.data, rt.scope(), site);
+    const path = ctx.sync ? pathOfSync(state.outputCollection, h.data, ctx.scope(), site) : await pathOf(state.outputCollection, h.data, ctx.scope(), site);
     const existing = getAtPath(h.data, path);
     h.data = setAtPath(h.data, path, Array.isArray(existing) ? [...existing, ...results] : results);
   }

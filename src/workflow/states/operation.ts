@@ -2,8 +2,8 @@
 import type { OperationState } from '../../dsl/model';
 import { runActions } from '../actions';
 import { actionExecTimeout } from '../timeouts';
-import type { Holder, Runtime } from '../runtime';
+import type { Holder, StateContext } from './context';
 
-export async function runOperation(rt: Runtime, state: OperationState, h: Holder): Promise<void> {
-  h.data = await runActions({ rt, state, actionTimeout: actionExecTimeout(rt.def, state) }, state.actions, state.actionMode, h.data, (d) => (h.data = d));
+export async function runOperation(state: OperationState, h: Holder, ctx: StateContext): Promise<void> {
+  h.data = await runActions({ ctx, state, actionTimeout: actionExecTimeout(ctx.def, state) }, state.actions, state.actionMode, h.data, (d) => (h.data = d));
 }

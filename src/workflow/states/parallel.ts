@@ -4,19 +4,18 @@
  * every branch; atLeast for numCompleted, then cancels the unfinished branches. A failing
  * branch fails the state (and cancels the others).
  */
-import { CancellationScope, condition } from '@temporalio/workflow';
 import type { Json, ParallelState } from '../../dsl/model';
 import { merge } from '../data/merge';
 import { runActions } from '../actions';
 import { actionExecTimeout, branchExecTimeout, withTimeout } from '../timeouts';
-import type { Holder, Runtime } from '../runtime';
+import type { Holder, StateContext } from './context';
 import { beforeBlocking } from '../ui';
 
-export async function runParallel(rt: Runtime, state: ParallelState, h: Holder): Promise<void> {
+export async function runParallel(state: ParallelState, h: Holder, ctx: StateContext): Promise<void> {
   const input = h.data;
   const n = state.branches.length;
   const need = state.completionType === 'atLeast' ? Math.min(state.numCompleted ?? n, n) : n;
-  const scopes = state.branches.map(() => new CancellationScope());
+  const scopes = state.branches.map(() => ctx.effects.scope());
   const outputs: (Json | undefined)[] = new Array(n).fill(undefined);
   const finished: boolean[] = new Array(n).fill(false);
   let completed = 0;
@@ -24,11 +23,11 @@ export async function runParallel(rt: Runtime, state: ParallelState, h: Holder):
   let stopping = false;
 
   state.branches.forEach((b, i) => {
-    const bt = branchExecTimeout(rt.def, state, b);
-    const branch = () => runActions({ rt, state, branch: b.name, actionTimeout: actionExecTimeout(rt.def, state, b) }, b.actions, 'sequential', input);
-    const timed = () => withTimeout(bt, rt.summary(state.name, b.name, `branchExecTimeout ${bt}`), `branch "${b.name}" of state "${state.name}" did not finish within ${bt} (branchExecTimeout)`, branch);
+    const bt = branchExecTimeout(ctx.def, state, b);
+    const branch = () => runActions({ ctx, state, branch: b.name, actionTimeout: actionExecTimeout(ctx.def, state, b) }, b.actions, 'sequential', input);
+    const timed = () => withTimeout(bt, ctx.summary(state.name, b.name, `branchExecTimeout ${bt}`), `branch "${b.name}" of state "${state.name}" did not finish within ${bt} (branchExecTimeout)`, branch, ctx.effects);
     scopes[i]
-      .run(rt.sync && !bt ? branch : timed)
+      .run(ctx.sync && !bt ? branch : timed)
       .then(
         (out) => {
           finished[i] = true;
@@ -43,7 +42,7 @@ export async function runParallel(rt: Runtime, state: ParallelState, h: Holder):
   });
 
   beforeBlocking();
-  await condition(() => completed >= need || failure !== undefined || finished.every(Boolean));
+  await ctx.effects.condition(() => completed >= need || failure !== undefined || finished.every(Boolean));
   stopping = true;
   scopes.forEach((s, i) => {
     if (!finished[i]) s.cancel();

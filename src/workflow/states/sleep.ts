@@ -1,9 +1,8 @@
 /** Sleep state: a durable timer; the data passes through. */
-import { sleep } from '@temporalio/workflow';
 import type { SleepState } from '../../dsl/model';
 import { parseDuration } from '../../dsl/duration';
-import type { Holder, Runtime } from '../runtime';
+import type { Holder, StateContext } from './context';
 
-export async function runSleep(rt: Runtime, state: SleepState, _h: Holder): Promise<void> {
-  await sleep(parseDuration(state.duration), { summary: rt.summary(state.name, undefined, `sleep ${state.duration}`) });
+export async function runSleep(state: SleepState, _h: Holder, ctx: StateContext): Promise<void> {
+  await ctx.effects.sleep(parseDuration(state.duration), ctx.summary(state.name, undefined, `sleep ${state.duration}`));
 }

@@ -419,6 +419,7 @@ export class FakeTaskContext implements TaskContext {
   ) {
     this.features = new Set(opts.features ?? INTERPRETER_FEATURES);
     this.sync = this.features.has(FEATURE_SYNC_EXPRESSIONS);
+    this.mailbox.effects = this.effects;
     this.subflows = opts.subflows;
     this.workflowInput = opts.workflowInput ?? null;
   }

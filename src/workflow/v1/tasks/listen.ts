@@ -48,7 +48,7 @@ export async function runListen(task: Task, at: TaskAt, input: Json, ctx: TaskCo
       hit = filters.find((f) => filterMatches(f, e, scope, ctx.correlation, expected));
       return hit !== undefined;
     };
-    const e = (await ctx.mailbox.takeWhere(match, anyEvent ? ['*'] : labels(filters), undefined, undefined, ctx.effects))!;
+    const e = (await ctx.mailbox.takeWhere(match, anyEvent ? ['*'] : labels(filters), undefined))!;
     return { e, filter: hit };
   };
 
