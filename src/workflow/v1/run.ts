@@ -48,6 +48,8 @@ import { runSet } from './tasks/set';
 import { runSwitch } from './tasks/switch';
 import { runTry } from './tasks/try';
 import { runWait } from './tasks/wait';
+import { runAgainAfter, startingEvents } from './schedule';
+import { trackAwaitedEntries } from './awaited';
 
 type Executor = (task: Task, at: TaskAt, input: Json, ctx: TaskContext) => Promise<TaskOutcome>;
 
@@ -116,6 +118,7 @@ export class V1Run implements TaskContext {
   ) {
     this.awaited = mailbox.awaited;
     this.sync = features.has(FEATURE_SYNC_EXPRESSIONS);
+    trackAwaitedEntries(tracker, mailbox, features);
     if (features.has(FEATURE_YIELD_LONG_WALKS)) this.budget = new WalkBudget();
     const carried = (options.carried as { v1?: Carried } | undefined)?.v1;
     if (carried) {
@@ -140,6 +143,7 @@ export class V1Run implements TaskContext {
       if (carried) input = rawInput;
       else {
         this.events?.publish('workflow.started', { definition: { name: wf.document.name, namespace: wf.document.namespace, version: this.def.version }, startedAt: new Date(this.startedAt).toISOString() });
+        if (wf.schedule?.on !== undefined) rawInput = await startingEvents(this, rawInput);
         this.workflowInput = rawInput;
         await this.validate(wf.input?.schema, rawInput, '/input', 'workflow input');
         input = await transformInput(this, wf.input?.from, rawInput, this.workflowArgs());
@@ -154,6 +158,7 @@ export class V1Run implements TaskContext {
       await this.events?.settle();
       this.tracker.status = 'completed';
       this.tracker.render();
+      if (wf.schedule?.after !== undefined) await runAgainAfter(this, this.workflowInput);
       return output;
     } catch (err) {
       if (err instanceof ContinueAsNew || isCancellation(err)) throw err;

@@ -1,0 +1,77 @@
+/**
+ * What a 1.0 run publishes in the `SwAwaitedEvents` search attribute while a `listen` (or a
+ * `schedule.on` start) waits, and what the gateway looks up there for an event: one shared,
+ * pure definition of the entries, so both sides compute the same strings. Sandbox-safe (no Node
+ * imports).
+ *
+ * - A filter whose `with.type` is a string (a literal type, or a regular expression as written)
+ *   is published as that string; one without a usable type (an expression, none, `any: []`) as `*`.
+ * - A filter with `correlate` whose every value is known while the run waits (an `expect`, or a
+ *   value fixed by an earlier event of the run) is published as `<type>#<key>=<json>` (keys
+ *   sorted, `#`-separated): the gateway computes the same entry from the event, so an event
+ *   reaches only the instances waiting for its correlation values. When a value is not known yet,
+ *   or a `from` reads more than the event (`$context`, …), the plain type is published.
+ */
+import type { Json } from '../dsl/model';
+import type { ConsumptionStrategy, EventFilter } from '../dsl/v1/model';
+
+/** Any event type (a filter without a literal type, `any: []`). */
+export const ANY_TYPE = '*';
+
+/** The entry of a filter's event type: the string it gives for `type`, else `*`. */
+export function typeEntry(filter: EventFilter | undefined): string {
+  const t = filter?.with?.type;
+  return typeof t === 'string' && !t.includes('${') ? t : ANY_TYPE;
+}
+
+/** JSON with object keys sorted (the same value gives the same text on both sides). */
+export function canonicalJson(v: Json | undefined): string {
+  if (v === undefined) return 'null';
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => (v as Record<string, Json>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, Json>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** `<type>#<key>=<json>#…` with the keys sorted. */
+export function correlationEntry(type: string, values: Record<string, Json>): string {
+  return [type, ...Object.keys(values).sort().map((k) => `${k}=${canonicalJson(values[k])}`)].join('#');
+}
+
+/** Whether a `correlate.from` reads the event alone (no `$` variable), so the gateway can evaluate it too. */
+export function readsEventOnly(from: string): boolean {
+  return !/\$[A-Za-z_]/.test(from.replace(/"(?:[^"\\]|\\.)*"/g, '""'));
+}
+
+/**
+ * The entry a run publishes for a filter it waits on: the correlation-qualified entry when every
+ * correlation value is known (`known(key)` returns it, or undefined), else the plain type.
+ */
+export function awaitedEntry(filter: EventFilter | undefined, known: (key: string) => Json | undefined): string {
+  const type = typeEntry(filter);
+  const correlate = Object.entries(filter?.correlate ?? {});
+  if (!correlate.length) return type;
+  const values: Record<string, Json> = {};
+  for (const [key, c] of correlate) {
+    const v = known(key);
+    if (v === undefined || !readsEventOnly(c.from)) return type;
+    values[key] = v;
+  }
+  return correlationEntry(type, values);
+}
+
+/** Every filter of a consumption strategy, its `until` strategy's included; `any: []` is one filter that matches every event. */
+export function strategyFilters(s: ConsumptionStrategy | undefined): EventFilter[] {
+  if (!s || typeof s !== 'object') return [];
+  const out: EventFilter[] = [];
+  if (s.one) out.push(s.one);
+  if (s.all) out.push(...s.all);
+  if (s.any) out.push(...(s.any.length ? s.any : [{}]));
+  if (s.until && typeof s.until === 'object') out.push(...strategyFilters(s.until));
+  return out;
+}
