@@ -7,10 +7,14 @@
  * - A filter whose `with.type` is a string (a literal type, or a regular expression as written)
  *   is published as that string; one without a usable type (an expression, none, `any: []`) as `*`.
  * - A filter with `correlate` whose every value is known while the run waits (an `expect`, or a
- *   value fixed by an earlier event of the run) is published as `<type>#<key>=<json>` (keys
- *   sorted, `#`-separated): the gateway computes the same entry from the event, so an event
- *   reaches only the instances waiting for its correlation values. When a value is not known yet,
- *   or a `from` reads more than the event (`$context`, …), the plain type is published.
+ *   value fixed by an earlier event of the run) is published as `<type>#<key>=<value>` (keys
+ *   sorted, `#`-separated; a string as it is, any other value as canonical JSON; `%`, `"`, `#`
+ *   and `♡` percent-escaped: the dev server's SQLite visibility reads a KeywordList value inside
+ *   an FTS5 string, where `"` is a syntax error, and `♡` separates the list's values): the
+ *   gateway computes the same entry from the event, so an event reaches only the instances
+ *   waiting for its correlation values. When a value is not known yet, or a `from` reads more
+ *   than the event (`$context`, …), the plain type is published. An entry only narrows whom the
+ *   gateway signals; the run's own filter still decides what it consumes.
  */
 import type { Json } from '../dsl/model';
 import type { ConsumptionStrategy, EventFilter } from '../dsl/v1/model';
@@ -38,9 +42,15 @@ export function canonicalJson(v: Json | undefined): string {
   return JSON.stringify(v);
 }
 
-/** `<type>#<key>=<json>#…` with the keys sorted. */
+/** A correlation value in an entry: a string as it is, else canonical JSON; characters visibility or the entry syntax would misread are percent-escaped. */
+export function entryValue(v: Json): string {
+  const text = typeof v === 'string' ? v : canonicalJson(v);
+  return text.replace(/[%"#\u2661]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+/** `<type>#<key>=<value>#…` with the keys sorted. */
 export function correlationEntry(type: string, values: Record<string, Json>): string {
-  return [type, ...Object.keys(values).sort().map((k) => `${k}=${canonicalJson(values[k])}`)].join('#');
+  return [type, ...Object.keys(values).sort().map((k) => `${k}=${entryValue(values[k])}`)].join('#');
 }
 
 /** Whether a `correlate.from` reads the event alone (no `$` variable), so the gateway can evaluate it too. */

@@ -81,16 +81,17 @@ test('correlate: the entry qualified by the values `from` gives on the event; a 
     ],
   });
   const d = routeV1([doc], ce('payment.received', { region: 'eu', data: { orderId: 'O-7' } }))[0] as any;
-  assert.deepEqual(d.entries, ['payment.received', 'payment.received#orderId="O-7"#region="eu"']);
+  assert.deepEqual(d.entries, ['payment.received', 'payment.received#orderId=O-7#region=eu']);
   assert.deepEqual(d.entries[1], correlationEntry('payment.received', { region: 'eu', orderId: 'O-7' }), 'keys sorted');
   // What a run waiting for O-7 in eu publishes is the same string.
   const filter = (doc.workflow.do[0].wait.listen!.to.one)!;
   assert.equal(awaitedEntry(filter, (k) => ({ orderId: 'O-7', region: 'eu' })[k]), d.entries[1]);
   assert.equal(awaitedEntry(filter, (k) => ({ orderId: 'O-7' } as Record<string, string>)[k]), 'payment.received', 'a value not known yet: the plain type');
 
-  assert.deepEqual((routeV1([doc], ce('refund', { data: { orderId: 'O-1' } }))[0] as any).entries, ['refund', 'refund#orderId="O-1"']);
+  assert.deepEqual((routeV1([doc], ce('refund', { data: { orderId: 'O-1' } }))[0] as any).entries, ['refund', 'refund#orderId=O-1']);
   assert.deepEqual(routeV1([doc], ce('refund', { data: { orderId: 'O-2' } })), [], 'expect O-1: an event for O-2 matches no filter');
 
+  assert.equal(correlationEntry('t', { n: 1, o: { b: 'x"y', a: [true] }, s: '50%#1' }), 't#n=1#o={%22a%22:[true],%22b%22:%22x\\%22y%22}#s=50%25%231', 'no " (SQLite visibility), no # inside a value');
   assert.equal(readsEventOnly('${ .data[$context.key] }'), false);
   assert.equal(readsEventOnly('${ .data["$x"] }'), true, 'a $ inside a string literal is no variable');
   assert.deepEqual((routeV1([doc], ce('ctx', { data: { a: 1 } }))[0] as any).entries, ['ctx']);
