@@ -75,6 +75,34 @@ export function awaitedEntry(filter: EventFilter | undefined, known: (key: strin
   return correlationEntry(type, values);
 }
 
+/** Whether a string is one runtime expression (`${ … }`, surrounding whitespace allowed). */
+export function isFilterExpression(s: string): boolean {
+  return /^\s*\$\{[\s\S]*\}\s*$/.test(s);
+}
+
+/**
+ * Whether a filter's `with` value matches an event attribute: a string is equal or matches as an
+ * anchored regular expression, an object matches key by key, other values are equal; a runtime
+ * expression is left to `expression` (the run evaluates it; the gateway says it may match).
+ */
+export function attributeMatches(want: Json, have: Json | undefined, expression: (expr: string, have: Json | undefined) => boolean): boolean {
+  if (typeof want === 'string') {
+    if (isFilterExpression(want)) return expression(want, have);
+    if (have === want) return true;
+    if (typeof have !== 'string') return false;
+    try {
+      return new RegExp(`^(?:${want})$`).test(have);
+    } catch {
+      return false;
+    }
+  }
+  if (want && typeof want === 'object' && !Array.isArray(want)) {
+    if (!have || typeof have !== 'object' || Array.isArray(have)) return false;
+    return Object.entries(want).every(([k, v]) => attributeMatches(v, (have as Record<string, Json>)[k], expression));
+  }
+  return JSON.stringify(want) === JSON.stringify(have);
+}
+
 /** Every filter of a consumption strategy, its `until` strategy's included; `any: []` is one filter that matches every event. */
 export function strategyFilters(s: ConsumptionStrategy | undefined): EventFilter[] {
   if (!s || typeof s !== 'object') return [];

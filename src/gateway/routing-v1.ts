@@ -21,8 +21,8 @@
 import type { Json } from '../dsl/model';
 import { entryOf, type ConsumptionStrategy, type EventFilter, type Task, type TaskList, type V1Definition } from '../dsl/v1/model';
 import type { CloudEventJson } from '../common/contracts';
-import { correlationEntry, readsEventOnly, strategyFilters, typeEntry } from '../common/awaited-events';
-import { evaluateExpression, isExpression } from '../expr';
+import { attributeMatches, correlationEntry, readsEventOnly, strategyFilters, typeEntry } from '../common/awaited-events';
+import { evaluateExpression } from '../expr';
 import { latestVersions } from '../activities/definitions';
 import type { AwaitingDelivery, Delivery, InstanceDelivery } from './routing';
 
@@ -57,24 +57,8 @@ function documentFilters(def: V1Definition): EventFilter[] {
   return out.map((f) => f.filter);
 }
 
-/** Whether a `with` value may match the event's attribute (expressions may: the run decides). */
-function mayMatch(want: Json, have: Json | undefined): boolean {
-  if (typeof want === 'string') {
-    if (isExpression(want) || want.includes('${')) return true;
-    if (have === want) return true;
-    if (typeof have !== 'string') return false;
-    try {
-      return new RegExp(`^(?:${want})$`).test(have);
-    } catch {
-      return false;
-    }
-  }
-  if (want && typeof want === 'object' && !Array.isArray(want)) {
-    if (!have || typeof have !== 'object' || Array.isArray(have)) return false;
-    return Object.entries(want).every(([k, v]) => mayMatch(v, (have as Record<string, Json>)[k]));
-  }
-  return JSON.stringify(want) === JSON.stringify(have);
-}
+/** Whether a `with` value may match the event's attribute (an expression may: the run decides). */
+const mayMatch = (want: Json, have: Json | undefined) => attributeMatches(want, have, () => true);
 
 /**
  * The event's correlation values for a filter: undefined when a `from` cannot be evaluated on the

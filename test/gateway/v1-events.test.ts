@@ -65,6 +65,10 @@ const DOCUMENTS: Record<string, unknown> = {
     },
     do: [{ s: { set: { types: '${ map(.type) }', batch: '${ .[0].data.batch }' } } }],
   }),
+  onAllFree: doc('on-all-free', {
+    schedule: { on: { all: [{ with: { type: 'v1.free.a' } }, { with: { type: 'v1.free.b' } }] } },
+    do: [{ s: { set: { types: '${ map(.type) }' } } }],
+  }),
   again: doc('again', { schedule: { after: 'PT1S' }, do: [{ s: { set: { n: '${ .n }' } } }] }),
 };
 
@@ -257,6 +261,20 @@ test('schedule.on all with correlate: two events of one key collect in one insta
   await waitFor('b2 publishes what it still waits for', async () => (await awaitedNow(h2.workflowId)).includes('v1.part.a#batch=b2'));
   await post('v1.part.a', { data: { batch: 'b2', part: 'a' } });
   assert.deepEqual(await h2.result(), { types: ['v1.part.b', 'v1.part.a'], batch: 'b2' });
+});
+
+test('schedule.on all without correlation: the first event starts a run, the next one goes to that run (it waits for it) instead of starting another', async () => {
+  const first = await post('v1.free.a', { id: 'free-a' });
+  assert.equal(first.status, 202, JSON.stringify(first.body));
+  const id = 'test/on-all-free/https:%2F%2Fshop.example/free-a';
+  assert.equal(first.body.delivered[0].workflowId, id);
+  await awaiting(id, 'v1.free.b');
+  const second = await post('v1.free.b', { id: 'free-b' });
+  assert.deepEqual(second.body.delivered, [{ workflowId: id, started: false, via: 'visibility' }]);
+  assert.deepEqual(await client.workflow.getHandle(id).result(), { types: ['v1.free.a', 'v1.free.b'] });
+  let runs = 0;
+  for await (const _ of client.workflow.list({ query: `WorkflowType = 'test/on-all-free'` })) runs++;
+  assert.equal(runs, 1, 'the second event started nothing');
 });
 
 test('schedule.after: a completed run sleeps the delay (a timer whose summary says so) and continues as new with its original input', async () => {
