@@ -58,9 +58,13 @@ export function readsEventOnly(from: string): boolean {
   return !/\$[A-Za-z_]/.test(from.replace(/"(?:[^"\\]|\\.)*"/g, '""'));
 }
 
+/** Longer qualified entries are not published (the plain type is): visibility stores keep keywords short. */
+export const MAX_ENTRY_LENGTH = 255;
+
 /**
  * The entry a run publishes for a filter it waits on: the correlation-qualified entry when every
- * correlation value is known (`known(key)` returns it, or undefined), else the plain type.
+ * correlation value is known (`known(key)` returns it, or undefined) and the entry is at most
+ * MAX_ENTRY_LENGTH characters long, else the plain type (which the gateway always looks up too).
  */
 export function awaitedEntry(filter: EventFilter | undefined, known: (key: string) => Json | undefined): string {
   const type = typeEntry(filter);
@@ -72,7 +76,8 @@ export function awaitedEntry(filter: EventFilter | undefined, known: (key: strin
     if (v === undefined || !readsEventOnly(c.from)) return type;
     values[key] = v;
   }
-  return correlationEntry(type, values);
+  const entry = correlationEntry(type, values);
+  return entry.length <= MAX_ENTRY_LENGTH ? entry : type;
 }
 
 /** Whether a string is one runtime expression (`${ … }`, surrounding whitespace allowed). */

@@ -87,6 +87,7 @@ test('correlate: the entry qualified by the values `from` gives on the event; a 
   const filter = (doc.workflow.do[0].wait.listen!.to.one)!;
   assert.equal(awaitedEntry(filter, (k) => ({ orderId: 'O-7', region: 'eu' })[k]), d.entries[1]);
   assert.equal(awaitedEntry(filter, (k) => ({ orderId: 'O-7' } as Record<string, string>)[k]), 'payment.received', 'a value not known yet: the plain type');
+  assert.equal(awaitedEntry(filter, (k) => ({ orderId: 'O'.repeat(300), region: 'eu' })[k]), 'payment.received', 'an entry too long for a keyword: the plain type');
 
   assert.deepEqual((routeV1([doc], ce('refund', { data: { orderId: 'O-1' } }))[0] as any).entries, ['refund', 'refund#orderId=O-1']);
   assert.deepEqual(routeV1([doc], ce('refund', { data: { orderId: 'O-2' } })), [], 'expect O-1: an event for O-2 matches no filter');
