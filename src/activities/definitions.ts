@@ -173,12 +173,12 @@ export class DefinitionRegistry {
     return { entries, broken };
   }
 
-  /** Every loadable 0.8-family definition (files that do not load are left out): what event routing reads. */
-  /** Every loaded definition, 0.8-model and 1.0 alike (e.g. for schedules). */
+  /** Every loaded definition, 0.8-model and 1.0 alike (files that do not load are left out): what schedules and event routing read. */
   async allDefinitions(): Promise<Definition[]> {
     return (await this.all()).entries.map((e) => e.def);
   }
 
+  /** Every loadable 0.8-family definition. */
   async definitions(): Promise<WorkflowDef[]> {
     return (await this.all()).entries.map((e) => e.def).filter((d): d is WorkflowDef => !isV1Definition(d));
   }

@@ -146,7 +146,7 @@ async function viaTemporal(e: CloudEventJson, opts: SendOptions): Promise<boolea
   const connection = await Connection.connect(connectionOptions(target));
   try {
     const registry = new DefinitionRegistry(opts.definitions);
-    const dispatcher = new Dispatcher({ client: new Client({ connection, namespace: target.namespace }), definitions: () => registry.definitions(), taskQueue: opts.taskQueue });
+    const dispatcher = new Dispatcher({ client: new Client({ connection, namespace: target.namespace }), definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue });
     // Whoever holds the Temporal connection may signal any instance: direct addressing is allowed.
     return print(await dispatcher.dispatch(e, true), `Temporal ${target.address} (namespace ${target.namespace})`, opts.json);
   } finally {

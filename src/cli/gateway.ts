@@ -109,7 +109,7 @@ async function runGateway(opts: GatewayCommandOptions): Promise<void> {
   const connection = Connection.lazy(connectionOptions(target));
   const client = new Client({ connection, namespace: target.namespace });
   const registry = new DefinitionRegistry(opts.definitions);
-  const common = { client, definitions: () => registry.definitions(), taskQueue: opts.taskQueue, temporalTimeoutMs: settings.temporalTimeoutMs, log: say };
+  const common = { client, definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue, temporalTimeoutMs: settings.temporalTimeoutMs, log: say };
   const gateway: Gateway = await startGateway({ ...common, ...settings, host: opts.host, port: Number(opts.port) });
   let mqtt: MqttInbound | undefined;
   if (settings.mqtt) mqtt = await startMqttInbound({ ...common, ...settings.mqtt, accessLog: settings.accessLog ? (e) => console.log(JSON.stringify({ log: 'mqtt', ...e })) : undefined });

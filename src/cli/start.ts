@@ -125,7 +125,7 @@ async function start(opts: StartOptions): Promise<void> {
     const registry = new DefinitionRegistry(opts.definitions);
     const client = new Client({ connection: clientConnection, namespace: target.namespace });
     const schedules = keepSchedulesInSync(client, () => registry.allDefinitions(), { taskQueue: INTERPRETER_TASK_QUEUE, intervalMs: scheduleSyncMs(), log: (m) => log(m) });
-    const common = { client, definitions: () => registry.definitions(), temporalTimeoutMs: settings.temporalTimeoutMs, log: (m: string) => log(`gateway: ${m}`) };
+    const common = { client, definitions: () => registry.allDefinitions(), temporalTimeoutMs: settings.temporalTimeoutMs, log: (m: string) => log(`gateway: ${m}`) };
     const gateway: Gateway = await startGateway({
       ...common,
       ...settings,

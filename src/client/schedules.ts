@@ -18,7 +18,7 @@
  * - `cron` → a cron expression in Temporal's 7-field form; `validUntil` → the Schedule's end.
  * - `timezone` → the Schedule's time zone (default UTC).
  * - 1.0: `every` → an interval of that duration (since the Unix epoch, as `R/<period>`); `cron`
- *   → a cron expression as above (UTC). `after` and `on` are not Schedules (validation warns).
+ *   → a cron expression as above (UTC). `after` and `on` are not Schedules: the run itself continues as new after `after`, and the gateway starts runs by `on` (src/workflow/v1/schedule.ts, src/gateway/routing-v1.ts).
  * - Runs start with `{}` as data input, on the interpreter task queue, one run per scheduled
  *   time even when the previous is still running (the spec: an instance "at the start of each
  *   time interval"), with the definition's workflowExecTimeout.

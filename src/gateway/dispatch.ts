@@ -16,8 +16,10 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
-import type { WorkflowDef } from '../dsl/model';
+import type { Definition } from '../dsl/model';
+import { isV1Definition, type V1Definition } from '../dsl/v1/model';
 import { route, type AwaitingDelivery, type Delivery, type InstanceDelivery } from './routing';
+import { routeV1 } from './routing-v1';
 
 /** Extension attribute naming the target workflow id (CloudEvents attribute names: lowercase alphanumerics). */
 export const TARGET_ATTRIBUTE = 'swflowworkflowid';
@@ -43,8 +45,8 @@ export interface EventResult {
 
 export interface DispatcherOptions {
   client: Client;
-  /** The definitions to route by (called per request, so new files are seen). */
-  definitions: () => Promise<WorkflowDef[]>;
+  /** The definitions to route by, 0.8-family and 1.0 (called per request, so new files are seen). */
+  definitions: () => Promise<Definition[]>;
   /** The task queue new instances start on. Default `swflow`. */
   taskQueue?: string;
   /** How long one event's Temporal calls may take before Temporal counts as unreachable. Default 5 s. */
@@ -80,7 +82,7 @@ export class Dispatcher {
   }
 
   /** Routes an event, and refuses it when nothing consumes it or when it addresses an instance without credentials. */
-  plan(e: CloudEventJson, definitions: WorkflowDef[], authenticated: boolean): Plan {
+  plan(e: CloudEventJson, definitions: Definition[], authenticated: boolean): Plan {
     const base = { id: e.id, type: e.type };
     const target = e[TARGET_ATTRIBUTE];
     if (target !== undefined) {
@@ -90,7 +92,8 @@ export class Dispatcher {
       if (typeof target !== 'string' || !target) return { ok: false, result: { ...base, status: 404, error: `${TARGET_ATTRIBUTE} must name a workflow id` } };
       return { ok: true, event: e, deliveries: [{ via: 'direct', workflowId: target }] };
     }
-    const deliveries = route(definitions, e);
+    const v1 = definitions.filter((d): d is V1Definition => isV1Definition(d));
+    const deliveries = [...route(definitions.filter((d) => !isV1Definition(d)) as Exclude<Definition, V1Definition>[], e), ...routeV1(v1, e)];
     if (!deliveries.length) {
       return {
         ok: false,
@@ -137,7 +140,7 @@ export class Dispatcher {
   private nobody(plan: Extract<Plan, { ok: true }>): string {
     const why = plan.deliveries.map((d) =>
       d.via === 'visibility'
-        ? `no running instance of ${d.workflowType} waits for events of type "${d.eventType}" (visibility can lag a second behind an instance that just began to wait: send it again)`
+        ? `no running instance of ${d.workflowType} waits for events of type "${d.eventType}"${d.entries?.some((x) => x.includes('#')) ? ' with these correlation values' : ''} (visibility can lag a second behind an instance that just began to wait: send it again)`
         : `no running instance ${d.workflowId}`,
     );
     const starts = plan.deliveries.some((d) => d.via === 'id' && d.start);
@@ -146,6 +149,10 @@ export class Dispatcher {
 
   private async toInstance(d: InstanceDelivery, e: CloudEventJson): Promise<Delivered | undefined> {
     if (!d.start) return this.signal(d.workflowId, e, 'id');
+    if (d.unlessAwaited) {
+      const waiting = await this.toAwaiting(d.unlessAwaited, e, 1);
+      if (waiting.length) return waiting[0];
+    }
     try {
       const handle = await this.opts.client.workflow.signalWithStart(d.workflowType, {
         taskQueue: this.taskQueue,
@@ -173,11 +180,12 @@ export class Dispatcher {
     }
   }
 
-  /** Every running instance of the definition whose SwAwaitedEvents holds the event's type. */
-  private async toAwaiting(d: AwaitingDelivery, e: CloudEventJson): Promise<Delivered[]> {
-    const query = `SwDefinitionId = ${literal(d.workflowType)} AND SwAwaitedEvents = ${literal(d.eventType)} AND ExecutionStatus = 'Running'`;
+  /** Every running instance of the definition whose SwAwaitedEvents holds the event's type (1.0: one of the entries). */
+  private async toAwaiting(d: AwaitingDelivery, e: CloudEventJson, limit?: number): Promise<Delivered[]> {
+    const awaited = d.entries ? `SwAwaitedEvents IN (${d.entries.map(literal).join(', ')})` : `SwAwaitedEvents = ${literal(d.eventType)}`;
+    const query = `SwDefinitionId = ${literal(d.workflowType)} AND ${awaited} AND ExecutionStatus = 'Running'`;
     const out: Delivered[] = [];
-    const max = this.opts.maxLookup ?? 1_000;
+    const max = limit ?? this.opts.maxLookup ?? 1_000;
     for await (const w of this.opts.client.workflow.list({ query, pageSize: Math.min(max, 1_000) })) {
       const r = await this.signal(w.workflowId, e, 'visibility');
       if (r) out.push(r);

@@ -33,6 +33,12 @@ export interface InstanceDelivery {
   keyedBy: 'correlation' | 'event';
   /** The event definitions that matched, for messages. */
   events: string[];
+  /**
+   * A 1.0 `schedule.on` strategy of several events without correlation: the event goes to a
+   * running instance that waits for it (an earlier event started it), if there is one, instead of
+   * starting a new instance.
+   */
+  unlessAwaited?: AwaitingDelivery;
 }
 
 /**
@@ -44,8 +50,10 @@ export interface AwaitingDelivery {
   via: 'visibility';
   /** The definition id (SwDefinitionId). */
   workflowType: string;
-  /** The CloudEvent type looked up in SwAwaitedEvents. */
+  /** The CloudEvent type (for messages; what is looked up in SwAwaitedEvents unless `entries` are given). */
   eventType: string;
+  /** 1.0: the SwAwaitedEvents entries looked up (any of them): types and correlation-qualified types (routing-v1.ts). */
+  entries?: string[];
   events: string[];
 }
 

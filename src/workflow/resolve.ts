@@ -119,9 +119,26 @@ export const FEATURE_LOCAL_CALLS = 'local-calls';
  * The run host's lifecycle CloudEvents (host/lifecycle.ts) for runs whose worker opted in: 0.8 runs
  * publish them too (a state is a task at `/states/<index>`), and both DSLs add
  * workflow.{suspended,resumed,cancelled,status-changed,correlation-started,correlation-completed}
- * and task.{suspended,resumed}. Runs recorded before published the 1.0 subset only.
+ * and task.{created,suspended,resumed}. Runs recorded before published the 1.0 subset only.
  */
 export const FEATURE_HOST_LIFECYCLE = 'host-lifecycle';
+/**
+ * A 1.0 run publishes in SwAwaitedEvents what its active `listen` tasks wait for: event types,
+ * and types qualified by the correlation values a filter expects (common/awaited-events.ts), so
+ * the gateway reaches 1.0 runs as it reaches 0.8 runs (ui.ts, events/mailbox.ts, v1/tasks/listen.ts).
+ */
+export const FEATURE_V1_AWAITED_EVENTS = 'v1-awaited-events';
+/**
+ * A 1.0 document with `schedule.on` first takes its starting events from the mailbox by that
+ * strategy, and runs `do` with the array of them as its input (v1/schedule.ts); before, such a
+ * document was refused.
+ */
+export const FEATURE_V1_SCHEDULE_ON = 'v1-schedule-on';
+/**
+ * A 1.0 document with `schedule.after`: a run that completes sleeps that long (a timer) and
+ * continues as new with its original input (v1/schedule.ts).
+ */
+export const FEATURE_V1_SCHEDULE_AFTER = 'v1-schedule-after';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -142,6 +159,9 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_GRPC_ASYNCAPI_CALLS,
   FEATURE_LOCAL_CALLS,
   FEATURE_HOST_LIFECYCLE,
+  FEATURE_V1_AWAITED_EVENTS,
+  FEATURE_V1_SCHEDULE_ON,
+  FEATURE_V1_SCHEDULE_AFTER,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

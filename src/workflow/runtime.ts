@@ -88,7 +88,7 @@ export class Runtime implements StateContext {
     this.info = host.info;
     mailbox.defs = def.events;
     mailbox.dedupe = features.has(FEATURE_EVENT_DEDUPE);
-    if (features.has(FEATURE_AWAITED_EVENTS_ATTRIBUTE)) tracker.trackAwaitedEvents(() => mailbox.awaitedTypes());
+    if (features.has(FEATURE_AWAITED_EVENTS_ATTRIBUTE)) host.trackAwaited(() => mailbox.awaitedTypes());
     this.sync = features.has(FEATURE_SYNC_EXPRESSIONS);
     for (const s of def.states) this.byName.set(s.name, s);
     this.functionsScope = Object.fromEntries(def.functions.filter((f) => f.type === 'expression').map((f) => [f.name, f.operation]));

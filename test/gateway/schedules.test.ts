@@ -157,13 +157,17 @@ const ticker1 = (schedule: Record<string, unknown>) => ({
   do: [{ tick: { set: { ticked: true } } }],
 });
 
-test('1.0 schedule: every and cron map onto Temporal Schedule specs; after and on are warned, bad values located', async () => {
+test('1.0 schedule: every and cron map onto Temporal Schedule specs; after and on are served (one form per document), bad values located', async () => {
   assert.deepEqual(v1ScheduleSpecOf({ every: { minutes: 5 } }), { intervals: [{ every: 300_000 }] });
   assert.deepEqual(v1ScheduleSpecOf({ every: 'PT2H' }), { intervals: [{ every: 7_200_000 }] });
   assert.deepEqual(v1ScheduleSpecOf({ cron: '0 0 * * *' }).cronExpressions, ['0 0 0 * * * *']);
   const problems = async (schedule: unknown) => (await loadAnyDefinition(ticker1(schedule as Record<string, unknown>))).problems.map(formatProblem).join('\n');
   assert.doesNotMatch(await problems({ every: { seconds: 2 } }), /schedule/);
-  assert.match(await problems({ after: { minutes: 1 } }), /'schedule.after' is not supported yet.*at \/schedule\/after/);
+  assert.equal(await problems({ after: { minutes: 1 } }), '');
+  assert.equal(await problems({ on: { one: { with: { type: 'tick' } } } }), '');
+  assert.match(await problems({ after: 'PT1M', every: 'PT1M' }), /a schedule gives one of 'every', 'cron', 'after' or 'on', not 'every' and 'after'.*at \/schedule/);
+  assert.match(await problems({ after: 'P1Y' }), /at \/schedule\/after/);
+  assert.match(await problems({ on: { one: { with: { type: 'tick' }, correlate: { k: { from: '${ $context.k }' } } } } }), /correlate.k.from reads more than the event.*at \/schedule\/on/);
   assert.match(await problems({ cron: '* * *' }), /invalid cron expression.*at \/schedule\/cron/);
 });
 

@@ -132,6 +132,31 @@ test('a CloudEvent posted to the event gateway starts the example its start stat
   }
 });
 
+test('the 1.0 order-payment example (README): started with the temporal CLI, woken by its payment CloudEvent, records the payment with the example service', async () => {
+  const workflowId = `order-${Date.now()}`;
+  await run(temporal, [
+    'workflow', 'start', '--address', address,
+    '--type', 'examples/order-payment', '--task-queue', 'swflow', '--workflow-id', workflowId, '--input', `{"orderId":"${workflowId}"}`,
+  ]);
+  const payment = (id: string) =>
+    fetch(`http://127.0.0.1:${gatewayPort}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/cloudevents+json' },
+      body: JSON.stringify({ specversion: '1.0', id, type: 'com.example.payment.received', source: 'https://payments.example', data: { orderId: workflowId, amount: 25 } }),
+    });
+  // The run publishes what it waits for (SwAwaitedEvents) as it begins to wait; visibility may lag a moment.
+  let res = await payment(`pay-${workflowId}`);
+  for (let i = 0; i < 50 && res.status === 404; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    res = await payment(`pay-${workflowId}`);
+  }
+  assert.equal(res.status, 202, await res.clone().text());
+  assert.deepEqual(((await res.json()) as any).delivered.map((d: any) => d.workflowId), [workflowId]);
+  const { stdout } = await run(temporal, ['workflow', 'result', '--address', address, '--workflow-id', workflowId, '--output', 'json']);
+  assert.deepEqual(JSON.parse(stdout).result, { orderId: workflowId, amount: 25, status: 'paid', receipt: `R-${workflowId}` });
+  assert.match(output, /produced event com\.example\.order\.paid/, 'the announce task emitted its event (no sink configured: logged)');
+});
+
 test('a workflow started by type name through the temporal CLI returns the definition output', async () => {
   const workflowId = `hello-cli-${Date.now()}`;
   await run(temporal, [

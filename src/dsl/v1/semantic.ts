@@ -18,7 +18,8 @@ import { parseCron } from '../schedule';
 import type { Reporter } from '../problems';
 import { joinPointer } from '../source';
 import { isObj, type Obj } from '../walk';
-import { ADAPTER_ACTIVITY_OF_CALL, BUILTIN_CALLS, entryOf, taskTypeOf, type Task } from './model';
+import { ADAPTER_ACTIVITY_OF_CALL, BUILTIN_CALLS, entryOf, taskTypeOf, type ConsumptionStrategy, type Task } from './model';
+import { readsEventOnly, strategyFilters } from '../../common/awaited-events';
 import { isLocalCall, LOCAL_METADATA, localProblem } from '../metadata';
 
 const DIRECTIVES = new Set(['continue', 'exit', 'end']);
@@ -32,8 +33,6 @@ export const UNSUPPORTED = {
   container: "'run.container' is not supported (no container runtime on swflow's workers)",
   script: "'run.script' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
   shell: "'run.shell' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
-  scheduleAfter: "'schedule.after' is not supported yet (runs that start again after each completes): use 'every' or 'cron', which become Temporal Schedules",
-  scheduleOn: "'schedule.on' is not supported yet (runs started by events): send the events to a running instance's listen task instead",
   extensions: "'use.extensions' are not supported yet: they are ignored",
   catalog: 'cataloged functions (`name:version@catalog`) are not supported yet, except `@default` (adapter activities)',
   externalFunction: 'functions referenced by URI are not supported yet',
@@ -71,11 +70,27 @@ export function checkV1Semantics(doc: Obj, rep: Reporter): void {
   checkExpressions(ctx, doc, '');
 }
 
-/** `every` and `cron` become a Temporal Schedule (src/client/schedules.ts); `after` and `on` are not served yet. */
+/**
+ * `every` and `cron` become a Temporal Schedule (src/client/schedules.ts); `after` runs the
+ * workflow again after each completion and `on` starts runs by events (src/workflow/v1/schedule.ts,
+ * src/gateway/routing-v1.ts): one of them per document.
+ */
 function checkSchedule(schedule: Obj, rep: Reporter): void {
-  if (schedule.after !== undefined) rep.warn('/schedule/after', UNSUPPORTED.scheduleAfter);
-  if (schedule.on !== undefined) rep.warn('/schedule/on', UNSUPPORTED.scheduleOn);
-  if (schedule.every !== undefined && schedule.cron !== undefined) rep.error('/schedule', "a schedule gives 'every' or 'cron', not both");
+  const given = ['every', 'cron', 'after', 'on'].filter((k) => schedule[k] !== undefined);
+  if (given.length > 1) rep.error('/schedule', `a schedule gives one of 'every', 'cron', 'after' or 'on', not ${given.map((k) => `'${k}'`).join(' and ')}`);
+  if (typeof schedule.after === 'string' && !schedule.after.includes('${')) {
+    const problem = durationProblem(schedule.after);
+    if (problem) rep.error('/schedule/after', problem);
+  }
+  if (isObj(schedule.on)) {
+    for (const [i, f] of strategyFilters(schedule.on as ConsumptionStrategy).entries()) {
+      for (const [key, c] of Object.entries(f.correlate ?? {})) {
+        if (isObj(c) && typeof c.from === 'string' && !readsEventOnly(c.from)) {
+          rep.warn('/schedule/on', `filter ${i + 1}: correlate.${key}.from reads more than the event: the gateway evaluates it on the event alone to name the instance, so events it cannot evaluate start separate runs`);
+        }
+      }
+    }
+  }
   if (typeof schedule.cron === 'string') {
     const r = parseCron(schedule.cron);
     if (r.problem !== undefined) rep.error('/schedule/cron', `invalid cron expression: ${r.problem}`);

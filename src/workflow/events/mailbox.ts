@@ -49,6 +49,11 @@ export class Mailbox {
   /** Event names currently awaited (for the state query and the SwAwaitedEvents search attribute). */
   readonly awaited = new AwaitedNames();
   /**
+   * What 1.0 listens wait for now as SwAwaitedEvents entries (../../common/awaited-events.ts:
+   * types, or types qualified by correlation values); published with `v1-awaited-events`.
+   */
+  readonly awaitedEntries = new AwaitedNames();
+  /**
    * Keys (source + id, which CloudEvents makes unique) of the events consumed so far, the latest
    * last, when duplicates are dropped (`dedupe`): brokers deliver at least once, and an event
    * delivered twice must not be consumed twice. Bounded; carried across continue-as-new.
@@ -81,6 +86,11 @@ export class Mailbox {
     return [...types].sort();
   }
 
+  /** The SwAwaitedEvents value of a 1.0 run: its listens' entries, sorted. */
+  sortedAwaitedEntries(): string[] {
+    return [...this.awaitedEntries].sort();
+  }
+
   /** True when a kept event matches one of `names`. */
   has(names: string[]): boolean {
     return this.find(names) !== undefined;
@@ -106,14 +116,10 @@ export class Mailbox {
    * Takes the oldest kept/arriving event that `match` accepts (1.0 `listen` filters, which are
    * not event definitions); `labels` are shown as awaited meanwhile. Resolves undefined when
    * `timeoutMs` passes first. Redeliveries of consumed events are always dropped (1.0 runs have
-   * no older histories to replay). It waits through `effects` (a fake drives it in unit tests).
+   * no older histories to replay). It waits through `effects` (a fake drives it in unit tests);
+   * `entries` are the SwAwaitedEvents entries of the wait.
    */
-  async takeWhere(
-    match: (e: CloudEventJson) => boolean,
-    labels: string[],
-    timeoutMs?: number,
-    summary?: string,
-  ): Promise<CloudEventJson | undefined> {
+  async takeWhere(match: (e: CloudEventJson) => boolean, labels: string[], timeoutMs?: number, summary?: string, entries: string[] = []): Promise<CloudEventJson | undefined> {
     const find = () => {
       if (this.consumed.length) {
         const seen = new Set(this.consumed);
@@ -124,6 +130,7 @@ export class Mailbox {
     let index = find();
     if (index < 0) {
       for (const n of labels) this.awaited.add(n);
+      for (const n of entries) this.awaitedEntries.add(n);
       try {
         const ready = () => (index = find()) >= 0;
         if (timeoutMs !== undefined) {
@@ -134,6 +141,7 @@ export class Mailbox {
         }
       } finally {
         for (const n of labels) this.awaited.delete(n);
+        for (const n of entries) this.awaitedEntries.delete(n);
       }
     }
     const [event] = this.events.splice(index, 1);

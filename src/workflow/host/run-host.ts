@@ -110,6 +110,28 @@ export class RunHost {
     }
   }
 
+  /**
+   * What the run awaits, published for the gateway's routing: at every search-attribute write
+   * (just before the run blocks), SwAwaitedEvents becomes `entries()` (0.8: the CloudEvent types of
+   * the awaited event definitions; 1.0: common/awaited-events.ts entries, qualified by correlation).
+   */
+  trackAwaited(entries: () => string[]): void {
+    this.tracker.trackAwaitedEvents(entries);
+  }
+
+  /**
+   * Sleeps `ms` (a timer the Web UI shows with `summary`), then starts the run again from the
+   * beginning with `input` (continue-as-new with nothing carried): 1.0 `schedule.after`.
+   */
+  async runAgainAfter(ms: number, summary: string, input: Json): Promise<never> {
+    await this.effects.sleep(ms, summary);
+    await this.lifecycle?.settle();
+    this.tracker.flush();
+    const next = makeContinueAsNewFunc({ workflowType: this.info.workflowType, taskQueue: this.info.taskQueue });
+    const opts: StartOptions = { ...(this.options.definition ? { definition: this.options.definition } : {}), ...(this.options.subflows ? { subflows: this.options.subflows } : {}) };
+    return next(input, opts);
+  }
+
   /** A lifecycle CloudEvent (a no-op unless the worker opted in; the host's newer types only on runs with `host-lifecycle`). */
   publish(type: LifecycleType, data: Record<string, Json> = {}, subject?: string): void {
     if (!this.lifecycle) return;

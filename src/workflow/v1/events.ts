@@ -9,27 +9,10 @@ import type { Json } from '../../dsl/model';
 import type { EventFilter } from '../../dsl/v1/model';
 import type { CloudEventJson } from '../../common/contracts';
 import { evalConditionSync, evalExprSync, type ExprScope } from '../expr';
-
-function isExpr(s: string): boolean {
-  return /^\s*\$\{[\s\S]*\}\s*$/.test(s);
-}
+import { attributeMatches } from '../../common/awaited-events';
 
 function valueMatches(want: Json, have: Json | undefined, scope: ExprScope, what: string): boolean {
-  if (typeof want === 'string') {
-    if (isExpr(want)) return evalConditionSync(want, have ?? null, scope, { what });
-    if (have === want) return true;
-    if (typeof have !== 'string') return false;
-    try {
-      return new RegExp(`^(?:${want})$`).test(have);
-    } catch {
-      return false;
-    }
-  }
-  if (want && typeof want === 'object' && !Array.isArray(want)) {
-    if (!have || typeof have !== 'object' || Array.isArray(have)) return false;
-    return Object.entries(want).every(([k, v]) => valueMatches(v, (have as Record<string, Json>)[k], scope, what));
-  }
-  return JSON.stringify(want) === JSON.stringify(have);
+  return attributeMatches(want, have, (expr, value) => evalConditionSync(expr, value ?? null, scope, { what }));
 }
 
 /** Whether `e` passes `filter`; `correlation` keeps the values first seen for correlations without `expect`. */

@@ -23,7 +23,7 @@ import { withTimeout } from '../timeouts';
 import { temporalEffects, type Effects } from '../effects';
 import { summary as uiSummary, type Tracker } from '../ui';
 import type { FrontEnd, RunHost } from '../host/run-host';
-import { FEATURE_SYNC_EXPRESSIONS, VALIDATE_DATA_ACTIVITY } from '../resolve';
+import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_AWAITED_EVENTS, VALIDATE_DATA_ACTIVITY } from '../resolve';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from './context';
 import { exportContext, exportContextSync, transformInput, transformInputSync, transformOutput, transformOutputSync } from './data';
 import { durationIso, durationMs } from './durations';
@@ -41,6 +41,7 @@ import { runSet } from './tasks/set';
 import { runSwitch } from './tasks/switch';
 import { runTry } from './tasks/try';
 import { runWait } from './tasks/wait';
+import { runAgainAfter, startingEvents } from './schedule';
 
 type Executor = (task: Task, at: TaskAt, input: Json, ctx: TaskContext) => Promise<TaskOutcome>;
 
@@ -117,6 +118,7 @@ export class V1Run implements TaskContext, FrontEnd {
     this.correlation = host.mailbox.correlation as Record<string, Json>;
     this.awaited = host.mailbox.awaited;
     this.sync = this.features.has(FEATURE_SYNC_EXPRESSIONS);
+    if (this.features.has(FEATURE_V1_AWAITED_EVENTS)) host.trackAwaited(() => this.mailbox.sortedAwaitedEntries());
     const carried = host.carried;
     if (carried) {
       this.position = carried.front as unknown as Position;
@@ -156,6 +158,7 @@ export class V1Run implements TaskContext, FrontEnd {
       if (carried) input = rawInput;
       else {
         this.host.started({ name: wf.document.name, namespace: wf.document.namespace, version: this.def.version }, this.startedAt);
+        if (wf.schedule?.on !== undefined) rawInput = await startingEvents(this, rawInput);
         this.workflowInput = rawInput;
         await this.validate(wf.input?.schema, rawInput, '/input', 'workflow input');
         input = await transformInput(this, wf.input?.from, rawInput, this.workflowArgs());
@@ -170,6 +173,7 @@ export class V1Run implements TaskContext, FrontEnd {
       this.host.setStatus('completed');
       this.host.publish('workflow.completed', { completedAt: new Date().toISOString(), output });
       await this.host.lifecycle?.settle();
+      if (wf.schedule?.after !== undefined) await runAgainAfter(this.host, this.def, this.workflowInput);
       return output;
     } catch (err) {
       if (err instanceof ContinueAsNew || isCancellation(err)) throw err;

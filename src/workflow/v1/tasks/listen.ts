@@ -17,6 +17,7 @@ import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import type { ExprScope } from '../../expr';
 import { filterMatches, fixCorrelation } from '../events';
 import { transform } from '../data';
+import { ANY_TYPE, awaitedEntry } from '../../../common/awaited-events';
 
 function labels(filters: EventFilter[]): string[] {
   const types = filters.map((f) => f.with?.type).filter((t): t is string => typeof t === 'string' && !t.includes('${'));
@@ -48,7 +49,10 @@ export async function runListen(task: Task, at: TaskAt, input: Json, ctx: TaskCo
       hit = filters.find((f) => filterMatches(f, e, scope, ctx.correlation, expected));
       return hit !== undefined;
     };
-    const e = (await ctx.mailbox.takeWhere(match, anyEvent ? ['*'] : labels(filters), undefined))!;
+    // SwAwaitedEvents entries: correlation values known now qualify a filter's type (common/awaited-events.ts).
+    const known = (key: string) => (key in expected ? expected[key] : ctx.correlation[key]);
+    const entries = anyEvent ? [ANY_TYPE] : [...new Set(filters.map((f) => awaitedEntry(f, known)))];
+    const e = (await ctx.mailbox.takeWhere(match, anyEvent ? ['*'] : labels(filters), undefined, undefined, entries))!;
     return { e, filter: hit };
   };
 
