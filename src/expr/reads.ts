@@ -14,7 +14,7 @@
  */
 import type { Json } from '../dsl/model';
 import { setKey } from './fastpath';
-import { splitTemplate } from './text';
+import { scanCode, splitTemplate } from './text';
 import type { ExprScope } from './index';
 
 /** A variable's reads: the paths under it (`[['id'], ['definition', 'name']]`), or `whole`. */
@@ -196,8 +196,8 @@ function scan(code: string, root: boolean, reads: ExpressionReads, fnNames: read
       let k = j;
       while (k < n && SPACE.test(code[k])) k++;
       i = j;
-      if (code[k] === ':' && code[k + 1] !== ':') {
-        term = false; // an object key (`{a: ...}`) or a def's name: not a call
+      if (code[k] === ':' && code[k + 1] !== ':' && top().close === '}') {
+        term = false; // an object key (`{a: ...}`), not a call (`.[length:]` is one: not in an object)
         continue;
       }
       if (LITERALS.has(word)) {
@@ -263,50 +263,16 @@ function scanString(code: string, from: number, reads: ExpressionReads, fnNames:
     const c = code[i];
     if (c === '"') return i + 1;
     if (c === '\\' && code[i + 1] === '(') {
-      const end = closingParen(code, i + 2);
+      const end = scanCode(code, i + 2, ')');
       if (end < 0) break;
-      scan(code.slice(i + 2, end), root, reads, fnNames, onFn);
-      i = end + 1;
+      scan(code.slice(i + 2, end - 1), root, reads, fnNames, onFn);
+      i = end;
       continue;
     }
     i += c === '\\' ? 2 : 1;
   }
   reads.data = true; // unterminated: unsure
   return code.length;
-}
-
-/** Index of the `)` closing an interpolation whose code starts at `from` (strings and comments skipped); -1 if none. */
-function closingParen(code: string, from: number): number {
-  let depth = 0;
-  let i = from;
-  while (i < code.length) {
-    const c = code[i];
-    if (c === '"') {
-      i++;
-      while (i < code.length && code[i] !== '"') {
-        if (code[i] === '\\' && code[i + 1] === '(') {
-          const end = closingParen(code, i + 2);
-          if (end < 0) return -1;
-          i = end + 1;
-          continue;
-        }
-        i += code[i] === '\\' ? 2 : 1;
-      }
-      i++;
-      continue;
-    }
-    if (c === '#') {
-      while (i < code.length && code[i] !== '\n') i++;
-      continue;
-    }
-    if (c === '(' || c === '[' || c === '{') depth++;
-    else if (c === ')' || c === ']' || c === '}') {
-      if (depth === 0) return c === ')' ? i : -1;
-      depth--;
-    }
-    i++;
-  }
-  return -1;
 }
 
 function addVariable(reads: ExpressionReads, name: string, path: string[]): void {

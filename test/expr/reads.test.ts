@@ -23,7 +23,7 @@ test('a secret joined to literals reads nothing but the secret', () => {
 });
 
 test('the data is read by paths, calls and formats where the input is the data', () => {
-  for (const e of ['${ .a }', '${ . }', '${ .[0] }', '${ .. }', '${ $secrets.t + .a }', '${ length }', '${ @base64 }', '${ {a} }', '${ {"a"} }', '${ "\\(.a)" }', '${ [.a] }', '${ ($secrets.t | length), .a }', '${ {k: ($secrets.t | ascii_downcase), j: .a} }', '${ if $secrets.t | test("x") then .a else 1 end }', '${ $secrets.t as $t | .a }', '${ def f: 1; f }', '${ "unterminated }', '.a + $SECRETS.x', '${ ."a-b" }', '${ not }'])
+  for (const e of ['${ .a }', '${ . }', '${ .[0] }', '${ .. }', '${ $secrets.t + .a }', '${ length }', '${ @base64 }', '${ {a} }', '${ {"a"} }', '${ "\\(.a)" }', '${ [.a] }', '${ ($secrets.t | length), .a }', '${ {k: ($secrets.t | ascii_downcase), j: .a} }', '${ if $secrets.t | test("x") then .a else 1 end }', '${ $secrets.t as $t | .a }', '${ def f: 1; f }', '${ "unterminated }', '.a + $SECRETS.x', '${ ."a-b" }', '${ not }', '${ $secrets.t[length:] }', '${ $secrets.t[:length] }'])
     assert.equal(reads(e).data, true, e);
 });
 
@@ -90,6 +90,10 @@ test('differential: every expression gives the same over the minimal context as 
     '$SECRETS.t + ."a-b"',
     '${ $workflow.definition.document.name.x + $SECRETS.t }',
     '${ $context.x.y + $SECRETS.t }',
+    '${ $SECRETS.t[(.list | length):] }',
+    '${ {(.name): $SECRETS.t, b: $SECRETS.u} }',
+    '${ $SECRETS.t as $s | {$s, n: .a} }',
+    '${ [$SECRETS.t, .a] | join("-") }',
   ];
   for (const e of expressions) {
     const min = secretContextOf([e], data, scope);
