@@ -71,10 +71,11 @@ export interface StartOptions {
  * the call's context. Activity type and task queue: see `activityTypeOf` / `taskQueueOf`
  * (src/common/calls.ts).
  *
- * On the wire (runs with the `call-context-headers` feature) the activity's input is only
- * `arguments` — what CWM sends, so an activity written with any Temporal SDK can serve it — and
- * the rest travels in the `swflow-call` header ({@link CallContext}); the adapter SDK puts the two
- * back together. Older runs sent the whole FunctionCall as the input.
+ * On the wire (0.8 runs with the `call-context-headers` feature, 1.0 runs with `v1-call-headers`)
+ * the activity's input is only `arguments` — what CWM sends, so an activity written with any
+ * Temporal SDK can serve it; for 1.0 the evaluated `with` — and the rest travels in the
+ * `swflow-call` header ({@link CallContext}); the adapter SDK puts the two back together. Older
+ * runs sent the whole FunctionCall as the input.
  */
 export interface FunctionCall {
   function: Pick<FunctionDef, 'name' | 'type' | 'operation' | 'metadata'> & { authRef?: FunctionDef['authRef'] };
@@ -87,11 +88,14 @@ export interface FunctionCall {
    */
   secretArguments?: Record<string, string>;
   /**
-   * What those expressions (and auth properties) read besides $SECRETS: the action's input data
-   * and the scope ($CONST, $WORKFLOW, iteration variables, expression functions). Not secret,
-   * so it may be in history.
+   * What those expressions (and auth properties) read besides the secrets: the action's (0.8) or
+   * task's (1.0) input data and the scope ($CONST, $WORKFLOW, variables such as 1.0's `$context`
+   * or an iteration's, expression functions). Not secret, so it may be in history. Runs with the
+   * `minimal-secret-context` feature send only what the expressions read (src/expr/reads.ts):
+   * `data` is absent when no expression reads it, the scope holds only the names they read, cut
+   * to the paths they read. Before, the whole data and scope.
    */
-  secretContext?: { data: Json; scope: { constants?: Json; workflow?: Json; variables?: Record<string, Json>; functions?: Record<string, string> } };
+  secretContext?: { data?: Json; scope: { constants?: Json; workflow?: Json; variables?: Record<string, Json>; functions?: Record<string, string> } };
   /**
    * The auth definitions the function's `authRef` names, with their properties as written
    * (expressions over $SECRETS stay expressions): `invocation` for calling the function,
@@ -99,11 +103,16 @@ export interface FunctionCall {
    */
   auth?: { invocation?: AuthDef; resource?: AuthDef };
   workflow: { id: string; instanceId: string; definitionId: string };
+  /** The 0.8 state; for a 1.0 call, the task's reference (its JSON pointer: `/do/0/getPet`). */
   state: string;
+  /** The 0.8 action (its name, id or position); for a 1.0 call, the task's name. */
   action?: string;
 }
 
-/** What travels in the `swflow-call` header: the call without its arguments (which are the input). */
+/**
+ * What travels in the `swflow-call` header: the call without its arguments (which are the input).
+ * Used by 0.8 calls (`call-context-headers`) and 1.0 calls (`v1-call-headers`) alike.
+ */
 export type CallContext = Omit<FunctionCall, 'arguments'>;
 
 /**

@@ -20,7 +20,7 @@ import { nativeRetryOf, withRetries } from './retry';
 import { throughPlatformFailures } from './platform';
 import { callTimeouts, LEGACY_CALL_TIMEOUT_MS } from './timeouts';
 import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_LOCAL_CALLS, FEATURE_PLATFORM_FAILURES, FEATURE_SELECTION_SET_EXPRESSIONS } from './resolve';
-import { withCallContext } from './interceptors';
+import { callActivityArgs, secretContextOfCall } from './call-context';
 import type { StateContext } from './states/context';
 
 /** The document part of an operation (before the first `#`), which functions may share. */
@@ -38,6 +38,20 @@ function authOf(def: WorkflowDef, fn: FunctionDef): FunctionCall['auth'] {
   const resource = byName(typeof ref === 'object' ? ref.resource : typeof sharing?.authRef === 'object' ? sharing.authRef.resource : undefined);
   if (!invocation && !resource) return undefined;
   return { ...(invocation ? { invocation } : {}), ...(resource ? { resource } : {}) };
+}
+
+/** The `${ }` strings of auth definitions' properties (what the adapter evaluates with the call's secretContext). */
+function authExpressions(auth: FunctionCall['auth']): string[] {
+  const out: string[] = [];
+  const walk = (v: Json | undefined): void => {
+    if (typeof v === 'string') {
+      if (v.includes('${')) out.push(v);
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk(auth?.invocation?.properties);
+  walk(auth?.resource?.properties);
+  return out;
 }
 
 /**
@@ -114,8 +128,9 @@ export async function callFunction(
     arguments: args,
     ...(selectionSet ? { selectionSet } : {}),
     ...(Object.keys(secrets).length ? { secretArguments: secrets } : {}),
-    // What the secret expressions (and auth properties) read besides $SECRETS: the action's input and scope.
-    ...(withHeaders && (Object.keys(secrets).length || auth) ? { secretContext: { data: input, scope } } : {}),
+    // What the secret expressions (and auth properties) read besides $SECRETS: the action's input and scope
+    // (with minimal-secret-context: only what they read).
+    ...(withHeaders && (Object.keys(secrets).length || auth) ? secretContextOfCall(ctx.features, [...Object.values(secrets), ...authExpressions(auth)], input, scope) : {}),
     ...(auth ? { auth } : {}),
     workflow: { id: info.workflowId, instanceId: info.runId, definitionId: ctx.def.id },
     state: state.name,
@@ -131,11 +146,7 @@ export async function callFunction(
   };
   const type = activityTypeOf(fn);
   // One args array per attempt: the interceptor finds the call's context by the array's identity.
-  const activityArgs = (): unknown[] => {
-    if (!withHeaders) return [call];
-    const { arguments: callArgs, ...context } = call;
-    return withCallContext([callArgs], context);
-  };
+  const activityArgs = (): unknown[] => callActivityArgs(call, withHeaders);
   // One execution of the call; a platform failure (a lost worker: platform.ts) makes it again,
   // outside the definition's retries. `retry` is the Temporal RetryPolicy that performs the
   // definition's strategy, when one does (retry.ts).

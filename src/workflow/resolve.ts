@@ -139,6 +139,19 @@ export const FEATURE_V1_SCHEDULE_ON = 'v1-schedule-on';
  * continues as new with its original input (v1/schedule.ts).
  */
 export const FEATURE_V1_SCHEDULE_AFTER = 'v1-schedule-after';
+/**
+ * A 1.0 call (v1/tasks/call.ts) goes out as a 0.8 call does (`call-context-headers`): the
+ * activity's input is the evaluated `with`, the rest of the FunctionCall travels in the
+ * `swflow-call` header. Before, the whole FunctionCall was the input.
+ */
+export const FEATURE_V1_CALL_HEADERS = 'v1-call-headers';
+/**
+ * A call's `secretContext` (0.8 and 1.0) holds only what its secret expressions and auth
+ * properties read (src/expr/reads.ts): the data when they read it, the variables, constants and
+ * functions they name, cut to the paths they read. Before: the whole data and scope (for 1.0 that
+ * scope held `$workflow` with the definition and the workflow input, `$task`, `$context`...).
+ */
+export const FEATURE_MINIMAL_SECRET_CONTEXT = 'minimal-secret-context';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -162,6 +175,8 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_AWAITED_EVENTS,
   FEATURE_V1_SCHEDULE_ON,
   FEATURE_V1_SCHEDULE_AFTER,
+  FEATURE_V1_CALL_HEADERS,
+  FEATURE_MINIMAL_SECRET_CONTEXT,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

@@ -14,9 +14,10 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type FunctionCall, type StartOptions } from '../../src/common/contracts';
+import { EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type StartOptions } from '../../src/common/contracts';
 import type { Definition, Json } from '../../src/dsl/model';
 import { createAdapterWorker } from '../../src/worker/adapter-worker';
+import { createAdapterWorker as createSdkAdapterWorker, defineAdapter } from '../../src/adapter';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { createProcessWorker } from '../../src/worker/process-worker';
 import { stopWorkers } from '../../src/worker/stop';
@@ -88,11 +89,11 @@ before(async () => {
       lifecycleEvents: true,
       eventSinks: [async (e) => void lifecycle.push({ type: e.type, subject: e.subject, data: e.data as Record<string, Json> })],
     }),
-    // A custom adapter, reached with `call: greeter.hello:1.0.0@default`.
-    await Worker.create({
+    // A custom adapter built on the SDK, reached with `call: greeter.hello:1.0.0@default`.
+    await createSdkAdapterWorker({
       connection: env.nativeConnection,
       taskQueue: 'greeter-adapters',
-      activities: { 'greeter.hello': async (call: FunctionCall) => ({ greeting: `hello ${(call.arguments as { name: string }).name}`, task: call.state }) },
+      adapters: [defineAdapter({ name: 'greeter', activities: { hello: (args: { name: string }, ctx) => ({ greeting: `hello ${args.name}`, task: ctx.state }) } })],
     }),
   ];
   runs = workers.map((w) => w.run());

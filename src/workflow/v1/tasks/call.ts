@@ -3,8 +3,10 @@
  * `sw.grpc`, `sw.asyncapiCall`) of the built-in adapter worker (adapters/http, rest, rpc, asyncapi) on `swflow-adapters` (or the task's `metadata.worker` queue); a
  * function of `use.functions` runs as its own task, on the evaluated `with` as input; a call
  * to swflow's default catalog, `<activity>:<version>@default`, is the adapter activity of that
- * name (the 1.0 way to reach custom adapters). Every call activity receives a FunctionCall
- * (src/common/contracts.ts), like 0.8 calls, so adapters and `swflow test` mocks serve both.
+ * name (the 1.0 way to reach custom adapters). Every call activity gets a FunctionCall
+ * (src/common/contracts.ts) in the 0.8 calls' wire format (`v1-call-headers`: the evaluated `with`
+ * as the input, the rest in the `swflow-call` header; ../../call-context.ts), so adapters and
+ * `swflow test` mocks serve both; runs recorded before it send the whole FunctionCall as the input.
  *
  * In the workflow: `with` is evaluated (except strings referencing `$secrets`, which travel
  * unevaluated: see ../secrets.ts), a literal endpoint's URI template is expanded from the
@@ -16,11 +18,12 @@ import type { Json } from '../../../dsl/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
 import { heartbeatTimeoutMs, isLocalCall } from '../../../dsl/metadata';
 import { platformFailure, throughPlatformFailures } from '../../platform';
-import { FEATURE_LOCAL_CALLS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS } from '../../resolve';
+import { FEATURE_LOCAL_CALLS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS } from '../../resolve';
 import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';
 import { splitSecrets } from '../secrets';
+import { callActivityArgs, secretContextOfCall } from '../../call-context';
 import { expandUriTemplate, UriTemplateError } from '../uri-template';
 
 /** Start-to-close timeout of a call activity on runs without the v1-call-platform-failures feature. */
@@ -101,7 +104,9 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
   const fc: FunctionCall = {
     function: { name: at.fn ?? task.call!, type: (ADAPTER_OF[task.call!] ? task.call : 'custom') as FunctionCall['function']['type'], operation: task.call!, metadata: (task.metadata ?? {}) as Record<string, string> },
     arguments: w as Json,
-    ...(secretArguments ? { secretArguments, secretContext: { data: input, scope: { variables: args } } } : {}),
+    // What the secret expressions read besides `$secrets` (with minimal-secret-context only that: not
+    // the whole `$workflow` with the definition and the workflow's input, `$task`, `$context`...).
+    ...(secretArguments ? { secretArguments, ...secretContextOfCall(ctx.features, Object.values(secretArguments), input, { variables: args }) } : {}),
     workflow: { id: ctx.workflowId, instanceId: ctx.runId, definitionId: ctx.def.id },
     state: at.reference,
     action: at.name,
@@ -116,9 +121,11 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
   };
   // `swflow.local` on a built-in call: a local activity on this worker (the interpreter worker serves the built-in adapters).
   const local = ctx.features.has(FEATURE_LOCAL_CALLS) && queue === ADAPTER_TASK_QUEUE && ADAPTER_OF[task.call!] === activity && isLocalCall(task.metadata as Record<string, unknown> | undefined, ctx.def.workflow.document.metadata);
+  // v1-call-headers: the evaluated `with` as the input, the rest in the `swflow-call` header (as 0.8 calls).
+  const headers = ctx.features.has(FEATURE_V1_CALL_HEADERS);
   const once = (again?: string) => {
     const opts = { ...options, ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) };
-    return local ? ctx.effects.localCall<Json>(activity, [fc], opts) : ctx.effects.activity<Json>(activity, [fc], opts);
+    return local ? ctx.effects.localCall<Json>(activity, callActivityArgs(fc, headers), opts) : ctx.effects.activity<Json>(activity, callActivityArgs(fc, headers), opts);
   };
   let output: Json;
   try {
