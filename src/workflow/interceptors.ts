@@ -26,6 +26,11 @@ export function withCallContext(args: unknown[], context: CallContext): unknown[
   return args;
 }
 
+/** The context an args array goes out with (its `swflow-call` header), if it is a call's. */
+export function callContextOf(args: unknown[]): CallContext | undefined {
+  return contexts.get(args);
+}
+
 /** Args arrays of local calls (`swflow.local`): see {@link scheduleLocalCall}. */
 const localCalls = new WeakSet<unknown[]>();
 

@@ -16,10 +16,16 @@ import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_CALL_PLATFORM_FAILURES } from '../
 import { INTERPRETER_FEATURES } from '../../../src/workflow/resolve';
 import { UNLIMITED_CALL_MS } from '../../../src/workflow/timeouts';
 import { WorkflowError } from '../../../src/workflow/v1/errors';
+import { callContextOf } from '../../../src/workflow/interceptors';
 import { FakeTaskContext, T0, type ActivityCommand, type Command } from './fake-task-context';
 
 const COMM = 'https://serverlessworkflow.io/spec/1.0.0/errors/communication';
-const http = (handler: (fc: FunctionCall, attempt: number) => unknown) => (args: unknown[], _c: Command, attempt: number) => handler(args[0] as FunctionCall, attempt);
+/** The call as an adapter gets it back: the arguments (the input) with the context of its `swflow-call` header. */
+const callOf = (args: unknown[]): FunctionCall => {
+  const context = callContextOf(args);
+  return context ? ({ ...context, arguments: args[0] } as FunctionCall) : (args[0] as FunctionCall);
+};
+const http = (handler: (fc: FunctionCall, attempt: number) => unknown) => (args: unknown[], _c: Command, attempt: number) => handler(callOf(args), attempt);
 
 /** A failed call as the adapter worker reports it: an ActivityFailure caused by the service's error. */
 function serviceFailure(code: string, message: string): ActivityFailure {
@@ -79,19 +85,17 @@ test('call http: arguments evaluated, URI template expanded, $secrets kept out, 
     retry: { maximumAttempts: 1 },
     summary: '/do/0/getPet → GET https://petstore.example/pets/7',
   });
-  const { secretContext, ...fc } = c.args[0] as FunctionCall;
-  assert.deepEqual(fc, {
+  // One wire format (v1-call-headers): the input is the evaluated `with`, the rest goes in the `swflow-call` header.
+  assert.deepEqual(c.args, [{ method: 'get', endpoint: { uri: 'https://petstore.example/pets/7' }, headers: { 'x-request': 'r-1', authorization: null }, query: { status: 'sold' } }]);
+  assert.ok(!JSON.stringify(c.args).includes('$secrets'));
+  assert.deepEqual(callContextOf(c.args), {
     function: { name: 'http', type: 'http', operation: 'http', metadata: { 'swflow.heartbeat': 'PT10S' } },
-    arguments: { method: 'get', endpoint: { uri: 'https://petstore.example/pets/7' }, headers: { 'x-request': 'r-1', authorization: null }, query: { status: 'sold' } },
     secretArguments: { '/headers/authorization': '${ "Bearer " + $secrets.token }' },
+    // minimal-secret-context: the expression reads nothing but $secrets, so nothing else travels
     workflow: { id: 'wf-1', instanceId: 'run-1', definitionId: 'test/units' },
     state: '/do/0/getPet',
     action: 'getPet',
   });
-  assert.ok(!JSON.stringify(fc.arguments).includes('$secrets'));
-  // The adapter evaluates the secret strings over the task's input, with the task's variables.
-  assert.deepEqual(secretContext?.data, input);
-  assert.deepEqual((secretContext?.scope as { variables: Record<string, Json> }).variables.input, input);
 });
 
 test('call of a use.functions entry: runs the function as its own task on the evaluated `with`', async () => {
@@ -103,7 +107,7 @@ test('call of a use.functions entry: runs the function as its own task on the ev
   const out = await ctx.exec('fetch', { petId: 42 });
   assert.deepEqual(out, { output: { got: 'https://petstore.example/pets/42' } });
   assert.deepEqual(ctx.entered, ['/do/0/fetch']);
-  const fc = ctx.effects.of('activity')[0].args[0] as FunctionCall;
+  const fc = callOf(ctx.effects.of('activity')[0].args);
   assert.deepEqual(fc.function, { name: 'getPetById', type: 'http', operation: 'http', metadata: {} });
   assert.equal(fc.action, 'getPetById');
   assert.equal(fc.state, '/do/0/fetch');

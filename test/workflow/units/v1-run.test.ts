@@ -11,6 +11,7 @@ import type { Json } from '../../../src/dsl/model';
 import { RunHost } from '../../../src/workflow/host/run-host';
 import type { Tracker } from '../../../src/workflow/ui';
 import { V1Run } from '../../../src/workflow/v1/run';
+import { callContextOf } from '../../../src/workflow/interceptors';
 import { WorkflowError } from '../../../src/workflow/v1/errors';
 import { FakeTaskContext, T0, type FakeEffects } from './fake-task-context';
 
@@ -22,7 +23,7 @@ after(() => {
   delete g.__TEMPORAL_ACTIVATOR__;
 });
 
-const trackerStub = () => ({ current: [] as string[], entered: [] as string[], status: 'running', upsert: () => undefined, enter: (state: string) => ({ state }), leave: () => undefined, render: () => undefined, flush: () => undefined }) as unknown as Tracker;
+const trackerStub = () => ({ current: [] as string[], entered: [] as string[], status: 'running', upsert: () => undefined, trackAwaitedEvents: () => undefined, enter: (state: string) => ({ state }), leave: () => undefined, render: () => undefined, flush: () => undefined }) as unknown as Tracker;
 
 async function runOf(doc: Record<string, unknown>): Promise<{ run: V1Run; effects: FakeEffects }> {
   const fake = await FakeTaskContext.of(doc); // the document, loaded; the fake effects
@@ -43,14 +44,14 @@ test('V1Run over fake effects: if skips, input.from/output.as/export.as transfor
       { fetch: { call: 'http', with: { method: 'get', endpoint: 'https://svc.example/n/{n}' }, input: { from: '${ {n: .} }' }, output: { as: '${ {got: ., in: $input} }' } } },
     ],
   });
-  effects.activities['sw.http'] = (args) => (args[0] as { arguments: { endpoint: { uri: string } } }).arguments.endpoint.uri;
+  effects.activities['sw.http'] = (args) => (args[0] as { endpoint: { uri: string } }).endpoint.uri; // the input is the evaluated `with` (v1-call-headers)
   const r = await effects.drive(run.runList(run.def.workflow.do, '/do', { start: true }, {}));
   assert.deepEqual(r, { output: { got: 'https://svc.example/n/21', in: { n: 21 } }, end: false, exited: false });
   assert.deepEqual(run.context, { seen: 1 });
   assert.deepEqual(run.entered(), ['prepare', 'skipped', 'pick', 'fetch']);
   const [c] = effects.of('activity');
   assert.equal(c.options.summary, '/do/4/fetch → GET https://svc.example/n/21');
-  assert.deepEqual((c.args[0] as { workflow: Json }).workflow, { id: 'wf-9', instanceId: 'run-9', definitionId: 'test/units' });
+  assert.deepEqual(callContextOf(c.args)?.workflow, { id: 'wf-9', instanceId: 'run-9', definitionId: 'test/units' });
 });
 
 test('V1Run over fake effects: a task timeout is a timer of the effects; the failure is a problem at the task', async () => {
