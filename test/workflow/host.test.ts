@@ -172,3 +172,34 @@ test('a cancelled run says so: status cancelled, workflow.cancelled published (b
     await saveHistory(env.client, workflowId, `interpreter-${definition === v1 ? 'v1-' : ''}host-cancelled-lifecycle`);
   }
 });
+
+test('correlation lifecycle events: started while a correlated wait begins, completed with the keys (both DSLs)', async () => {
+  const v08 = await def({
+    id: 'host-correlated',
+    start: 'Wait',
+    events: [{ name: 'Paid', type: 'paid', correlation: [{ contextAttributeName: 'orderid' }] }],
+    states: [{ name: 'Wait', type: 'event', onEvents: [{ eventRefs: ['Paid'] }], end: true }],
+  });
+  const v1 = await loadAny({
+    document: { dsl: '1.0.3', namespace: 'tests', name: 'host-correlated', version: '0.1.0' },
+    do: [{ hear: { listen: { to: { one: { with: { type: 'paid' }, correlate: { orderId: { from: '.orderid' } } } } } } }],
+  });
+  for (const [definition, keys] of [
+    [v08, { orderid: '7' }],
+    [v1, { orderId: '7' }],
+  ] as const) {
+    const workflowId = `host-${++n}`;
+    const handle = await env.client.workflow.start(definition.id, { taskQueue: QUEUE, workflowId, args: [{}, { definition }] });
+    await waitFor('the wait', async () => ((await handle.query<InstanceState>(STATE_QUERY)).awaitedEvents.length ? true : undefined));
+    await handle.signal(EVENT_SIGNAL, { specversion: '1.0', id: `p-${n}`, source: 'test', type: 'paid', orderid: '7', data: { paid: true } });
+    await handle.result();
+    const events = await waitFor('workflow.completed', async () => (eventsOf(workflowId).some((e) => short(e.type) === 'workflow.completed') ? eventsOf(workflowId) : undefined));
+    const types = events.map((e) => short(e.type));
+    const started = types.indexOf('workflow.correlation-started');
+    const completed = types.indexOf('workflow.correlation-completed');
+    assert.ok(started >= 0 && completed > started, types.join(' '));
+    assert.deepEqual(events[completed].data.correlationKeys, keys);
+    if (definition === v08) await saveHistory(env.client, workflowId, 'interpreter-host-correlation-lifecycle');
+    else await saveHistory(env.client, workflowId, 'interpreter-v1-host-correlation-lifecycle');
+  }
+});

@@ -3,7 +3,7 @@
  * event that arrives before its state is active is kept), and states take the events they
  * wait for, matched by definition (type + source) and correlation.
  */
-import type { EventDef } from '../../dsl/model';
+import type { EventDef, Json } from '../../dsl/model';
 import { eventMatches } from '../../dsl/events';
 import type { CloudEventJson } from '../../common/contracts';
 import { beforeBlocking } from '../ui';
@@ -112,6 +112,14 @@ export class Mailbox {
     return undefined;
   }
 
+  /** Told when the run starts and completes correlating events (the host publishes lifecycle events). */
+  onCorrelation?: (phase: 'started' | 'completed', keys?: Record<string, Json>) => void;
+
+  /** The run starts waiting for correlated events, or has them (`keys`: the correlation values resolved). */
+  correlating(phase: 'started' | 'completed', keys?: Record<string, Json>): void {
+    this.onCorrelation?.(phase, keys);
+  }
+
   /**
    * Takes the oldest kept/arriving event that `match` accepts (1.0 `listen` filters, which are
    * not event definitions); `labels` are shown as awaited meanwhile. Resolves undefined when
@@ -155,6 +163,8 @@ export class Mailbox {
    * Resolves undefined when `timeoutMs` passes first.
    */
   async take(names: string[], timeoutMs?: number, summary?: string): Promise<TakenEvent | undefined> {
+    const correlated = this.onCorrelation !== undefined && names.some((n) => this.def(n).correlation?.length);
+    if (correlated) this.correlating('started');
     let found = this.find(names);
     if (!found) {
       for (const n of names) this.awaited.add(n);
@@ -183,6 +193,7 @@ export class Mailbox {
         this.correlation[c.contextAttributeName] = String(event[c.contextAttributeName]);
       }
     }
+    if (correlated) this.correlating('completed', { ...this.correlation });
     return { name, def, event };
   }
 }

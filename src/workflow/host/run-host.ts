@@ -108,6 +108,12 @@ export class RunHost {
     if (this.resolved.lifecycleEvents && (description.stepHeading === 'Task' || this.features.has(FEATURE_HOST_LIFECYCLE))) {
       this.lifecycle = new Lifecycle(`swflow/${description.id}`, this.info.taskQueue, description.lifecycleName, this.effects);
     }
+    if (this.lifecycle && this.features.has(FEATURE_HOST_LIFECYCLE)) {
+      this.mailbox.onCorrelation = (phase, keys) =>
+        phase === 'started'
+          ? this.publish('workflow.correlation-started', { startedAt: this.nowIso() })
+          : this.publish('workflow.correlation-completed', { completedAt: this.nowIso(), ...(keys && Object.keys(keys).length ? { correlationKeys: keys } : {}) });
+    }
   }
 
   /**

@@ -55,7 +55,7 @@ export interface TaskContext {
   /** Definitions of the subflows the run carries (a `run.workflow` child gets them). */
   readonly subflows?: StartOptions['subflows'];
   /** The run's events: a listen takes them (waiting through `effects`). */
-  readonly mailbox: Pick<Mailbox, 'takeWhere'>;
+  readonly mailbox: Pick<Mailbox, 'takeWhere' | 'correlating'>;
   /** The interpreter features this run was started with (resolve.ts): old runs replay the old way. */
   readonly features: ReadonlySet<string>;
   /** Correlation values fixed by the first event that matched a `correlate` without `expect`. */

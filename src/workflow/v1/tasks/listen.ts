@@ -56,6 +56,9 @@ export async function runListen(task: Task, at: TaskAt, input: Json, ctx: TaskCo
     return { e, filter: hit };
   };
 
+  // Lifecycle: the run correlates events while a listen with `correlate` waits (workflow.correlation-*).
+  const correlated = [...(to.all ?? []), ...(to.any ?? []), ...(to.one ? [to.one] : [])].some((f) => f.correlate && Object.keys(f.correlate).length);
+  if (correlated) ctx.mailbox.correlating('started');
   if (to.one) {
     const { e, filter } = await take([to.one], false);
     await consume(e, filter);
@@ -82,6 +85,7 @@ export async function runListen(task: Task, at: TaskAt, input: Json, ctx: TaskCo
       await listenUntil(any, until, take, consume);
     }
   }
+  if (correlated) ctx.mailbox.correlating('completed', { ...ctx.correlation, ...expected });
   return { output: outputs };
 }
 
