@@ -20,12 +20,12 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
 import { createAdapterWorker as createSdkAdapterWorker, defineAdapter } from '../src/adapter';
-import type { Definition, Json } from '../src/dsl/model';
+import type { Definition, Json } from '../src/common/model';
 import { loadAnyDefinition } from '../src/dsl';
 import { createLocalEnv } from '../src/platform/dev-server';
 import { createAdapterWorker } from '../src/worker/adapter-worker';
 import { bundleInterpreter, createInterpreterWorker } from '../src/worker/interpreter-worker';
-import { FEATURE_MINIMAL_SECRET_CONTEXT, FEATURE_V1_CALL_HEADERS, INTERPRETER_FEATURES } from '../src/workflow/resolve';
+import { FEATURE_MINIMAL_SECRET_CONTEXT, FEATURE_V1_CALL_HEADERS, INTERPRETER_FEATURES } from '../src/common/features';
 import { option, round } from './support';
 
 const BEFORE_QUEUE = 'bench-before-call-format';

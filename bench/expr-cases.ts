@@ -1,5 +1,5 @@
 /** The benchmark cases of bench/expr.ts (shared with the sandbox workflow). Sandbox-safe. */
-import type { Json } from '../src/dsl/model';
+import type { Json } from '../src/common/model';
 import type { ExprScope } from '../src/expr';
 
 type Eval = (expr: string, data: Json, scope?: ExprScope) => Json;

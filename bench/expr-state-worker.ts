@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { createInterpreterWorker } from '../src/worker/interpreter-worker';
-import { FEATURE_SYNC_EXPRESSIONS, INTERPRETER_FEATURES } from '../src/workflow/resolve';
+import { FEATURE_SYNC_EXPRESSIONS, INTERPRETER_FEATURES } from '../src/common/features';
 
 async function main(): Promise<void> {
   const [taskQueue, mode] = process.argv.slice(2);

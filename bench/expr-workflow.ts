@@ -2,7 +2,7 @@
  * Workflow for bench/expr.ts: evaluates one kind of expression `n` times in a single
  * workflow task, so the host can time the task inside the real sandbox.
  */
-import type { Json } from '../src/dsl/model';
+import type { Json } from '../src/common/model';
 import { evaluateExpression, evaluateTemplate, initExpressions, type ExprScope } from '../src/expr';
 import { CASES } from './expr-cases';
 

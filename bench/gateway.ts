@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../src/common/contracts';
-import { DefinitionRegistry } from '../src/activities/definitions';
+import { DefinitionRegistry } from '../src/definitions/registry';
 import { startGateway } from '../src/gateway/server';
 import { startDevServer } from '../src/platform/dev-server';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';

@@ -20,7 +20,7 @@ import { startDevServer } from '../src/platform/dev-server';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { createInterpreterWorker } from '../src/worker/interpreter-worker';
 import { freePort } from '../test/helpers/ports';
-import { INTERPRETER_FEATURES } from '../src/workflow/resolve';
+import { INTERPRETER_FEATURES } from '../src/common/features';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -6,7 +6,7 @@
  */
 import { NativeConnection } from '@temporalio/worker';
 import { createInterpreterWorker } from '../src/worker/interpreter-worker';
-import { INTERPRETER_FEATURES } from '../src/workflow/resolve';
+import { INTERPRETER_FEATURES } from '../src/common/features';
 
 async function main(): Promise<void> {
   const [definitions, without = ''] = process.argv.slice(2);

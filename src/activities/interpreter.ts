@@ -8,18 +8,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import type { CloudEventJson } from '../common/contracts';
 import { SEARCH_ATTRIBUTES } from '../common/contracts';
-import {
-  INTERPRETER_FEATURES,
-  RESOLVE_DEFINITION_ACTIVITY,
-  VALIDATE_DATA_ACTIVITY,
-  type ResolveRequest,
-  type ResolveResult,
-  type ValidateDataRequest,
-  type ValidateDataResult,
-} from '../workflow/resolve';
+import { INTERPRETER_FEATURES } from '../common/features';
+import { RESOLVE_DEFINITION_ACTIVITY, VALIDATE_DATA_ACTIVITY, type ResolveRequest, type ResolveResult, type ValidateDataRequest, type ValidateDataResult } from '../common/pinning';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { DefinitionNotFound, DefinitionRegistry, definitionHash } from './definitions';
+import { DefinitionNotFound, DefinitionRegistry, definitionHash } from '../definitions/registry';
 
 export type EventSink = (event: CloudEventJson) => Promise<void>;
 

@@ -10,7 +10,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { FunctionCall, ServiceErrorDetails } from '../common/contracts';
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 import { resolveAuth, TokenCache, type Auth } from './auth';
 import { isFunctionCall } from './call';
 import type { ActivityContext, Adapter } from './define';

@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FunctionCall } from '../common/contracts';
-import type { AuthDef, Json } from '../dsl/model';
+import type { AuthDef, Json } from '../common/model';
 import { AdapterError, ErrorCodes, networkFailure } from './errors';
 import type { Redactor } from './redact';
 import { evaluateSecret, type SecretValues } from './secrets';

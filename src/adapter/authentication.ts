@@ -12,7 +12,7 @@
  *   `token_endpoint` of `<authority>/.well-known/openid-configuration`. Tokens come from the
  *   worker's cache (the SDK's TokenCache, as for 0.8 `oauth2` auth) and are refreshed once on a 401.
  */
-import type { AuthDef, Json } from '../dsl/model';
+import type { AuthDef, Json } from '../common/model';
 import type { Auth } from './auth';
 import type { ActivityContext } from './define';
 import { AdapterError, ErrorCodes } from './errors';

@@ -9,7 +9,7 @@ import { defaultPayloadConverter, type Headers } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { CallContext, FunctionCall } from '../common/contracts';
 import { CALL_HEADER } from '../common/calls';
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 
 /** Whether `v` is a whole FunctionCall (the input of runs without the header). */
 export function isFunctionCall(v: unknown): v is FunctionCall {

@@ -7,7 +7,7 @@
 import type { Info } from '@temporalio/activity';
 import type { FunctionCall } from '../common/contracts';
 import { adapterActivityType } from '../common/calls';
-import type { AuthDef, Json } from '../dsl/model';
+import type { AuthDef, Json } from '../common/model';
 import type { Auth } from './auth';
 import type { HttpAnswer, HttpOptions, HttpRequest } from './http';
 

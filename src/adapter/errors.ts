@@ -6,7 +6,7 @@
  * the interpreter matches against `errors[].code` (and what a retry policy's non-retryable
  * types list). The codes swflow's own adapters use are {@link ErrorCodes}.
  */
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 
 /**
  * Codes of the built-in adapters and of the SDK's HTTP helper. An HTTP status ≥ 400 is its own

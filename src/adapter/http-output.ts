@@ -4,7 +4,7 @@
  * `response` (the spec's HTTP Response: request, statusCode, headers, content). A status outside
  * 200–299 (200–399 with `redirect: true`) is a communication error (RFC 7807 problem).
  */
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 import type { ActivityContext } from './define';
 import type { Auth } from './auth';
 import { ErrorCodes, isAdapterError } from './errors';

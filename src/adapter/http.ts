@@ -3,7 +3,7 @@
  * reader that fails clearly on a body that is not what its content type says. Every HTTP-based
  * adapter (REST, GraphQL, OData, a plain HTTP call) gets the same behaviour from here.
  */
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 import type { Auth } from './auth';
 import { AdapterError, ErrorCodes, networkFailure } from './errors';
 

@@ -29,4 +29,4 @@ export { Redactor, REDACTED, MIN_SECRET_LENGTH } from './redact';
 export type { SecretValues } from './secrets';
 export { ADAPTER_TASK_QUEUE, type FunctionCall, type CallContext, type ServiceErrorDetails } from '../common/contracts';
 export { CALL_HEADER, BUILTIN_ADAPTER, activityTypeOf, taskQueueOf, adapterActivityType } from '../common/calls';
-export type { Json, AuthDef, FunctionDef } from '../dsl/model';
+export type { Json, AuthDef, FunctionDef } from '../common/model';

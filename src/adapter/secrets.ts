@@ -6,7 +6,7 @@
  * secrets the expressions name and the evaluated results (so a jq-built value is covered too).
  */
 import type { FunctionCall } from '../common/contracts';
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 import type { ExprScope } from '../expr';
 import { evaluateWithSecrets, resolveSecretArguments } from '../expr/secrets';
 import type { Redactor } from './redact';

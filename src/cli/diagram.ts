@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { formatProblem, loadAnyDefinitionFile } from '../dsl';
 import { toMermaid } from '../dsl/diagram';
 import { toMermaidV1 } from '../dsl/v1/diagram';
-import { isV1Definition } from '../dsl/v1/model';
+import { isV1Definition } from '../common/model-v1';
 
 export function register(program: Command): void {
   program

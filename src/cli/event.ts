@@ -17,7 +17,7 @@ import { MQTT, type CloudEventV1 } from 'cloudevents';
 import { Client, Connection } from '@temporalio/client';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
 import { connectionOptions, targetFromEnv } from '../client/connection';
-import { DefinitionRegistry } from '../activities/definitions';
+import { DefinitionRegistry } from '../definitions/registry';
 import { checkEvent } from '../gateway/cloudevents';
 import { Dispatcher, TARGET_ATTRIBUTE, type EventResult } from '../gateway/dispatch';
 import { GATEWAY_PORT } from '../gateway/server';

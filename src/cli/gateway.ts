@@ -11,7 +11,7 @@ import type { Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
 import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, targetFromEnv } from '../client/connection';
-import { DefinitionRegistry } from '../activities/definitions';
+import { DefinitionRegistry } from '../definitions/registry';
 import { DEFAULT_MAX_BODY_BYTES, GATEWAY_PORT, startGateway, type Gateway, type GatewayOptions } from '../gateway/server';
 import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
 import { PROJECT_ROOT } from '../platform/paths';

@@ -22,7 +22,7 @@ import {
   type InstanceState,
   type StartOptions,
 } from '../common/contracts';
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 import { connectionOptions, targetFromEnv, type ServerTarget } from '../client/connection';
 import { stopWorkers } from '../worker/stop';
 
@@ -88,7 +88,7 @@ export async function runCommand(file: string, opts: RunCliOptions, out: (line: 
   }
   const definition = loaded.definition;
   const input = readJsonArg('--input', opts.input ?? '{}');
-  const { isV1Definition } = await import('../dsl/v1/model');
+  const { isV1Definition } = await import('../common/model-v1');
   const { dataInputProblem } = await import('../workflow/data/input');
   const inputProblem = isV1Definition(definition) ? undefined : dataInputProblem(input); // 1.0 accepts any JSON input
   if (inputProblem) {

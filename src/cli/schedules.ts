@@ -10,7 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, targetFromEnv } from '../client/connection';
 import { describeSync, listSchedules, syncSchedules } from '../client/schedules';
-import { DefinitionRegistry } from '../activities/definitions';
+import { DefinitionRegistry } from '../definitions/registry';
 import { PROJECT_ROOT } from '../platform/paths';
 
 async function withClient<T>(fn: (client: Client) => Promise<T>): Promise<T> {

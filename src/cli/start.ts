@@ -21,7 +21,7 @@ import { resolveTemporalCli } from '../platform/temporal-binary';
 import { createInterpreterWorker } from '../worker/interpreter-worker';
 import { createAdapterWorker } from '../worker/adapter-worker';
 import { createProcessWorker } from '../worker/process-worker';
-import { DefinitionRegistry } from '../activities/definitions';
+import { DefinitionRegistry } from '../definitions/registry';
 import { GATEWAY_PORT, startGateway, type Gateway } from '../gateway/server';
 import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
 import { keepSchedulesInSync } from '../client/schedules';

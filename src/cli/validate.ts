@@ -4,8 +4,8 @@
  */
 import type { Command } from 'commander';
 import { formatProblem, loadAnyDefinitionFile, type AnyLoadResult } from '../dsl';
-import type { Definition } from '../dsl/model';
-import { isV1Definition } from '../dsl/v1/model';
+import type { Definition } from '../common/model';
+import { isV1Definition } from '../common/model-v1';
 
 /** The dialect to show: 0.8-family dialects, or the 1.0 document's `dsl`. */
 const dialectOf = (d: Definition) => (isV1Definition(d) ? `dsl ${d.dsl}` : d.dialect);

@@ -11,7 +11,7 @@ import type { Command } from 'commander';
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { keepSchedulesInSync } from '../client/schedules';
-import { DefinitionRegistry } from '../activities/definitions';
+import { DefinitionRegistry } from '../definitions/registry';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, targetFromEnv } from '../client/connection';
 import { PROJECT_ROOT } from '../platform/paths';

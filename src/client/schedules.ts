@@ -25,13 +25,13 @@
  */
 import { createHash } from 'node:crypto';
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptions, type ScheduleSpec } from '@temporalio/client';
-import type { Definition, ScheduleDef } from '../dsl/model';
-import { isV1Definition } from '../dsl/v1/model';
+import type { Definition, ScheduleDef } from '../common/model';
+import { isV1Definition } from '../common/model-v1';
 import { durationMs } from '../workflow/v1/durations';
 import { parseCron, parseDateTime, parseInterval } from '../dsl/schedule';
-import { parseDuration } from '../dsl/duration';
+import { parseDuration } from '../common/duration';
 import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
-import { latestVersions } from '../activities/definitions';
+import { latestVersions } from '../definitions/registry';
 import { definitionTitle } from './start';
 
 /** What marks a Schedule as made by swflow (its memo `swflow`). */

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { Json, WorkflowDef } from '../dsl/model';
+import type { Json, WorkflowDef } from '../common/model';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson, EVENT_SIGNAL, type StartOptions } from '../common/contracts';
 
 export interface StartWorkflowOptions {
@@ -64,5 +64,5 @@ export async function startWorkflow(client: Client, opts: StartWorkflowOptions):
 
 function isoToMs(iso: string): number {
   // eslint-disable-next-line @typescript-eslint/no-var-requires
-  return (require('../dsl/duration') as typeof import('../dsl/duration')).parseDuration(iso);
+  return (require('../common/duration') as typeof import('../common/duration')).parseDuration(iso);
 }

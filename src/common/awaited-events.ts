@@ -16,8 +16,8 @@
  *   than the event (`$context`, …), the plain type is published. An entry only narrows whom the
  *   gateway signals; the run's own filter still decides what it consumes.
  */
-import type { Json } from '../dsl/model';
-import type { ConsumptionStrategy, EventFilter } from '../dsl/v1/model';
+import type { Json } from './model';
+import type { ConsumptionStrategy, EventFilter } from './model-v1';
 
 /** Any event type (a filter without a literal type, `any: []`). */
 export const ANY_TYPE = '*';

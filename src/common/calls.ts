@@ -4,7 +4,7 @@
  * (which schedules the activity), the adapter SDK (which registers and serves it) and the test
  * runner. Sandbox-safe: no Node imports.
  */
-import type { FunctionDef } from '../dsl/model';
+import type { FunctionDef } from './model';
 import { ADAPTER_TASK_QUEUE } from './contracts';
 
 /**

@@ -3,7 +3,7 @@
  * interpreter workflow, the workers, adapters, the client, the event gateway and the
  * test runner. Types and constants only: safe to import from the workflow sandbox.
  */
-import type { AuthDef, Definition, FunctionDef, Json } from '../dsl/model';
+import type { AuthDef, Definition, FunctionDef, Json } from './model';
 
 /** The task queue of the interpreter worker (the generic workflow and its own activities). */
 export const INTERPRETER_TASK_QUEUE = 'swflow';

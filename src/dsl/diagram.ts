@@ -3,7 +3,7 @@
  * dashes, quotes...: every state gets a safe alias (`s0`, `s1`...) declared with its label
  * (`state "Name with spaces" as s0`).
  */
-import type { EndDef, StateDef, TransitionDef, WorkflowDef } from './model';
+import type { EndDef, StateDef, TransitionDef, WorkflowDef } from '../common/model';
 
 function label(s: string): string {
   // Mermaid labels: double quotes and line breaks cannot appear inside "...".

@@ -7,7 +7,7 @@
  * `definition` is set only when there is no error (with `strict`, warnings count as errors).
  */
 import * as path from 'node:path';
-import type { DataSchemaDef, Definition, Dialect, Json, WorkflowDef } from './model';
+import type { DataSchemaDef, Definition, Dialect, Json, WorkflowDef } from '../common/model';
 import { formatProblem, Reporter, type Problem } from './problems';
 import { applyLeniency, schemaView } from './lenient';
 import { normalize } from './normalize';
@@ -20,11 +20,11 @@ import { kogitoArguments, translateJsonPathDocument } from './kogito';
 import { isObj, type Obj } from './walk';
 import { MAX_NESTING, nestsDeeperThan } from './nesting';
 import { isV1Document, loadV1 } from './v1/load';
-import { isV1Definition } from './v1/model';
+import { isV1Definition } from '../common/model-v1';
 
 export type { Problem } from './problems';
 export { formatProblem } from './problems';
-export { parseDuration, isDuration, durationProblem } from './duration';
+export { parseDuration, isDuration, durationProblem } from '../common/duration';
 
 export interface LoadResult {
   definition?: WorkflowDef;

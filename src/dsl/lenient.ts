@@ -6,7 +6,7 @@
  */
 import type { Reporter } from './problems';
 import type { SourceMap } from './source';
-import { durationProblem } from './duration';
+import { durationProblem } from '../common/duration';
 import { actionsOf, arr, durationSlots, flowHoldersOf, isObj, type Obj, ptr, statesOf } from './walk';
 
 /** Standard 0.8 function types. */

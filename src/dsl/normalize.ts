@@ -25,7 +25,7 @@ import type {
   TimeoutsDef,
   TransitionDef,
   WorkflowDef,
-} from './model';
+} from '../common/model';
 import { isObj, type Obj } from './walk';
 
 export interface NormalizeInput {

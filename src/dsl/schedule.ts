@@ -16,7 +16,7 @@
  *
  * Node-side only (Intl for time zones); not imported by the workflow sandbox.
  */
-import { durationProblem, parseDuration } from './duration';
+import { durationProblem, parseDuration } from '../common/duration';
 
 /** A recurring interval: runs at `start + n × everyMs` (before `end`, when given). */
 export interface RecurringInterval {

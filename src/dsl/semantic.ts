@@ -3,11 +3,11 @@
  * 0.8-shaped working document (it also runs when the schema found problems, so that one
  * run reports as much as possible).
  */
-import { durationProblem } from './duration';
+import { durationProblem } from '../common/duration';
 import { parseCron, parseDateTime, parseInterval, timezoneProblem } from './schedule';
 import { fnRefs, jqProblem, referencesSecrets, unwrap } from './expressions';
 import { hasUntranslatedJsonPath } from './kogito';
-import { HEARTBEAT_METADATA, heartbeatProblem, isLocalCall, LOCAL_METADATA, localProblem, servedByBuiltinAdapters } from './metadata';
+import { HEARTBEAT_METADATA, heartbeatProblem, isLocalCall, LOCAL_METADATA, localProblem, servedByBuiltinAdapters } from '../common/metadata';
 import type { Reporter } from './problems';
 import {
   actionsOf,

@@ -8,7 +8,7 @@
  * number on an object) DECLINES (returns {@link DECLINE}) so that jq itself produces the
  * error with its exact message. SANDBOX-SAFE.
  */
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 
 export interface FastPath {
   /** '.' for the input, otherwise a variable name ($CONST -> 'CONST'). */

@@ -21,7 +21,7 @@
  * function here can be called right away (`initExpressions()` is kept for older callers). See
  * engine.ts for the sandbox details.
  */
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 import { checkJq, isEngineReady, JqEngineError, runJqCli, startEngine, type JqCliRun } from './engine';
 import { DECLINE, evalFastPath, parseFastPath, setKey, type FastPath } from './fastpath';
 import { findFnRefs, findVariables, fnIdentifier, splitTemplate, unwrapExpression, type Segment } from './text';

@@ -12,7 +12,7 @@
  * input is the left side's output, not the data (`$secrets.u | @base64` reads no data). `def`
  * anywhere, an unterminated string or an unbalanced bracket: the data counts as read.
  */
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 import { setKey } from './fastpath';
 import { scanCode, splitTemplate } from './text';
 import type { ExprScope } from './index';

@@ -10,7 +10,7 @@
  * - The activity resolves them here with the secret values (from its environment / secret
  *   store), after the history-visible input was recorded; results go only to the service.
  */
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 import { evaluateTemplate, initExpressions, type ExprScope } from './index';
 import { setKey } from './fastpath';
 

@@ -16,8 +16,8 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
-import type { Definition } from '../dsl/model';
-import { isV1Definition, type V1Definition } from '../dsl/v1/model';
+import type { Definition } from '../common/model';
+import { isV1Definition, type V1Definition } from '../common/model-v1';
 import { route, type AwaitingDelivery, type Delivery, type InstanceDelivery } from './routing';
 import { routeV1 } from './routing-v1';
 

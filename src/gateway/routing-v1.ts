@@ -18,12 +18,12 @@
  *   an earlier event started), and starts a new one only when none does.
  * Only the latest version of each document (id `<namespace>/<name>`) is read.
  */
-import type { Json } from '../dsl/model';
-import { entryOf, type ConsumptionStrategy, type EventFilter, type Task, type TaskList, type V1Definition } from '../dsl/v1/model';
+import type { Json } from '../common/model';
+import { entryOf, type ConsumptionStrategy, type EventFilter, type Task, type TaskList, type V1Definition } from '../common/model-v1';
 import type { CloudEventJson } from '../common/contracts';
 import { attributeMatches, correlationEntry, readsEventOnly, strategyFilters, typeEntry } from '../common/awaited-events';
 import { evaluateExpression } from '../expr';
-import { latestVersions } from '../activities/definitions';
+import { latestVersions } from '../definitions/registry';
 import type { AwaitingDelivery, Delivery, InstanceDelivery } from './routing';
 
 /** The id segment for a correlation value or an event attribute; `/` and `=` are escaped so keys cannot collide. */

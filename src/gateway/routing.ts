@@ -16,10 +16,10 @@
  * - Any other uncorrelated event goes to the running instances that wait for its type now,
  *   whatever their workflow ids (found through visibility by the gateway).
  */
-import type { WorkflowDef } from '../dsl/model';
-import { eventMatches, startEventRefs } from '../dsl/events';
+import type { WorkflowDef } from '../common/model';
+import { eventMatches, startEventRefs } from '../common/events';
 import type { CloudEventJson } from '../common/contracts';
-import { latestVersions } from '../activities/definitions';
+import { latestVersions } from '../definitions/registry';
 
 /** A delivery to one instance, named by the event (its correlation values or its source and id). */
 export interface InstanceDelivery {

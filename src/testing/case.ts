@@ -8,8 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { Json } from '../dsl/model';
-import { durationProblem, parseDuration } from '../dsl/duration';
+import type { Json } from '../common/model';
+import { durationProblem, parseDuration } from '../common/duration';
 
 export type CaseStatus = 'completed' | 'failed' | 'terminated' | 'invalid';
 

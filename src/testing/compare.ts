@@ -1,5 +1,5 @@
 /** JSON comparison for test expectations: exact equality, recursive subsets, readable diffs. */
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 
 /** Exact JSON equality (object key order does not matter; array order does). */
 export function jsonEqual(a: unknown, b: unknown): boolean {

@@ -1,5 +1,5 @@
 /** Checks what a case run produced against the case's `expect`. Pure: unit-testable. */
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 import type { CaseExpect } from './case';
 import { compact, jsonDiff, jsonEqual, subsetMismatch } from './compare';
 

@@ -8,8 +8,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { FunctionCall, ServiceErrorDetails } from '../common/contracts';
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
-import type { Definition, Json } from '../dsl/model';
-import { isV1Definition } from '../dsl/v1/model';
+import type { Definition, Json } from '../common/model';
+import { isV1Definition } from '../common/model-v1';
 import { v1Functions } from '../dsl/v1/functions';
 import type { MockRule } from './case';
 import type { RecordedCall } from './expect';

@@ -26,8 +26,8 @@ import {
   type InstanceState,
   type StartOptions,
 } from '../common/contracts';
-import type { Definition, Json } from '../dsl/model';
-import { isV1Definition } from '../dsl/v1/model';
+import type { Definition, Json } from '../common/model';
+import { isV1Definition } from '../common/model-v1';
 import { BUILTIN_ADAPTERS, CASE_FILE_RE, CaseError, loadCaseFile, type DefinitionSource, type TestCase } from './case';
 import { activityTypeOf } from '../common/calls';
 import { checkOutcome, type RunOutcome } from './expect';

@@ -11,10 +11,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { bundleWorkflowCode, Worker, type BundleOptions, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import type { Definition } from '../dsl/model';
+import type { Definition } from '../common/model';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
 import { createInterpreterActivities } from '../activities/interpreter';
-import { DefinitionRegistry } from '../activities/definitions';
+import { DefinitionRegistry } from '../definitions/registry';
 import { adapterActivities, adapterServices, callInterceptor, type SecretValues } from '../adapter';
 import { builtinAdapters } from './adapter-worker';
 

@@ -2,8 +2,8 @@
  * Actions: condition, sleep before/after, actionDataFilter, and the three kinds
  * (functionRef, subFlowRef, eventRef). Results are merged into the state data per spec.
  */
-import type { ActionDef, Json, StateDef } from '../dsl/model';
-import { parseDuration } from '../dsl/duration';
+import type { ActionDef, Json, StateDef } from '../common/model';
+import { parseDuration } from '../common/duration';
 import { evalCondition, evalConditionSync, type ExprScope } from './expr';
 import { actionInput, eventPayload, filteredResults, mergeResults } from './data/filters';
 import { actionInputAsync, filteredResultsAsync, mergeResultsAsync } from './data/filters-async';

@@ -5,11 +5,11 @@
  * 1.0 without `v1-call-headers`), the whole FunctionCall as the input. And the call's
  * `secretContext`: what its secret expressions read besides the secrets.
  */
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 import type { FunctionCall } from '../common/contracts';
 import { secretContextOf } from '../expr/reads';
 import type { ExprScope } from '../expr';
-import { FEATURE_MINIMAL_SECRET_CONTEXT } from './resolve';
+import { FEATURE_MINIMAL_SECRET_CONTEXT } from '../common/features';
 import { withCallContext } from './interceptors';
 
 /**

@@ -5,7 +5,7 @@
  * data is the input of the first compensation; each one's output feeds the next. Each
  * completed state is compensated at most once. The main flow's data is not changed.
  */
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 import type { StateContext } from './states/context';
 
 export interface Compensable {

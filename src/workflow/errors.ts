@@ -13,7 +13,7 @@ import {
   TimeoutFailure,
   isCancellation,
 } from '@temporalio/workflow';
-import type { ErrorDef, ErrorHandlerDef, StateDef, WorkflowDef } from '../dsl/model';
+import type { ErrorDef, ErrorHandlerDef, StateDef, WorkflowDef } from '../common/model';
 import type { ServiceErrorDetails } from '../common/contracts';
 import { SwExpressionError } from './expr';
 

@@ -14,7 +14,7 @@ import {
   ExpressionError,
   type ExprScope,
 } from '../expr';
-import type { Json } from '../dsl/model';
+import type { Json } from '../common/model';
 import type { PathSeg } from './data/merge';
 
 export { isExpression, referencesSecrets, splitSecretArguments, ExpressionError };

@@ -4,12 +4,13 @@
  * lifecycle events.
  */
 import { ApplicationFailure, ContinueAsNew, isCancellation, log, scheduleLocalActivity } from '@temporalio/workflow';
-import type { Json, WorkflowDef } from '../dsl/model';
+import type { Json, WorkflowDef } from '../common/model';
 import type { FrontEnd, RunHost } from './host/run-host';
 import { Runtime } from './runtime';
 import { runFailure } from './errors';
 import type { ForEachChunk } from './states/foreach';
-import { FEATURE_OBJECT_DATA_INPUT, VALIDATE_DATA_ACTIVITY } from './resolve';
+import { FEATURE_OBJECT_DATA_INPUT } from '../common/features';
+import { VALIDATE_DATA_ACTIVITY } from '../common/pinning';
 import { dataInputProblem } from './data/input';
 
 /** dataInputSchema / dataOutputSchema: checked by a local activity (ajv); fails the run when failOnValidationErrors. */

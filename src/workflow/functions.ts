@@ -9,17 +9,17 @@
  * runs recorded before it send the whole FunctionCall as the input (and no secretContext/auth).
  */
 import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
-import type { ActionDef, AuthDef, FunctionDef, Json, StateDef, WorkflowDef } from '../dsl/model';
+import type { ActionDef, AuthDef, FunctionDef, Json, StateDef, WorkflowDef } from '../common/model';
 import type { FunctionCall } from '../common/contracts';
 import { activityTypeOf, taskQueueOf } from '../common/calls';
-import { isLocalCall, servedByBuiltinAdapters } from '../dsl/metadata';
-import { parseDuration } from '../dsl/duration';
+import { isLocalCall, servedByBuiltinAdapters } from '../common/metadata';
+import { parseDuration } from '../common/duration';
 import { evalExpr, evalExprSync, evalValue, evalValueSync, splitSecretArguments, SwExpressionError, type ExprScope, type ExprSite } from './expr';
 import { merge } from './data/merge';
 import { nativeRetryOf, withRetries } from './retry';
 import { throughPlatformFailures } from './platform';
 import { callTimeouts, LEGACY_CALL_TIMEOUT_MS } from './timeouts';
-import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_LOCAL_CALLS, FEATURE_PLATFORM_FAILURES, FEATURE_SELECTION_SET_EXPRESSIONS } from './resolve';
+import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_LOCAL_CALLS, FEATURE_PLATFORM_FAILURES, FEATURE_SELECTION_SET_EXPRESSIONS } from '../common/features';
 import { callActivityArgs, secretContextOfCall } from './call-context';
 import type { StateContext } from './states/context';
 

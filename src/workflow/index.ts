@@ -13,13 +13,13 @@
  * ./runtime.ts) or the 1.0 task tree (./v1/run.ts).
  */
 import { ActivityFailure, ApplicationFailure, CancellationScope, defineQuery, defineSignal, isCancellation, scheduleLocalActivity, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { Definition, Json } from '../dsl/model';
-import { isV1Definition } from '../dsl/v1/model';
+import type { Definition, Json } from '../common/model';
+import { isV1Definition } from '../common/model-v1';
 import { EVENT_SIGNAL, RESUME_SIGNAL, STATE_QUERY, SUSPEND_SIGNAL, type CloudEventJson, type InstanceState, type StartOptions } from '../common/contracts';
 import { RunHost, type FrontEnd } from './host/run-host';
 import { StatesFrontEnd } from './front-end';
 import { V1Run } from './v1/run';
-import { RESOLVE_DEFINITION_ACTIVITY, type ResolveRequest, type ResolveResult } from './resolve';
+import { RESOLVE_DEFINITION_ACTIVITY, type ResolveRequest, type ResolveResult } from '../common/pinning';
 
 export const eventSignal = defineSignal<[CloudEventJson]>(EVENT_SIGNAL);
 export const suspendSignal = defineSignal(SUSPEND_SIGNAL);

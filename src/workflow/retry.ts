@@ -24,11 +24,11 @@
  * absent = unlimited (CWM's `maxAttempts: 0` is normalized to absent by src/dsl).
  */
 import type { RetryPolicy } from '@temporalio/workflow';
-import type { ActionDef, RetryDef, WorkflowDef } from '../dsl/model';
-import { parseDuration } from '../dsl/duration';
+import type { ActionDef, RetryDef, WorkflowDef } from '../common/model';
+import { parseDuration } from '../common/duration';
 import { classify, isCancellation, matchingErrorNames, TIMEOUT_CODE, type SwError } from './errors';
 import { temporalEffects, type Effects } from './effects';
-import { FEATURE_NATIVE_RETRY_POLICY, FEATURE_PLATFORM_FAILURES, FEATURE_UNLIMITED_AUTO_RETRIES } from './resolve';
+import { FEATURE_NATIVE_RETRY_POLICY, FEATURE_PLATFORM_FAILURES, FEATURE_UNLIMITED_AUTO_RETRIES } from '../common/features';
 
 /** Which strategies a run hands to Temporal as the activity's RetryPolicy, by its features (resolve.ts). */
 export interface NativeRetry {

@@ -15,10 +15,10 @@ import {
   type WorkflowInfo,
 } from '@temporalio/workflow';
 import type { RunHost } from './host/run-host';
-import type { EndDef, Json, StateDef, WorkflowDef } from '../dsl/model';
+import type { EndDef, Json, StateDef, WorkflowDef } from '../common/model';
 import type { StartOptions } from '../common/contracts';
-import { parseDuration } from '../dsl/duration';
-import { startEventRefs } from '../dsl/events';
+import { parseDuration } from '../common/duration';
+import { startEventRefs } from '../common/events';
 import { evalValue, type ExprScope } from './expr';
 import { filterStateInput, filterStateOutput } from './data/filters';
 import { filterStateInputAsync, filterStateOutputAsync } from './data/filters-async';
@@ -29,7 +29,7 @@ import { Mailbox } from './events/mailbox';
 import { stateExecTimeout, withTimeout } from './timeouts';
 import { beforeBlocking, summary, Tracker } from './ui';
 import { findSubflow, subflowKey } from './subflows';
-import { FEATURE_AWAITED_EVENTS_ATTRIBUTE, FEATURE_EVENT_DEDUPE, FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_SYNC_EXPRESSIONS } from './resolve';
+import { FEATURE_AWAITED_EVENTS_ATTRIBUTE, FEATURE_EVENT_DEDUPE, FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS, FEATURE_KEEP_ACTIVE_EVENTS, FEATURE_SYNC_EXPRESSIONS } from '../common/features';
 import { runForEachChunk, type ForEachChunk } from './states/foreach';
 import { executorOf } from './states/executors';
 import type { Effects } from './effects';

@@ -4,9 +4,9 @@
  * `onParentComplete: continue` → ParentClosePolicy ABANDON, else TERMINATE.
  */
 import { ParentClosePolicy } from '@temporalio/workflow';
-import type { ActionDef, Definition, Json, StateDef } from '../dsl/model';
+import type { ActionDef, Definition, Json, StateDef } from '../common/model';
 import type { StartOptions } from '../common/contracts';
-import { parseDuration } from '../dsl/duration';
+import { parseDuration } from '../common/duration';
 import { withRetries } from './retry';
 import type { StateContext } from './states/context';
 

@@ -4,9 +4,9 @@
  * workflow's workflowExecTimeout. Every timer carries a summary.
  */
 import type { ActivityOptions } from '@temporalio/workflow';
-import type { FunctionDef, StateDef, WorkflowDef } from '../dsl/model';
-import { parseDuration } from '../dsl/duration';
-import { heartbeatTimeoutMs } from '../dsl/metadata';
+import type { FunctionDef, StateDef, WorkflowDef } from '../common/model';
+import { parseDuration } from '../common/duration';
+import { heartbeatTimeoutMs } from '../common/metadata';
 import { SwTimeoutError } from './errors';
 import { temporalEffects, type Effects } from './effects';
 

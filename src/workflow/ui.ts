@@ -4,8 +4,8 @@
  * summaries.
  */
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
-import { FEATURE_UPSERTS_BEFORE_BLOCKING } from './resolve';
-import type { ActionDef } from '../dsl/model';
+import { FEATURE_UPSERTS_BEFORE_BLOCKING } from '../common/features';
+import type { ActionDef } from '../common/model';
 import type { InstanceState } from '../common/contracts';
 
 export interface Step {

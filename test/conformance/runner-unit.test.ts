@@ -9,7 +9,7 @@ import { jsonDiff, jsonEqual, subsetMismatch } from '../../src/testing/compare';
 import { checkOutcome, type RunOutcome } from '../../src/testing/expect';
 import { MockService, functionTaskQueues, mockProblems } from '../../src/testing/mocks';
 import type { FunctionCall } from '../../src/common/contracts';
-import type { WorkflowDef } from '../../src/dsl/model';
+import type { WorkflowDef } from '../../src/common/model';
 
 const SHARED_CASES = join(__dirname, '..', '..', '..', 'shared', 'conformance', 'cases');
 

@@ -16,7 +16,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { INTERPRETER_TASK_QUEUE, STATE_QUERY, type InstanceState } from '../../src/common/contracts';
 import { formatProblem, loadAnyDefinition } from '../../src/dsl';
-import type { Json } from '../../src/dsl/model';
+import type { Json } from '../../src/common/model';
 import { createAdapterWorker } from '../../src/worker/adapter-worker';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';

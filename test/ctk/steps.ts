@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { parse as parseYaml } from 'yaml';
-import type { Json } from '../../src/dsl/model';
+import type { Json } from '../../src/common/model';
 
 export interface Outcome {
   status: 'completed' | 'faulted' | 'cancelled';

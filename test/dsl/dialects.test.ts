@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { loadDefinition, type LoadResult } from '../../src/dsl';
-import type { WorkflowDef } from '../../src/dsl/model';
+import type { WorkflowDef } from '../../src/common/model';
 import { SHARED } from './corpus-lib';
 
 function strip(d: WorkflowDef | undefined): Omit<WorkflowDef, 'dialect' | 'specVersion'> {

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { loadDefinition } from '../../src/dsl';
 import { simpleJsonPathToJq, translateJsonPath } from '../../src/dsl/jsonpath';
 import { evaluateTemplate, initExpressions } from '../../src/expr';
-import type { Json } from '../../src/dsl/model';
+import type { Json } from '../../src/common/model';
 
 const ok = (expr: string, ctx: 'value' | 'boolean' | 'string' = 'value') => {
   const t = translateJsonPath(expr, ctx);
@@ -121,10 +121,10 @@ test('jsonpath documents: translated to jq with one warning; untranslatable expr
   assert.equal(d.expressionLang, 'jq');
   assert.ok(r.problems.some((p) => p.severity === 'warning' && p.message === "expressionLang 'jsonpath' (Kogito): 7 JSONPath expressions translated to jq"));
   assert.equal(d.functions.find((f) => f.name === 'isEnglish')!.operation, '${ [(if type == "array" then .[] elif type == "object" then . else error("JSONPath filter applied to \\(type)") end) | select((try .language catch null) == "English")] }');
-  const sw = d.states[0] as import('../../src/dsl/model').SwitchState;
+  const sw = d.states[0] as import('../../src/common/model').SwitchState;
   assert.equal(sw.dataConditions[0].condition, '${ fn:isEnglish | length > 0 }');
   assert.match(sw.dataConditions[1].condition, /\| length > 0 }$/);
-  const op = d.states[1] as import('../../src/dsl/model').OperationState;
+  const op = d.states[1] as import('../../src/common/model').OperationState;
   assert.deepEqual(op.actions[0].functionRef!.arguments, { number: '${ .number }', literal: 'text', list: ['${ .a[0] }'] });
   assert.equal(op.actions[0].actionDataFilter.toStateData, '${ .out }');
   assert.equal(op.actions[1].functionRef!.arguments && (op.actions[1].functionRef!.arguments as Record<string, Json>).message, '${ [(.greeting | if type == "string" then . else tojson end), (.name | if type == "string" then . else tojson end)] | join("") }');
@@ -167,7 +167,7 @@ test('Kogito arguments: an expression string, or an array whose jq strings are e
     }),
   );
   assert.ok(r.definition, JSON.stringify(r.problems));
-  const args = (r.definition!.states[0] as import('../../src/dsl/model').OperationState).actions.map((a) => a.functionRef!.arguments);
+  const args = (r.definition!.states[0] as import('../../src/common/model').OperationState).actions.map((a) => a.functionRef!.arguments);
   assert.deepEqual(args, ['${ .inputArray }', '${ {a: .x, b: .y} }', '${ .z }', ['${ .first }', 'plain words', { k: '${ .second }' }, 3]]);
   const warnings = r.problems.filter((p) => p.severity === 'warning').map((p) => p.message);
   assert.ok(warnings.includes('\'arguments\' is the jq expression ".inputArray" (Kogito), not an object: read as "${ .inputArray }"'));

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDefinition, formatProblem } from '../../src/dsl';
-import type { WorkflowDef } from '../../src/dsl/model';
+import type { WorkflowDef } from '../../src/common/model';
 
 type Doc = Record<string, any>;
 

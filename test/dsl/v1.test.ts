@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatProblem, loadAnyDefinition, loadAnyDefinitionFile, loadDefinition } from '../../src/dsl';
-import { isV1Definition } from '../../src/dsl/v1/model';
+import { isV1Definition } from '../../src/common/model-v1';
 
 const EXAMPLES = resolve(__dirname, '..', '..', '..', 'shared', 'specs', 'serverless-workflow-1.0.3', 'examples');
 const BROKEN = join(__dirname, 'fixtures', 'v1', 'broken.sw.yaml');

@@ -9,7 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Json } from '../../src/dsl/model';
+import type { Json } from '../../src/common/model';
 import { evaluateExpression, evaluateExpressionWithJq, ExpressionError, initExpressions, toJqJson } from '../../src/expr';
 import { DECLINE, evalFastPath, parseFastPath } from '../../src/expr/fastpath';
 import { runJq } from '../../src/expr/engine';

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Json } from '../../src/dsl/model';
+import type { Json } from '../../src/common/model';
 import { expressionReads, pickReads, secretContextOf } from '../../src/expr/reads';
 import { evaluateWithSecretsSync } from '../../src/expr/secrets';
 import type { ExprScope } from '../../src/expr';

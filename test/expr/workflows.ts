@@ -2,7 +2,7 @@
  * Test workflows for src/expr inside the real Temporal sandbox (bundled by webpack).
  */
 import { proxySinks, sleep, workflowInfo, type Sinks } from '@temporalio/workflow';
-import type { Json } from '../../src/dsl/model';
+import type { Json } from '../../src/common/model';
 import {
   evaluateCondition,
   evaluateExpression,

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAnyDefinition } from '../../src/dsl';
-import { isV1Definition, type V1Definition } from '../../src/dsl/v1/model';
+import { isV1Definition, type V1Definition } from '../../src/common/model-v1';
 import type { CloudEventJson } from '../../src/common/contracts';
 import { awaitedEntry, correlationEntry, readsEventOnly } from '../../src/common/awaited-events';
 import { routeV1, listenFilters } from '../../src/gateway/routing-v1';

@@ -16,7 +16,7 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { formatProblem, loadAnyDefinition, loadDefinition } from '../../src/dsl';
-import { DefinitionRegistry } from '../../src/activities/definitions';
+import { DefinitionRegistry } from '../../src/definitions/registry';
 import { keepSchedulesInSync, listSchedules, scheduleIdOf, scheduleSpecOf, syncSchedules, v1ScheduleSpecOf } from '../../src/client/schedules';
 import { resolveTemporalCli } from '../../src/platform/temporal-binary';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';

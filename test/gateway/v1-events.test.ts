@@ -17,7 +17,7 @@ import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
-import { DefinitionRegistry } from '../../src/activities/definitions';
+import { DefinitionRegistry } from '../../src/definitions/registry';
 import { startGateway, type Gateway } from '../../src/gateway/server';
 import { startMqttInbound, type MqttInbound, type MqttLogEntry } from '../../src/gateway/mqtt';
 import { historyToFixture } from '../../src/testing/history';

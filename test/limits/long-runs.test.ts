@@ -16,7 +16,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE, type FunctionCall } from '../../src/common/contracts';
 import { callInterceptor } from '../../src/adapter/call';
 import { loadDefinition } from '../../src/dsl';
-import type { WorkflowDef } from '../../src/dsl/model';
+import type { WorkflowDef } from '../../src/common/model';
 import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
 import { doubleEach } from '../workflow/scenarios';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { formatProblem, loadAnyDefinition } from '../../src/dsl';
-import type { WorkflowDef } from '../../src/dsl/model';
+import type { WorkflowDef } from '../../src/common/model';
 import { startDevEnv } from '../helpers/temporal';
 import { runSwflow } from '../helpers/cli';
 import { def, harness, type Harness } from '../workflow/helpers';

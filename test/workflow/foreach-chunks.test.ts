@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@temporalio/client';
 import { startDevEnv } from '../helpers/temporal';
-import { FEATURE_FOREACH_CHUNK_SLICES } from '../../src/workflow/resolve';
+import { FEATURE_FOREACH_CHUNK_SLICES } from '../../src/common/features';
 import { def, harness, saveHistory, workerWithout, type Harness } from './helpers';
 import { doubleEach } from './scenarios';
 

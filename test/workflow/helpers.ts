@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Definition, Json, WorkflowDef } from '../../src/dsl/model';
+import type { Definition, Json, WorkflowDef } from '../../src/common/model';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE, type CloudEventJson, type FunctionCall, type StartOptions } from '../../src/common/contracts';
 import { historyToFixture } from '../../src/testing/history';
 import { formatProblem, loadAnyDefinition, loadDefinition, type LoadOptions } from '../../src/dsl';
@@ -18,7 +18,7 @@ import { installQuietRuntime } from '../../src/testing/env';
 import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from '../../src/worker/interpreter-worker';
 import { autoHeartbeat } from '../../src/worker/heartbeat';
 import { callInterceptor } from '../../src/adapter/call';
-import { INTERPRETER_FEATURES } from '../../src/workflow/resolve';
+import { INTERPRETER_FEATURES } from '../../src/common/features';
 
 installQuietRuntime(); // before any test creates a server or worker
 

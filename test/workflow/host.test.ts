@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { EVENT_SIGNAL, RESUME_SIGNAL, STATE_QUERY, SUSPEND_SIGNAL, type InstanceState } from '../../src/common/contracts';
-import type { Definition, Json } from '../../src/dsl/model';
+import type { Definition, Json } from '../../src/common/model';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { startDevEnv } from '../helpers/temporal';

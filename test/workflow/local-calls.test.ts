@@ -17,12 +17,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { INTERPRETER_TASK_QUEUE, type StartOptions } from '../../src/common/contracts';
 import { loadAnyDefinition } from '../../src/dsl';
-import type { Definition, Json } from '../../src/dsl/model';
+import type { Definition, Json } from '../../src/common/model';
 import { createAdapterWorker } from '../../src/worker/adapter-worker';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { historyText } from '../../src/testing/history';
-import { FEATURE_LOCAL_CALLS, INTERPRETER_FEATURES } from '../../src/workflow/resolve';
+import { FEATURE_LOCAL_CALLS, INTERPRETER_FEATURES } from '../../src/common/features';
 import { startDevEnv } from '../helpers/temporal';
 import { loadAny, saveHistory, sharedBundle } from './helpers';
 

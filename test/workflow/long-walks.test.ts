@@ -10,7 +10,7 @@ import type { Client } from '@temporalio/client';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { loadAnyDefinition } from '../../src/dsl';
 import { startDevEnv } from '../helpers/temporal';
-import { FEATURE_YIELD_LONG_WALKS } from '../../src/workflow/resolve';
+import { FEATURE_YIELD_LONG_WALKS } from '../../src/common/features';
 import { TRANSITIONS_PER_TASK } from '../../src/workflow/host/walk-budget';
 import { def, harness, saveHistory, workerWithout, type Harness } from './helpers';
 

@@ -17,7 +17,7 @@ import { decodeTimeoutType } from '@temporalio/common';
 import type { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
-import type { Json, WorkflowDef } from '../../src/dsl/model';
+import type { Json, WorkflowDef } from '../../src/common/model';
 import { formatProblem, loadAnyDefinition } from '../../src/dsl';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';

@@ -18,8 +18,8 @@ import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { startDevEnv } from '../helpers/temporal';
 import { formatProblem, loadAnyDefinition } from '../../src/dsl';
-import type { Json, WorkflowDef } from '../../src/dsl/model';
-import { FEATURE_SYNC_EXPRESSIONS } from '../../src/workflow/resolve';
+import type { Json, WorkflowDef } from '../../src/common/model';
+import { FEATURE_SYNC_EXPRESSIONS } from '../../src/common/features';
 import { historyFromFixture } from '../../src/testing/history';
 import { def, FIXTURES_DIR, harness, saveHistory, sharedBundle, workerWithout, type Harness } from './helpers';
 

@@ -10,7 +10,7 @@ import { expandUriTemplate, UriTemplateError } from '../../src/workflow/v1/uri-t
 import { splitSecrets } from '../../src/workflow/v1/secrets';
 import { matchesFilter, standardName, WorkflowError } from '../../src/workflow/v1/errors';
 import { filterMatches, fixCorrelation } from '../../src/workflow/v1/events';
-import type { Json } from '../../src/dsl/model';
+import type { Json } from '../../src/common/model';
 
 test('retry delays: constant, linear, exponential, jitter; limits', () => {
   const d = { delay: { seconds: 2 } };

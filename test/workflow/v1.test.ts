@@ -15,7 +15,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type StartOptions } from '../../src/common/contracts';
-import type { Definition, Json } from '../../src/dsl/model';
+import type { Definition, Json } from '../../src/common/model';
 import { createAdapterWorker } from '../../src/worker/adapter-worker';
 import { createAdapterWorker as createSdkAdapterWorker, defineAdapter } from '../../src/adapter';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';

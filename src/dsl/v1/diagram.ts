@@ -5,7 +5,7 @@
  * tasks' JSON pointers made safe (`do_0_getPet`), so a diagram reads like the errors and the
  * Web UI summaries.
  */
-import { entryOf, taskTypeOf, type Task, type TaskList, type V1Definition } from './model';
+import { entryOf, taskTypeOf, type Task, type TaskList, type V1Definition } from '../../common/model-v1';
 
 function label(s: string): string {
   return s.replace(/"/g, "'").replace(/[\r\n]+/g, ' ');

@@ -4,7 +4,7 @@
  * `http` / `openapi` for inline calls, the `use.functions` entry's name for the calls it makes,
  * and `<activity>:<version>@default` for swflow's default catalog (adapter activities).
  */
-import { entryOf, type Task, type TaskList, type V1Definition } from './model';
+import { entryOf, type Task, type TaskList, type V1Definition } from '../../common/model-v1';
 
 export interface CalledFunction {
   name: string;

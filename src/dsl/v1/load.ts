@@ -5,7 +5,7 @@
  */
 import type { Reporter } from '../problems';
 import { isObj, type Obj } from '../walk';
-import { V1_KIND, type V1Definition, type WorkflowDocument } from './model';
+import { V1_KIND, type V1Definition, type WorkflowDocument } from '../../common/model-v1';
 import { validateV1Schema } from './schema';
 import { checkV1Semantics } from './semantic';
 

@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { joinPointer } from '../source';
-import { entryOf, taskTypeOf, TASK_TYPES, type Task } from './model';
+import { entryOf, taskTypeOf, TASK_TYPES, type Task } from '../../common/model-v1';
 import { isObj, type Obj } from '../walk';
 
 export interface SchemaIssue {

@@ -13,14 +13,14 @@
  *   conformance matrix (docs/dsl-1.0-conformance.md).
  */
 import { checkExpressionSyntax } from '../../expr/syntax';
-import { durationProblem } from '../duration';
+import { durationProblem } from '../../common/duration';
 import { parseCron } from '../schedule';
 import type { Reporter } from '../problems';
 import { joinPointer } from '../source';
 import { isObj, type Obj } from '../walk';
-import { ADAPTER_ACTIVITY_OF_CALL, BUILTIN_CALLS, entryOf, taskTypeOf, type ConsumptionStrategy, type Task } from './model';
+import { ADAPTER_ACTIVITY_OF_CALL, BUILTIN_CALLS, entryOf, taskTypeOf, type ConsumptionStrategy, type Task } from '../../common/model-v1';
 import { readsEventOnly, strategyFilters } from '../../common/awaited-events';
-import { isLocalCall, LOCAL_METADATA, localProblem } from '../metadata';
+import { isLocalCall, LOCAL_METADATA, localProblem } from '../../common/metadata';
 
 const DIRECTIVES = new Set(['continue', 'exit', 'end']);
 const SECRETS_RE = /\$secrets(?![A-Za-z0-9_])/;

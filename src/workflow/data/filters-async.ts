@@ -4,7 +4,7 @@
  * microtask turns they take decide the order in which concurrent branches issued their commands
  * in those runs' histories.
  */
-import type { ActionDataFilterDef, EventDataFilterDef, Json, StateDataFilterDef } from '../../dsl/model';
+import type { ActionDataFilterDef, EventDataFilterDef, Json, StateDataFilterDef } from '../../common/model';
 import type { CloudEventJson } from '../../common/contracts';
 import { evalExpr, pathOf, type ExprScope } from '../expr';
 import { merge, mergeAtPath } from './merge';

@@ -3,7 +3,7 @@
  * Pure, synchronous functions of (data, filter) — they only evaluate expressions through
  * ../expr. Runs recorded without the `sync-expressions` feature await them (./filters-async.ts).
  */
-import type { ActionDataFilterDef, EventDataFilterDef, Json, StateDataFilterDef } from '../../dsl/model';
+import type { ActionDataFilterDef, EventDataFilterDef, Json, StateDataFilterDef } from '../../common/model';
 import type { CloudEventJson } from '../../common/contracts';
 import { evalExprSync, pathOfSync, type ExprScope } from '../expr';
 import { merge, mergeAtPath } from './merge';

@@ -4,7 +4,7 @@
  * - arrays concatenate, keeping unique elements (deep equality), existing ones first;
  * - anything else (scalars, or values of different kinds) is overwritten by the new value.
  */
-import type { Json } from '../../dsl/model';
+import type { Json } from '../../common/model';
 
 export function isObject(v: unknown): v is { [key: string]: Json } {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

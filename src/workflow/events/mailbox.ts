@@ -3,8 +3,8 @@
  * event that arrives before its state is active is kept), and states take the events they
  * wait for, matched by definition (type + source) and correlation.
  */
-import type { EventDef, Json } from '../../dsl/model';
-import { eventMatches } from '../../dsl/events';
+import type { EventDef, Json } from '../../common/model';
+import { eventMatches } from '../../common/events';
 import type { CloudEventJson } from '../../common/contracts';
 import { beforeBlocking } from '../ui';
 import { temporalEffects, type Effects } from '../effects';

@@ -3,7 +3,7 @@
  * built deterministically in the workflow and handed to the `swflow.produceEvent` activity on
  * the interpreter's queue, which passes it to the worker's event sinks.
  */
-import type { Json } from '../../dsl/model';
+import type { Json } from '../../common/model';
 import type { CloudEventJson } from '../../common/contracts';
 import { evalExpr, evalValue, isExpression, type ExprScope } from '../expr';
 import { temporalEffects, type Effects } from '../effects';

@@ -9,7 +9,7 @@
  * flat, its deadline named `expiresAt`; 1.0: under `v1`, named `deadline`), so a chain started
  * by an older worker goes on.
  */
-import type { Json } from '../../dsl/model';
+import type { Json } from '../../common/model';
 import type { CloudEventJson } from '../../common/contracts';
 
 export interface HostCarry {

@@ -10,7 +10,7 @@
  * delivered, so sinks receive them in order) without holding the run up, and awaited before it
  * closes or continues as new.
  */
-import type { Json } from '../../dsl/model';
+import type { Json } from '../../common/model';
 import { scheduleProduceEvent } from '../events/produce';
 import { summary } from '../ui';
 import type { Effects } from '../effects';

@@ -10,14 +10,15 @@
  * host, never the host itself.
  */
 import { makeContinueAsNewFunc, workflowInfo, type WorkflowInfo } from '@temporalio/workflow';
-import type { Json } from '../../dsl/model';
-import type { Definition } from '../../dsl/model';
+import type { Json } from '../../common/model';
+import type { Definition } from '../../common/model';
 import type { InstanceState, StartOptions } from '../../common/contracts';
 import { Mailbox } from '../events/mailbox';
 import { beforeBlocking, Tracker } from '../ui';
 import { temporalEffects, type Effects } from '../effects';
 import { WalkBudget } from './walk-budget';
-import { FEATURE_HOST_LIFECYCLE, FEATURE_YIELD_LONG_WALKS, type ResolveResult } from '../resolve';
+import { FEATURE_HOST_LIFECYCLE, FEATURE_YIELD_LONG_WALKS } from '../../common/features';
+import { type ResolveResult } from '../../common/pinning';
 import { ENTERED_KEPT, readCarried, type Carried, type HostCarry } from './carry';
 import { HOST_LIFECYCLE_TYPES, Lifecycle, type LifecycleType } from './lifecycle';
 

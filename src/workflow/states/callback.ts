@@ -1,6 +1,6 @@
 /** Callback state: run the action, then wait for the callback event (eventTimeout → "timeout" error). */
-import type { CallbackState } from '../../dsl/model';
-import { parseDuration } from '../../dsl/duration';
+import type { CallbackState } from '../../common/model';
+import { parseDuration } from '../../common/duration';
 import { mergeEvent } from '../data/filters';
 import { mergeEventAsync } from '../data/filters-async';
 import { applyAction, applyActionAsync, invokeAction } from '../actions';

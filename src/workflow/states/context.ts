@@ -6,7 +6,7 @@
  * {@link Effects}. Types only: this module adds no edge to the import graph.
  */
 import type { WorkflowInfo } from '@temporalio/workflow';
-import type { EndDef, Json, StateDef, TransitionDef, WorkflowDef } from '../../dsl/model';
+import type { EndDef, Json, StateDef, TransitionDef, WorkflowDef } from '../../common/model';
 import type { StartOptions } from '../../common/contracts';
 import type { Effects } from '../effects';
 import type { ExprScope } from '../expr';

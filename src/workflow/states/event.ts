@@ -4,8 +4,8 @@
  * event must be consumed; each onEvents runs its actions once all its events arrived.
  * Events that arrived before the state was active are kept in the mailbox and consumed here.
  */
-import type { EventState, OnEventsDef } from '../../dsl/model';
-import { parseDuration } from '../../dsl/duration';
+import type { EventState, OnEventsDef } from '../../common/model';
+import { parseDuration } from '../../common/duration';
 import { mergeEvent } from '../data/filters';
 import { mergeEventAsync } from '../data/filters-async';
 import { runActions } from '../actions';

@@ -2,7 +2,7 @@
  * The 0.8 executors by state type, built once: each is `(state, h, ctx) => Next | void` over
  * the narrow {@link StateContext} (./context.ts), typed for its own state type.
  */
-import type { StateDef, StateType } from '../../dsl/model';
+import type { StateDef, StateType } from '../../common/model';
 import type { Executor } from './context';
 import { runInject } from './inject';
 import { runOperation } from './operation';

@@ -15,7 +15,7 @@
  * do not see the collection itself in their data. Before it, every child got the whole data and
  * took its slice of the collection there.
  */
-import type { ForEachState, Json } from '../../dsl/model';
+import type { ForEachState, Json } from '../../common/model';
 import type { StartOptions } from '../../common/contracts';
 import { evalExpr, evalExprSync, pathOf, pathOfSync } from '../expr';
 import { getAtPath, isObject, merge, setAtPath, withoutPath } from '../data/merge';
@@ -24,7 +24,7 @@ import { filteredResultsAsync, mergeResultsAsync } from '../data/filters-async';
 import { invokeAction } from '../actions';
 import { ActionError } from '../errors';
 import { actionExecTimeout } from '../timeouts';
-import { FEATURE_FOREACH_CHUNK_SLICES } from '../resolve';
+import { FEATURE_FOREACH_CHUNK_SLICES } from '../../common/features';
 import type { Effects } from '../effects';
 import type { Holder, StateContext } from './context';
 

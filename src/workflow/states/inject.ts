@@ -1,5 +1,5 @@
 /** Inject state: its data is merged into the state's data input (the injected values win). */
-import type { InjectState } from '../../dsl/model';
+import type { InjectState } from '../../common/model';
 import { merge } from '../data/merge';
 import type { Holder, StateContext } from './context';
 

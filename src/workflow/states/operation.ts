@@ -1,5 +1,5 @@
 /** Operation state: its actions, sequentially or in parallel (actionMode). */
-import type { OperationState } from '../../dsl/model';
+import type { OperationState } from '../../common/model';
 import { runActions } from '../actions';
 import { actionExecTimeout } from '../timeouts';
 import type { Holder, StateContext } from './context';

@@ -4,7 +4,7 @@
  * every branch; atLeast for numCompleted, then cancels the unfinished branches. A failing
  * branch fails the state (and cancels the others).
  */
-import type { Json, ParallelState } from '../../dsl/model';
+import type { Json, ParallelState } from '../../common/model';
 import { merge } from '../data/merge';
 import { runActions } from '../actions';
 import { actionExecTimeout, branchExecTimeout, withTimeout } from '../timeouts';

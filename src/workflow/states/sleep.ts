@@ -1,6 +1,6 @@
 /** Sleep state: a durable timer; the data passes through. */
-import type { SleepState } from '../../dsl/model';
-import { parseDuration } from '../../dsl/duration';
+import type { SleepState } from '../../common/model';
+import { parseDuration } from '../../common/duration';
 import type { Holder, StateContext } from './context';
 
 export async function runSleep(state: SleepState, _h: Holder, ctx: StateContext): Promise<void> {

@@ -3,8 +3,8 @@
  * Event conditions: the first matching event wins (its eventDataFilter merges it into the
  * data); when eventTimeout passes first, defaultCondition.
  */
-import type { SwitchState } from '../../dsl/model';
-import { parseDuration } from '../../dsl/duration';
+import type { SwitchState } from '../../common/model';
+import { parseDuration } from '../../common/duration';
 import { evalCondition, evalConditionSync } from '../expr';
 import { mergeEvent } from '../data/filters';
 import { mergeEventAsync } from '../data/filters-async';

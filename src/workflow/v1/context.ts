@@ -5,8 +5,8 @@
  * mailbox's waits through them), so a fake context drives them without a server
  * (test/workflow/units/).
  */
-import type { Json } from '../../dsl/model';
-import type { FlowDirective, Task, TaskList, V1Definition } from '../../dsl/v1/model';
+import type { Json } from '../../common/model';
+import type { FlowDirective, Task, TaskList, V1Definition } from '../../common/model-v1';
 import type { StartOptions } from '../../common/contracts';
 import type { Effects } from '../effects';
 import type { Mailbox } from '../events/mailbox';

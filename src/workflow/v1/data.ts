@@ -5,7 +5,7 @@
  * the new `$context`. Each is a runtime expression (a string: `${ }` or bare jq) or an object
  * whose `${ }` strings are evaluated; absent, the identity (for `export.as`: the context is kept).
  */
-import type { Json } from '../../dsl/model';
+import type { Json } from '../../common/model';
 import type { Args, TaskContext } from './context';
 
 /** Evaluates a transformation: a string is an expression, anything else a template value. */

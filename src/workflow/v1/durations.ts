@@ -2,8 +2,8 @@
  * 1.0 durations: `{ days, hours, minutes, seconds, milliseconds }`, an ISO 8601 string, or a
  * runtime expression that yields one (evaluated by the caller). Pure.
  */
-import { parseDuration } from '../../dsl/duration';
-import type { Duration } from '../../dsl/v1/model';
+import { parseDuration } from '../../common/duration';
+import type { Duration } from '../../common/model-v1';
 
 /** Milliseconds of an inline or ISO duration. */
 export function durationMs(d: Duration): number {

@@ -12,8 +12,8 @@ import {
   TemporalFailure,
   TimeoutFailure,
 } from '@temporalio/workflow';
-import type { Json } from '../../dsl/model';
-import type { ErrorDef } from '../../dsl/v1/model';
+import type { Json } from '../../common/model';
+import type { ErrorDef } from '../../common/model-v1';
 import { SwExpressionError } from '../expr';
 import { SwTimeoutError } from '../errors';
 

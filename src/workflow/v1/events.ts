@@ -5,8 +5,8 @@
  * values are equal — and every `correlate` value is as expected (`expect`, else the value the
  * first correlated event gave, kept for the run).
  */
-import type { Json } from '../../dsl/model';
-import type { EventFilter } from '../../dsl/v1/model';
+import type { Json } from '../../common/model';
+import type { EventFilter } from '../../common/model-v1';
 import type { CloudEventJson } from '../../common/contracts';
 import { evalConditionSync, evalExprSync, type ExprScope } from '../expr';
 import { attributeMatches } from '../../common/awaited-events';

@@ -5,7 +5,7 @@
  * first attempt not counted, as the conformance kit's runtime counts them); `limit.duration`
  * bounds the time from the first attempt after which no retry starts. No delay given: 1 s.
  */
-import type { RetryPolicy } from '../../dsl/v1/model';
+import type { RetryPolicy } from '../../common/model-v1';
 import { durationMs } from './durations';
 
 export const DEFAULT_RETRY_DELAY_MS = 1000;

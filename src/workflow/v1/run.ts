@@ -14,8 +14,8 @@
  * automatic continue-as-new (at the top-level list's transitions), child workflows.
  */
 import { ApplicationFailure, ContinueAsNew, isCancellation, scheduleLocalActivity, type WorkflowInfo } from '@temporalio/workflow';
-import type { Json } from '../../dsl/model';
-import { entryOf, taskTypeOf, type FlowDirective, type SchemaDef, type Task, type TaskList, type TaskType, type V1Definition } from '../../dsl/v1/model';
+import type { Json } from '../../common/model';
+import { entryOf, taskTypeOf, type FlowDirective, type SchemaDef, type Task, type TaskList, type TaskType, type V1Definition } from '../../common/model-v1';
 import type { StartOptions } from '../../common/contracts';
 import type { Mailbox } from '../events/mailbox';
 import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalValue, evalValueSync } from '../expr';
@@ -23,7 +23,8 @@ import { withTimeout } from '../timeouts';
 import { temporalEffects, type Effects } from '../effects';
 import { summary as uiSummary, type Tracker } from '../ui';
 import type { FrontEnd, RunHost } from '../host/run-host';
-import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_AWAITED_EVENTS, VALIDATE_DATA_ACTIVITY } from '../resolve';
+import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_AWAITED_EVENTS } from '../../common/features';
+import { VALIDATE_DATA_ACTIVITY } from '../../common/pinning';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from './context';
 import { exportContext, exportContextSync, transformInput, transformInputSync, transformOutput, transformOutputSync } from './data';
 import { durationIso, durationMs } from './durations';

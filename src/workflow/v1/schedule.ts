@@ -15,11 +15,11 @@
  *   the document (a run started by `<id>@<version>` keeps that version). A run that faults is
  *   not run again.
  */
-import type { Json } from '../../dsl/model';
-import type { ConsumptionStrategy, Task, V1Definition } from '../../dsl/v1/model';
+import type { Json } from '../../common/model';
+import type { ConsumptionStrategy, Task, V1Definition } from '../../common/model-v1';
 import type { RunHost } from '../host/run-host';
 import { summary as uiSummary } from '../ui';
-import { FEATURE_V1_SCHEDULE_AFTER, FEATURE_V1_SCHEDULE_ON } from '../resolve';
+import { FEATURE_V1_SCHEDULE_AFTER, FEATURE_V1_SCHEDULE_ON } from '../../common/features';
 import type { TaskContext } from './context';
 import { durationIso, durationMs } from './durations';
 import { runListen } from './tasks/listen';

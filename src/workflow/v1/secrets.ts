@@ -5,7 +5,7 @@
  * expression); the adapter evaluates them with the secret store bound as `$secrets`
  * (src/expr/secrets.ts `resolveSecretArguments`, the variable passed in the scope).
  */
-import type { Json } from '../../dsl/model';
+import type { Json } from '../../common/model';
 
 const SECRETS_RE = /\$secrets(?![A-Za-z0-9_])/;
 

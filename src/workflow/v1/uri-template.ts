@@ -5,7 +5,7 @@
  * non-scalar one is an expression error. (General RFC 6570 libraries expand objects and arrays
  * instead of refusing them, so this small subset is written here.) Pure.
  */
-import type { Json } from '../../dsl/model';
+import type { Json } from '../../common/model';
 
 export class UriTemplateError extends Error {}
 

@@ -9,7 +9,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/workflow';
-import type { EndDef, Json, StateDef, WorkflowDef } from '../../../src/dsl/model';
+import type { EndDef, Json, StateDef, WorkflowDef } from '../../../src/common/model';
 import type { CloudEventJson, StartOptions } from '../../../src/common/contracts';
 import { loadDefinition, formatProblem } from '../../../src/dsl';
 import { Mailbox } from '../../../src/workflow/events/mailbox';
@@ -18,7 +18,7 @@ import type { ActivityOptions, ChildOptions, Effects, Scope } from '../../../src
 import type { Holder, Next, RunInfo, StateContext } from '../../../src/workflow/states/context';
 import { executorOf } from '../../../src/workflow/states/executors';
 import type { ExprScope } from '../../../src/workflow/expr';
-import { FEATURE_SYNC_EXPRESSIONS, INTERPRETER_FEATURES } from '../../../src/workflow/resolve';
+import { FEATURE_SYNC_EXPRESSIONS, INTERPRETER_FEATURES } from '../../../src/common/features';
 
 /** An activity or local activity as the executor scheduled it. */
 export type CallCommand = { kind: 'activity' | 'localCall'; type: string; args: unknown[]; options: ActivityOptions; at: number };

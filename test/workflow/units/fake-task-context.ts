@@ -11,15 +11,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { CancelledFailure } from '@temporalio/common';
 import { isCancellation } from '@temporalio/workflow';
-import type { Json } from '../../../src/dsl/model';
-import { entryOf, taskTypeOf, V1_KIND, type FlowDirective, type Task, type TaskList, type TaskType, type V1Definition } from '../../../src/dsl/v1/model';
+import type { Json } from '../../../src/common/model';
+import { entryOf, taskTypeOf, V1_KIND, type FlowDirective, type Task, type TaskList, type TaskType, type V1Definition } from '../../../src/common/model-v1';
 import { formatProblem, loadAnyDefinition } from '../../../src/dsl';
 import type { StartOptions } from '../../../src/common/contracts';
 import { initExpressions } from '../../../src/expr';
 import type { ActivityOptions, ChildWorkflowOptions, Effects, Scope } from '../../../src/workflow/effects';
 import { Mailbox } from '../../../src/workflow/events/mailbox';
 import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalValue, evalValueSync } from '../../../src/workflow/expr';
-import { FEATURE_SYNC_EXPRESSIONS, INTERPRETER_FEATURES } from '../../../src/workflow/resolve';
+import { FEATURE_SYNC_EXPRESSIONS, INTERPRETER_FEATURES } from '../../../src/common/features';
 import { withTimeout } from '../../../src/workflow/timeouts';
 import { summary as uiSummary } from '../../../src/workflow/ui';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from '../../../src/workflow/v1/context';

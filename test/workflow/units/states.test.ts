@@ -10,10 +10,10 @@ import { CancelledFailure, TimeoutFailure } from '@temporalio/workflow';
 import { initExpressions } from '../../../src/expr';
 import { ActionError, classify, findHandler, SwTimeoutError } from '../../../src/workflow/errors';
 import { UNLIMITED_CALL_MS } from '../../../src/workflow/timeouts';
-import { INTERPRETER_FEATURES } from '../../../src/workflow/resolve';
+import { INTERPRETER_FEATURES } from '../../../src/common/features';
 import { EXECUTORS } from '../../../src/workflow/states/executors';
 import { PRODUCE_EVENT_ACTIVITY } from '../../../src/workflow/events/produce';
-import type { Json } from '../../../src/dsl/model';
+import type { Json } from '../../../src/common/model';
 import { activityFailure, cloudEvent, definition, FakeRun, serviceError, type CallCommand, type ChildCommand, type Command } from './fake-context';
 
 /** The options of a function call's activity on a new run (no actionExecTimeout: "unlimited", heartbeat 30 s). */

@@ -7,7 +7,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Json } from '../../../src/dsl/model';
+import type { Json } from '../../../src/common/model';
 import { RunHost } from '../../../src/workflow/host/run-host';
 import type { Tracker } from '../../../src/workflow/ui';
 import { V1Run } from '../../../src/workflow/v1/run';

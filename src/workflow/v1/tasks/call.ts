@@ -13,12 +13,12 @@
  * task's input, and `authentication: { use }` is replaced by the named policy.
  */
 import type { ActivityOptions } from '@temporalio/workflow';
-import { ADAPTER_ACTIVITY_OF_CALL as ADAPTER_OF, BUILTIN_CALLS, type Authentication, type Task } from '../../../dsl/v1/model';
-import type { Json } from '../../../dsl/model';
+import { ADAPTER_ACTIVITY_OF_CALL as ADAPTER_OF, BUILTIN_CALLS, type Authentication, type Task } from '../../../common/model-v1';
+import type { Json } from '../../../common/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
-import { heartbeatTimeoutMs, isLocalCall } from '../../../dsl/metadata';
+import { heartbeatTimeoutMs, isLocalCall } from '../../../common/metadata';
 import { platformFailure, throughPlatformFailures } from '../../platform';
-import { FEATURE_LOCAL_CALLS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS } from '../../resolve';
+import { FEATURE_LOCAL_CALLS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS } from '../../../common/features';
 import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';

@@ -4,8 +4,8 @@
  * and hands it to the interpreter worker's event sinks through the `swflow.produceEvent`
  * activity, as 0.8 produced events are. The output is the event (as the conformance kit expects).
  */
-import type { Task } from '../../../dsl/v1/model';
-import type { Json } from '../../../dsl/model';
+import type { Task } from '../../../common/model-v1';
+import type { Json } from '../../../common/model';
 import type { CloudEventJson } from '../../../common/contracts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { scheduleProduceEvent } from '../../events/produce';

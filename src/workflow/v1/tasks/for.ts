@@ -5,8 +5,8 @@
  * checked before each iteration with the item bound, stops the loop when false. `exit` inside
  * stops the loop; `end` ends the workflow.
  */
-import type { Task } from '../../../dsl/v1/model';
-import type { Json } from '../../../dsl/model';
+import type { Task } from '../../../common/model-v1';
+import type { Json } from '../../../common/model';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';
 

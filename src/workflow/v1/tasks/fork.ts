@@ -6,8 +6,8 @@
  * error).
  */
 import { isCancellation } from '@temporalio/workflow';
-import { entryOf, type Task } from '../../../dsl/v1/model';
-import type { Json } from '../../../dsl/model';
+import { entryOf, type Task } from '../../../common/model-v1';
+import type { Json } from '../../../common/model';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 
 export async function runFork(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {

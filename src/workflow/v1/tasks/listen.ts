@@ -10,8 +10,8 @@
  * runs `foreach.do` (with `$<item>`, `$<at>`; then `foreach.output.as` and `foreach.export.as`) as
  * it comes, and the output is their outputs.
  */
-import type { ConsumptionStrategy, EventFilter, Task } from '../../../dsl/v1/model';
-import type { Json } from '../../../dsl/model';
+import type { ConsumptionStrategy, EventFilter, Task } from '../../../common/model-v1';
+import type { Json } from '../../../common/model';
 import type { CloudEventJson } from '../../../common/contracts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import type { ExprScope } from '../../expr';

@@ -1,6 +1,6 @@
 /** `raise`: raises the error (inline, or `use.errors` by name), its `${ }` fields evaluated; `instance` defaults to the task. */
-import type { ErrorDef, Task } from '../../../dsl/v1/model';
-import type { Json } from '../../../dsl/model';
+import type { ErrorDef, Task } from '../../../common/model-v1';
+import type { Json } from '../../../common/model';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { raised } from '../errors';
 

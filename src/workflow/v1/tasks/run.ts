@@ -12,8 +12,8 @@
  * supported.
  */
 import { ParentClosePolicy } from '@temporalio/workflow';
-import type { Task } from '../../../dsl/v1/model';
-import type { Json } from '../../../dsl/model';
+import type { Task } from '../../../common/model-v1';
+import type { Json } from '../../../common/model';
 import { PROCESS_TASK_QUEUE, type FunctionCall, type StartOptions } from '../../../common/contracts';
 import { CALL_ACTIVITY_TIMEOUT_MS } from './call';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';

@@ -1,6 +1,6 @@
 /** `set`: the task's output is the given data (an object whose `${ }` are evaluated, or one expression). */
-import type { Task } from '../../../dsl/v1/model';
-import type { Json } from '../../../dsl/model';
+import type { Task } from '../../../common/model-v1';
+import type { Json } from '../../../common/model';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 
 export async function runSet(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {

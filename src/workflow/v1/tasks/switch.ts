@@ -3,8 +3,8 @@
  * no other matches) gives the flow directive; no match: the task's own `then`. The output is
  * the input.
  */
-import { entryOf, type FlowDirective, type Task } from '../../../dsl/v1/model';
-import type { Json } from '../../../dsl/model';
+import { entryOf, type FlowDirective, type Task } from '../../../common/model-v1';
+import type { Json } from '../../../common/model';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 
 export async function runSwitch(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {

@@ -8,8 +8,8 @@
  * the conformance kit's runtime does), unless retries were used up: then the error stands. `catch.then` (after 1.0.3) overrides the task's `then`.
  */
 import { isCancellation } from '@temporalio/workflow';
-import type { RetryPolicy, Task } from '../../../dsl/v1/model';
-import type { Json } from '../../../dsl/model';
+import type { RetryPolicy, Task } from '../../../common/model-v1';
+import type { Json } from '../../../common/model';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { matchesFilter, problemJson, toWorkflowError, type WorkflowError } from '../errors';
 import { durationIso } from '../durations';

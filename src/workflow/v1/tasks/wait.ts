@@ -1,6 +1,6 @@
 /** `wait`: a durable timer (inline duration, ISO 8601, or an expression yielding one); the output is the input. */
-import type { Duration, Task } from '../../../dsl/v1/model';
-import type { Json } from '../../../dsl/model';
+import type { Duration, Task } from '../../../common/model-v1';
+import type { Json } from '../../../common/model';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { durationIso, durationMs } from '../durations';
 

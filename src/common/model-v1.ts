@@ -7,7 +7,7 @@
  * errors point into it with JSON pointers (`/do/0/getPet`). The loader (./load.ts) validates it
  * and wraps it in a {@link V1Definition}; the executor (src/workflow/v1) walks it.
  */
-import type { Json } from '../model';
+import type { Json } from './model';
 
 /** The discriminator of a pinned 1.0 definition (0.8 definitions have no `kind`). */
 export const V1_KIND = 'sw-1.0';

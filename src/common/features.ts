@@ -1,43 +1,8 @@
 /**
- * The seam between the generic workflow and the interpreter worker's local activity that
- * resolves (by workflow type) and pins the definition. Types and constants only.
+ * Interpreter features: behaviours that change the commands a run issues, switched on for runs
+ * that start on a worker knowing them and recorded with the pinned definition (pinning.ts
+ * ResolveResult.features), so a replay takes the path its run took. Sandbox-safe constants.
  */
-import type { Definition } from '../dsl/model';
-
-export const RESOLVE_DEFINITION_ACTIVITY = 'swflow.resolveDefinition';
-
-export interface ResolveRequest {
-  /** The workflow type: `<id>` or `<id>@<version>`. */
-  type: string;
-  /** Given when the run was started with StartOptions.definition (then only hashed). */
-  definition?: Definition;
-}
-
-export interface ResolveResult {
-  /** The normalized definition (0.8-family, or 1.0 as written); omitted when the request carried it. */
-  definition?: Definition;
-  /** sha256 of the canonical JSON of the definition (SwDefinitionHash). */
-  hash: string;
-  /** Where it came from (file path, or "start options"). */
-  source: string;
-  /** The custom search attributes registered on the server (only those are upserted). */
-  searchAttributes: string[];
-  /**
-   * Interpreter behaviours that change the commands a run issues, switched on for runs that start
-   * on a worker knowing them. Recorded in history with this result (the local activity's marker),
-   * so a replay takes the same path: histories recorded before a feature existed lack it and replay
-   * with the old behaviour. (Used instead of patched(): no extra marker / TemporalChangeVersion
-   * upsert per run, and no patch marker right after this local activity's marker, which Core
-   * rejected on some query-triggered replays.)
-   */
-  features?: string[];
-  /**
-   * 1.0 runs publish lifecycle CloudEvents (`io.serverlessworkflow.workflow.*`, `….task.*`) to
-   * the worker's event sinks: opted into per interpreter worker, recorded with this result.
-   */
-  lifecycleEvents?: boolean;
-}
-
 /** Search attributes written once per workflow task, just before the run blocks (ui.ts). */
 export const FEATURE_UPSERTS_BEFORE_BLOCKING = 'upserts-before-blocking';
 /** Expressible retry strategies as the activity's Temporal RetryPolicy (retry.ts). */
@@ -179,12 +144,3 @@ export const INTERPRETER_FEATURES = [
   FEATURE_MINIMAL_SECRET_CONTEXT,
 ];
 
-export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
-
-export interface ValidateDataRequest {
-  schema: unknown;
-  data: unknown;
-}
-
-/** Readable problems (`/path: message`); empty when the data matches the schema. */
-export type ValidateDataResult = string[];

@@ -10,8 +10,8 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { extname, join, resolve as resolvePath } from 'node:path';
-import type { Definition, WorkflowDef } from '../dsl/model';
-import { isV1Definition } from '../dsl/v1/model';
+import type { Definition, WorkflowDef } from '../common/model';
+import { isV1Definition } from '../common/model-v1';
 
 export type DefinitionSource = string | Definition;
 

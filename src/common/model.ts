@@ -355,4 +355,4 @@ export type StateDef =
 export type StateType = StateDef['type'];
 
 /** Any definition the interpreter runs: 0.8-family (canonical model above) or 1.0 (see ./v1/model.ts). */
-export type Definition = WorkflowDef | import('./v1/model').V1Definition;
+export type Definition = WorkflowDef | import('./model-v1').V1Definition;
