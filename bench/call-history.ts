@@ -19,11 +19,11 @@ import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
-import { createAdapterWorker as createSdkAdapterWorker, defineAdapter } from '../src/adapter';
+import { createAdapterWorker, defineAdapter } from '../src/adapter';
 import type { Definition, Json } from '../src/common/model';
 import { loadAnyDefinition } from '../src/dsl';
 import { createLocalEnv } from '../src/platform/dev-server';
-import { createAdapterWorker } from '../src/worker/adapter-worker';
+import { createBuiltinAdapterWorker } from '../src/worker/adapter-worker';
 import { bundleInterpreter, createInterpreterWorker } from '../src/worker/interpreter-worker';
 import { FEATURE_MINIMAL_SECRET_CONTEXT, FEATURE_V1_CALL_HEADERS, INTERPRETER_FEATURES } from '../src/common/features';
 import { option, round } from './support';
@@ -82,8 +82,8 @@ async function main(): Promise<void> {
   const workers = [
     await createInterpreterWorker({ connection, taskQueue: INTERPRETER_TASK_QUEUE, definitions: [], workflowBundle: bundle }),
     await createInterpreterWorker({ connection, taskQueue: BEFORE_QUEUE, definitions: [], workflowBundle: bundle, features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_CALL_HEADERS && f !== FEATURE_MINIMAL_SECRET_CONTEXT) }),
-    await createAdapterWorker({ connection, secrets: SECRETS }),
-    await createSdkAdapterWorker({
+    await createBuiltinAdapterWorker({ connection, secrets: SECRETS }),
+    await createAdapterWorker({
       connection,
       taskQueue: SDK_QUEUE,
       secrets: SECRETS,

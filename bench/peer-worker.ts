@@ -7,14 +7,14 @@
  */
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createInterpreterWorker } from '../src/worker/interpreter-worker';
-import { createAdapterWorker } from '../src/worker/adapter-worker';
+import { createBuiltinAdapterWorker } from '../src/worker/adapter-worker';
 
 async function main(): Promise<void> {
   const [definitions, handwrittenQueue] = process.argv.slice(2);
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const workers = [
     await createInterpreterWorker({ connection, definitions: [definitions] }),
-    await createAdapterWorker({ connection, baseDirs: [definitions] }),
+    await createBuiltinAdapterWorker({ connection, baseDirs: [definitions] }),
     await Worker.create({ connection, taskQueue: handwrittenQueue, workflowsPath: require.resolve('./peer-handwritten') }),
   ];
   console.log('ready');

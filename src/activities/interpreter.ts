@@ -7,7 +7,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import type { CloudEventJson } from '../common/contracts';
-import { SEARCH_ATTRIBUTES } from '../common/contracts';
+import { PRODUCE_EVENT_ACTIVITY, SEARCH_ATTRIBUTES } from '../common/contracts';
 import { INTERPRETER_FEATURES } from '../common/features';
 import { RESOLVE_DEFINITION_ACTIVITY, VALIDATE_DATA_ACTIVITY, type ResolveRequest, type ResolveResult, type ValidateDataRequest, type ValidateDataResult } from '../common/pinning';
 import Ajv from 'ajv';
@@ -69,7 +69,7 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
       return (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`);
     },
 
-    async 'swflow.produceEvent'(event: CloudEventJson): Promise<void> {
+    async [PRODUCE_EVENT_ACTIVITY](event: CloudEventJson): Promise<void> {
       const sinks = opts.eventSinks ?? [];
       if (!sinks.length) opts.log?.(`produced event ${event.type} (${event.id}) — no event sink configured`);
       for (const sink of sinks) await sink(event);

@@ -18,12 +18,9 @@ export const ErrorTypes = {
   runtime: 'https://serverlessworkflow.io/spec/1.0.0/errors/runtime',
 } as const;
 
-export interface Problem {
-  type: string;
-  status: number;
-  title: string;
-  detail?: string;
-}
+import type { Problem } from '../common/problem';
+
+export type { Problem };
 
 /** A definition problem (no URI, unknown secret, unsupported policy): retrying cannot help. */
 export class ConfigurationError extends Error {}

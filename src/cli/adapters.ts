@@ -9,7 +9,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, targetFromEnv } from '../client/connection';
 import { PROJECT_ROOT } from '../platform/paths';
-import { createAdapterWorker } from '../worker/adapter-worker';
+import { createBuiltinAdapterWorker } from '../worker/adapter-worker';
 import { loadAdapters } from '../adapter';
 import { loadSecrets } from './secrets';
 
@@ -35,7 +35,7 @@ async function runAdapters(opts: AdaptersCliOptions): Promise<void> {
   const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
   const adapters = loadAdapters(opts.module ?? []);
   const connection = await NativeConnection.connect(connectionOptions(target));
-  const worker = await createAdapterWorker({ connection, namespace: target.namespace, taskQueue: opts.taskQueue, baseDirs: opts.definitions, adapters, secrets: loadSecrets(opts.secrets) });
+  const worker = await createBuiltinAdapterWorker({ connection, namespace: target.namespace, taskQueue: opts.taskQueue, baseDirs: opts.definitions, adapters, secrets: loadSecrets(opts.secrets) });
   const own = adapters.length ? `; also ${adapters.flatMap((a) => Object.keys(a.activityTypes)).join(', ')}` : '';
   console.log(`[swflow adapters] serving task queue ${opts.taskQueue} on ${target.address} (namespace ${target.namespace})${own}`);
   await worker.run();

@@ -133,8 +133,8 @@ export async function runCommand(file: string, opts: RunCliOptions, out: (line: 
         }),
       );
       // The built-in adapters (REST, 1.0 http/openapi), finding OpenAPI documents next to the definition.
-      const { createAdapterWorker } = await import('../worker/adapter-worker');
-      workers.push(await createAdapterWorker({ connection: nativeConnection, namespace: target.namespace, baseDirs: [dirname(resolve(file))] }));
+      const { createBuiltinAdapterWorker } = await import('../worker/adapter-worker');
+      workers.push(await createBuiltinAdapterWorker({ connection: nativeConnection, namespace: target.namespace, baseDirs: [dirname(resolve(file))] }));
       for (const w of workers) runs.push(w.run());
     }
 

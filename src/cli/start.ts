@@ -19,7 +19,7 @@ import { PROJECT_ROOT } from '../platform/paths';
 import { ensureSearchAttributes } from '../platform/search-attributes';
 import { resolveTemporalCli } from '../platform/temporal-binary';
 import { createInterpreterWorker } from '../worker/interpreter-worker';
-import { createAdapterWorker } from '../worker/adapter-worker';
+import { createBuiltinAdapterWorker } from '../worker/adapter-worker';
 import { createProcessWorker } from '../worker/process-worker';
 import { DefinitionRegistry } from '../definitions/registry';
 import { GATEWAY_PORT, startGateway, type Gateway } from '../gateway/server';
@@ -44,7 +44,7 @@ function definitionDirs(paths: string[]): string[] {
   });
 }
 
-interface StartOptions extends GatewayCliOptions {
+interface StartCommandOptions extends GatewayCliOptions {
   definitions: string[];
   port: string;
   uiPort: string;
@@ -67,10 +67,10 @@ export function register(program: Command): void {
     .option('--lifecycle-events', 'publish 1.0 lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks')
     .option('--allow-processes', "also serve 1.0 run.shell / run.script tasks (queue swflow-processes): they execute the documents' commands and scripts with this process's rights")
     .option('--event-sink <urls...>', 'where produced CloudEvents are POSTed (default: $SWFLOW_EVENT_SINKS, comma-separated)');
-  addGatewayOptions(cmd).action((opts: StartOptions) => start(opts));
+  addGatewayOptions(cmd).action((opts: StartCommandOptions) => start(opts));
 }
 
-async function start(opts: StartOptions): Promise<void> {
+async function start(opts: StartCommandOptions): Promise<void> {
   const log = (msg: string) => console.log(`[swflow] ${msg}`);
   const settings = gatewaySettings(opts, (line) => console.log(line));
   let devServer: DevServer | undefined;
@@ -110,7 +110,7 @@ async function start(opts: StartOptions): Promise<void> {
       log: (m) => log(m),
     });
     const dirs = definitionDirs(opts.definitions);
-    const adapters = await createAdapterWorker({ connection, namespace: target.namespace, baseDirs: dirs });
+    const adapters = await createBuiltinAdapterWorker({ connection, namespace: target.namespace, baseDirs: dirs });
     const processes = opts.allowProcesses ? await createProcessWorker({ connection, namespace: target.namespace }) : undefined;
     if (processes) log('Serving run.shell / run.script on swflow-processes (--allow-processes): documents run commands with this process\'s rights.');
 

@@ -17,6 +17,9 @@ export const ADAPTER_TASK_QUEUE = 'swflow-adapters';
  */
 export const PROCESS_TASK_QUEUE = 'swflow-processes';
 
+/** The interpreter worker's activity that hands a produced CloudEvent to the worker's event sinks. */
+export const PRODUCE_EVENT_ACTIVITY = 'swflow.produceEvent';
+
 /** Signal that delivers one CloudEvent (structured JSON form) to a running instance. */
 export const EVENT_SIGNAL = 'swflow.event';
 

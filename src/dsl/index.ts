@@ -8,7 +8,7 @@
  */
 import * as path from 'node:path';
 import type { DataSchemaDef, Definition, Dialect, Json, WorkflowDef } from '../common/model';
-import { formatProblem, Reporter, type Problem } from './problems';
+import { formatProblem, Reporter, type DefinitionProblem } from './problems';
 import { applyLeniency, schemaView } from './lenient';
 import { normalize } from './normalize';
 import { Resolver } from './resolve';
@@ -22,13 +22,13 @@ import { MAX_NESTING, nestsDeeperThan } from './nesting';
 import { isV1Document, loadV1 } from './v1/load';
 import { isV1Definition } from '../common/model-v1';
 
-export type { Problem } from './problems';
+export type { DefinitionProblem } from './problems';
 export { formatProblem } from './problems';
 export { parseDuration, isDuration, durationProblem } from '../common/duration';
 
 export interface LoadResult {
   definition?: WorkflowDef;
-  problems: Problem[];
+  problems: DefinitionProblem[];
   source: string /* file or '<inline>' */;
 }
 
@@ -66,7 +66,7 @@ function only08(r: AnyLoadResult): LoadResult {
 }
 
 /** The text of `bytes`, or a problem when they are not UTF-8 (JSON and YAML are), placed at the first bad byte. */
-function utf8Text(bytes: Buffer, file: string): string | Problem {
+function utf8Text(bytes: Buffer, file: string): string | DefinitionProblem {
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes); // ignoreBOM: keep it, as Buffer#toString did
   } catch {
@@ -187,7 +187,7 @@ function arr(v: unknown): any[] {
   return Array.isArray(v) ? v : [];
 }
 
-function sortProblems(list: Problem[]): Problem[] {
+function sortProblems(list: DefinitionProblem[]): DefinitionProblem[] {
   return list
     .map((p, i) => ({ p, i }))
     .sort((a, b) => (a.p.file === b.p.file ? (a.p.line ?? 0) - (b.p.line ?? 0) || (a.p.col ?? 0) - (b.p.col ?? 0) || a.i - b.i : a.i - b.i))

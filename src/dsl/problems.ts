@@ -1,7 +1,8 @@
 /** Problems found while loading a definition, and their formatting. */
 import type { SourceMap } from './source';
 
-export interface Problem {
+/** A problem found in a definition document (an error or a warning, located). */
+export interface DefinitionProblem {
   severity: 'error' | 'warning';
   message: string;
   file?: string;
@@ -13,7 +14,7 @@ export interface Problem {
 }
 
 /** "file:line:col: error: message (hint)" */
-export function formatProblem(p: Problem): string {
+export function formatProblem(p: DefinitionProblem): string {
   let where = p.file ?? '<inline>';
   if (p.line !== undefined) where += `:${p.line}`;
   if (p.line !== undefined && p.col !== undefined) where += `:${p.col}`;
@@ -25,17 +26,17 @@ export function formatProblem(p: Problem): string {
 
 /** Collects problems, locating each through the source map. */
 export class Reporter {
-  readonly list: Problem[] = [];
+  readonly list: DefinitionProblem[] = [];
   private seen = new Set<string>();
 
   constructor(public map: SourceMap) {}
 
-  add(severity: Problem['severity'], pointer: string, message: string, hint?: string, opts: { key?: boolean } = {}): void {
+  add(severity: DefinitionProblem['severity'], pointer: string, message: string, hint?: string, opts: { key?: boolean } = {}): void {
     const id = `${severity}|${pointer}|${message}`;
     if (this.seen.has(id)) return;
     this.seen.add(id);
     const pos = this.map.locate(pointer, opts.key);
-    const p: Problem = { severity, message, file: pos.file, pointer };
+    const p: DefinitionProblem = { severity, message, file: pos.file, pointer };
     if (pos.line !== undefined) {
       p.line = pos.line;
       p.col = pos.col;
@@ -52,7 +53,7 @@ export class Reporter {
     this.add('warning', pointer, message, hint, opts);
   }
 
-  push(p: Problem): void {
+  push(p: DefinitionProblem): void {
     this.list.push(p);
   }
 

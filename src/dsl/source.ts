@@ -4,7 +4,7 @@
  * `file:line:col`.
  */
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
-import type { Problem } from './problems';
+import type { DefinitionProblem } from './problems';
 import { deepBracketOffset, MAX_NESTING } from './nesting';
 
 export interface Position {
@@ -16,7 +16,7 @@ export interface Position {
 /** One parsed text with its node tree. */
 export class SourceDoc {
   readonly value: unknown;
-  readonly problems: Problem[] = [];
+  readonly problems: DefinitionProblem[] = [];
   /** True when the text could not be turned into a document at all. */
   readonly fatal: boolean;
   private readonly lc = new LineCounter();

@@ -14,7 +14,7 @@ import { durationProblem, parseDuration } from '../common/duration';
 export type CaseStatus = 'completed' | 'failed' | 'terminated' | 'invalid';
 
 /** A definition source: a file (absolute path) or an inline document. */
-export type DefinitionSource =
+export type CaseDefinition =
   | { kind: 'file'; path: string; label: string }
   | { kind: 'inline'; doc: Record<string, Json>; label: string };
 
@@ -69,8 +69,8 @@ export interface TestCase {
   name: string;
   file: string;
   description?: string;
-  workflow: DefinitionSource;
-  subflows: DefinitionSource[];
+  workflow: CaseDefinition;
+  subflows: CaseDefinition[];
   input: Json;
   constants?: Record<string, Json>;
   secrets: Record<string, string>;
@@ -169,7 +169,7 @@ export function parseCase(doc: unknown, file: string): TestCase {
   if (hasWorkflow === hasDefinition) {
     fail(hasWorkflow ? 'workflow' : 'workflow/definition', 'give exactly one of `workflow` (a path) and `definition` (inline)');
   }
-  let workflow: DefinitionSource;
+  let workflow: CaseDefinition;
   if (hasWorkflow) {
     if (typeof d.workflow !== 'string' || !d.workflow.trim()) fail('workflow', 'must be a path to a definition file');
     workflow = { kind: 'file', path: resolve(baseDir, d.workflow as string), label: d.workflow as string };
@@ -178,7 +178,7 @@ export function parseCase(doc: unknown, file: string): TestCase {
     workflow = { kind: 'inline', doc: d.definition as Record<string, Json>, label: 'definition' };
   }
 
-  const subflows: DefinitionSource[] = [];
+  const subflows: CaseDefinition[] = [];
   if (d.subflows !== undefined) {
     if (!Array.isArray(d.subflows)) fail('subflows', 'must be a list of paths or inline definitions');
     (d.subflows as Json[]).forEach((s, i) => {

@@ -28,7 +28,7 @@ import {
 } from '../common/contracts';
 import type { Definition, Json } from '../common/model';
 import { isV1Definition } from '../common/model-v1';
-import { BUILTIN_ADAPTERS, CASE_FILE_RE, CaseError, loadCaseFile, type DefinitionSource, type TestCase } from './case';
+import { BUILTIN_ADAPTERS, CASE_FILE_RE, CaseError, loadCaseFile, type CaseDefinition, type TestCase } from './case';
 import { activityTypeOf } from '../common/calls';
 import { checkOutcome, type RunOutcome } from './expect';
 import { childWorkflowIds, historyText, historyToFixture, openTimers, workflowTaskFailure, type History } from './history';
@@ -185,7 +185,7 @@ interface LoadedDefs {
 
 async function loadDefinitions(tc: TestCase, dsl: DslModule): Promise<LoadedDefs> {
   const errors: string[] = [];
-  const load = async (src: DefinitionSource, constants?: Record<string, Json>): Promise<Definition | undefined> => {
+  const load = async (src: CaseDefinition, constants?: Record<string, Json>): Promise<Definition | undefined> => {
     let doc: unknown;
     let baseDir: string;
     let source: string;

@@ -46,7 +46,7 @@ export function builtinAdapters(opts: { baseDirs?: string[] } = {}): sdk.Adapter
   ];
 }
 
-export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<Worker> {
+export async function createBuiltinAdapterWorker(opts: AdapterWorkerOptions): Promise<Worker> {
   const adapters = [...builtinAdapters({ baseDirs: opts.baseDirs }), ...(opts.adapters ?? [])];
   const activities = {
     ...sdk.adapterActivities(adapters, sdk.adapterServices(opts.secrets)),

@@ -8,6 +8,7 @@
  * Bundling the workflow code takes seconds: build it once with bundleInterpreter() and pass
  * it as `workflowBundle` to every worker you create (tests, the conformance runner).
  */
+import { PROJECT_ROOT } from '../platform/paths';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { bundleWorkflowCode, Worker, type BundleOptions, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
@@ -51,17 +52,7 @@ export interface InterpreterWorkerOptions {
   log?: (msg: string) => void;
 }
 
-/** The project root (where package.json is), found from this file. */
-function projectRoot(): string {
-  let dir = __dirname;
-  for (let i = 0; i < 6; i++) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    dir = resolve(dir, '..');
-  }
-  return process.cwd();
-}
-
-export const DEFAULT_DEFINITIONS_DIR = join(projectRoot(), 'examples');
+export const DEFAULT_DEFINITIONS_DIR = join(PROJECT_ROOT, 'examples');
 
 export const WORKFLOWS_PATH = require.resolve('../workflow');
 /** The interpreter's workflow interceptors (search attributes written just before the run blocks). */

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import mqtt from 'mqtt';
 import { stringify } from 'yaml';
 import { loadAnyDefinition } from '../../src/dsl';
-import { createAdapterWorker } from '../../src/worker/adapter-worker';
+import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { findOperation, loadDocument } from '../../adapters/asyncapi/document';
 import { channelAddress } from '../../adapters/asyncapi/message';
 import { assertNoSecrets } from '../helpers/leaks';
@@ -112,7 +112,7 @@ before(async () => {
   writeFileSync(join(dir, 'notifications.yaml'), stringify(notifications(httpBase)));
   writeFileSync(join(dir, 'broken.yaml'), stringify({ asyncapi: '2.1.0', info: { title: 'no version' }, channels: {} }));
   h = await adapterHarness();
-  h.serve(await createAdapterWorker({ connection: h.connection, secrets: V1_SECRETS, baseDirs: [dir] }));
+  h.serve(await createBuiltinAdapterWorker({ connection: h.connection, secrets: V1_SECRETS, baseDirs: [dir] }));
 });
 
 after(async () => {

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defineAdapter } from '../../src/adapter';
-import { createAdapterWorker } from '../../src/worker/adapter-worker';
+import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { assertNoSecrets } from '../helpers/leaks';
 import { adapterHarness, failureText, type AdapterHarness } from './harness';
 
@@ -99,7 +99,7 @@ before(async () => {
     name: 'who',
     activities: { ask: async (args: { path: string }, ctx) => (await ctx.http({ method: 'GET', url: `${base}${args.path}` })).body },
   });
-  h.serve(await createAdapterWorker({ connection: h.connection, secrets: SECRETS, adapters: [whoami] }));
+  h.serve(await createBuiltinAdapterWorker({ connection: h.connection, secrets: SECRETS, adapters: [whoami] }));
 });
 
 after(async () => {

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { buildSchema, GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/http';
 import { historyText } from '../../src/testing/history';
-import { createAdapterWorker } from '../../src/worker/adapter-worker';
+import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { buildRequestBody, splitOperation } from '../../adapters/graphql/document';
 import { assertNoSecrets } from '../helpers/leaks';
 import { adapterHarness, failureText, type AdapterHarness } from './harness';
@@ -134,7 +134,7 @@ before(async () => {
   await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
   h = await adapterHarness();
-  h.serve(await createAdapterWorker({ connection: h.connection, secrets: SECRETS }));
+  h.serve(await createBuiltinAdapterWorker({ connection: h.connection, secrets: SECRETS }));
 });
 
 let h: AdapterHarness;

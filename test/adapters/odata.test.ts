@@ -5,7 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAdapterWorker } from '../../src/worker/adapter-worker';
+import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { parseKeys } from '../../adapters/odata/metadata';
 import { keyPredicate, queryString } from '../../adapters/odata/request';
 import { assertNoSecrets } from '../helpers/leaks';
@@ -56,7 +56,7 @@ before(async () => {
     (req) => (req.headers.authorization === BASIC ? undefined : 'basic credentials of a reader needed'),
   );
   h = await adapterHarness();
-  h.serve(await createAdapterWorker({ connection: h.connection, secrets: SECRETS }));
+  h.serve(await createBuiltinAdapterWorker({ connection: h.connection, secrets: SECRETS }));
 });
 
 after(async () => {

@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdapterWorker } from '../../src/worker/adapter-worker';
+import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { freePort } from '../helpers/ports';
 import { assertNoSecrets, describeText } from '../helpers/leaks';
 import { adapterHarness, failureText, type AdapterHarness } from './harness';
@@ -75,7 +75,7 @@ before(async () => {
   base = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
   closedBase = `http://127.0.0.1:${await freePort()}`;
   h = await adapterHarness();
-  h.serve(await createAdapterWorker({ connection: h.connection, secrets: SECRETS }));
+  h.serve(await createBuiltinAdapterWorker({ connection: h.connection, secrets: SECRETS }));
 });
 
 after(async () => {

@@ -14,7 +14,7 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { loadDefinition } from '../../src/dsl';
-import { createAdapterWorker } from '../../src/worker/adapter-worker';
+import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { findOperation, locate, resolveOperation } from '../../adapters/rest/openapi';
@@ -142,7 +142,7 @@ before(async () => {
   env = await startDevEnv();
   const connection = env.nativeConnection as NativeConnection;
   interpreter = await createInterpreterWorker({ connection, taskQueue: INTERPRETER_TASK_QUEUE, definitions: [], workflowBundle: await bundleInterpreter() });
-  adapters = await createAdapterWorker({ connection, secrets: { PETS_KEY: API_KEY } });
+  adapters = await createBuiltinAdapterWorker({ connection, secrets: { PETS_KEY: API_KEY } });
   running = Promise.all([interpreter.run(), adapters.run()]);
 });
 

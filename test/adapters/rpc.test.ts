@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Server, ServerCredentials, status, type ServerUnaryCall, type ServerWritableStream, type sendUnaryData, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { historyText } from '../../src/testing/history';
-import { createAdapterWorker } from '../../src/worker/adapter-worker';
+import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { closeRpcChannels } from '../../adapters/rpc';
 import { resolveMethod } from '../../adapters/rpc/proto';
 import { requestMessage } from '../../adapters/rpc/message';
@@ -112,7 +112,7 @@ before(async () => {
   httpBase = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   protoUrl = `${httpBase}/protos/greeting.proto`;
   h = await adapterHarness();
-  h.serve(await createAdapterWorker({ connection: h.connection, secrets: V1_SECRETS, baseDirs: [FIXTURES] }));
+  h.serve(await createBuiltinAdapterWorker({ connection: h.connection, secrets: V1_SECRETS, baseDirs: [FIXTURES] }));
 });
 
 after(async () => {

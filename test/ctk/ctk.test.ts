@@ -17,7 +17,7 @@ import type { Worker } from '@temporalio/worker';
 import { INTERPRETER_TASK_QUEUE, STATE_QUERY, type InstanceState } from '../../src/common/contracts';
 import { formatProblem, loadAnyDefinition } from '../../src/dsl';
 import type { Json } from '../../src/common/model';
-import { createAdapterWorker } from '../../src/worker/adapter-worker';
+import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { installQuietRuntime } from '../../src/testing/env';
@@ -50,7 +50,7 @@ before(async () => {
   const bundle = await sharedBundle();
   workers = [
     await createInterpreterWorker({ connection: env.nativeConnection, definitions: [], workflowBundle: bundle }),
-    await createAdapterWorker({ connection: env.nativeConnection }),
+    await createBuiltinAdapterWorker({ connection: env.nativeConnection }),
   ];
   runs = workers.map((w) => w.run());
 });

@@ -16,8 +16,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { INTERPRETER_TASK_QUEUE, type FunctionCall, type StartOptions } from '../../src/common/contracts';
 import { CALL_HEADER } from '../../src/common/calls';
 import type { Json } from '../../src/common/model';
-import { createAdapterWorker as createSdkAdapterWorker, defineAdapter } from '../../src/adapter';
-import { createAdapterWorker } from '../../src/worker/adapter-worker';
+import { createAdapterWorker, defineAdapter } from '../../src/adapter';
+import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { FEATURE_MINIMAL_SECRET_CONTEXT, FEATURE_V1_CALL_HEADERS, INTERPRETER_FEATURES } from '../../src/common/features';
@@ -69,8 +69,8 @@ before(async () => {
       workflowBundle: bundle,
       features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_CALL_HEADERS && f !== FEATURE_MINIMAL_SECRET_CONTEXT),
     }),
-    await createAdapterWorker({ connection: env.nativeConnection, secrets: SECRETS }),
-    await createSdkAdapterWorker({ connection: env.nativeConnection, taskQueue: GREETER_QUEUE, adapters: [greeter], secrets: SECRETS }),
+    await createBuiltinAdapterWorker({ connection: env.nativeConnection, secrets: SECRETS }),
+    await createAdapterWorker({ connection: env.nativeConnection, taskQueue: GREETER_QUEUE, adapters: [greeter], secrets: SECRETS }),
   ];
   runs = workers.map((w) => w.run());
 });

@@ -18,7 +18,7 @@ import type { Worker } from '@temporalio/worker';
 import { INTERPRETER_TASK_QUEUE, type StartOptions } from '../../src/common/contracts';
 import { loadAnyDefinition } from '../../src/dsl';
 import type { Definition, Json } from '../../src/common/model';
-import { createAdapterWorker } from '../../src/worker/adapter-worker';
+import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { historyText } from '../../src/testing/history';
@@ -83,7 +83,7 @@ before(async () => {
       workflowBundle: bundle,
       features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_LOCAL_CALLS),
     }),
-    await createAdapterWorker({ connection: env.nativeConnection, baseDirs: [dir], secrets: SECRETS }),
+    await createBuiltinAdapterWorker({ connection: env.nativeConnection, baseDirs: [dir], secrets: SECRETS }),
   ];
   runs = workers.map((w) => w.run());
 });

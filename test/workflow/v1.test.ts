@@ -16,8 +16,8 @@ import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type StartOptions } from '../../src/common/contracts';
 import type { Definition, Json } from '../../src/common/model';
-import { createAdapterWorker } from '../../src/worker/adapter-worker';
-import { createAdapterWorker as createSdkAdapterWorker, defineAdapter } from '../../src/adapter';
+import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
+import { createAdapterWorker, defineAdapter } from '../../src/adapter';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { createProcessWorker } from '../../src/worker/process-worker';
 import { stopWorkers } from '../../src/worker/stop';
@@ -78,7 +78,7 @@ before(async () => {
   env = await startDevEnv();
   workers = [
     await createInterpreterWorker({ connection: env.nativeConnection, definitions: [], workflowBundle: await sharedBundle() }),
-    await createAdapterWorker({ connection: env.nativeConnection, secrets: { petCreds: '{"username":"ada","password":"lovelace"}', apiKey: 'k-123', idp: '{"authority":"__BASE__","client":{"id":"app","secret":"app-secret-1"}}'.replace('__BASE__', base) } }),
+    await createBuiltinAdapterWorker({ connection: env.nativeConnection, secrets: { petCreds: '{"username":"ada","password":"lovelace"}', apiKey: 'k-123', idp: '{"authority":"__BASE__","client":{"id":"app","secret":"app-secret-1"}}'.replace('__BASE__', base) } }),
     await createProcessWorker({ connection: env.nativeConnection }),
     // An interpreter worker that opted into lifecycle events, on its own queue.
     await createInterpreterWorker({
@@ -90,7 +90,7 @@ before(async () => {
       eventSinks: [async (e) => void lifecycle.push({ type: e.type, subject: e.subject, data: e.data as Record<string, Json> })],
     }),
     // A custom adapter built on the SDK, reached with `call: greeter.hello:1.0.0@default`.
-    await createSdkAdapterWorker({
+    await createAdapterWorker({
       connection: env.nativeConnection,
       taskQueue: 'greeter-adapters',
       adapters: [defineAdapter({ name: 'greeter', activities: { hello: (args: { name: string }, ctx) => ({ greeting: `hello ${args.name}`, task: ctx.state }) } })],

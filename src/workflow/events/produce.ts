@@ -4,12 +4,12 @@
  * the interpreter's queue, which passes it to the worker's event sinks.
  */
 import type { Json } from '../../common/model';
-import type { CloudEventJson } from '../../common/contracts';
+import { PRODUCE_EVENT_ACTIVITY, type CloudEventJson } from '../../common/contracts';
 import { evalExpr, evalValue, isExpression, type ExprScope } from '../expr';
 import { temporalEffects, type Effects } from '../effects';
 import type { StateContext } from '../states/context';
 
-export const PRODUCE_EVENT_ACTIVITY = 'swflow.produceEvent';
+export { PRODUCE_EVENT_ACTIVITY };
 
 export async function buildEvent(
   ctx: StateContext,

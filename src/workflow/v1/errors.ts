@@ -13,18 +13,12 @@ import {
   TimeoutFailure,
 } from '@temporalio/workflow';
 import type { Json } from '../../common/model';
+import type { Problem } from '../../common/problem';
+
+export type { Problem };
 import type { ErrorDef } from '../../common/model-v1';
 import { SwExpressionError } from '../expr';
 import { SwTimeoutError } from '../errors';
-
-/** An RFC 7807 problem as the 1.0 DSL defines it (`error`). */
-export interface Problem {
-  type: string;
-  status: number;
-  instance?: string;
-  title?: string;
-  detail?: string;
-}
 
 /** The standard error types' base URI as 1.0.x writes it. */
 export const STANDARD_ERRORS = 'https://serverlessworkflow.io/spec/1.0.0/errors/';

@@ -73,7 +73,7 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
     authorization = authorizationOf(holder!.authentication!);
   };
   let target = activity;
-  if (activity === 'sw.http') {
+  if (activity === ADAPTER_OF.http) {
     const e = endpointOf(w.endpoint);
     const literal = endpointOf(written.endpoint)?.uri;
     if (e?.uri !== undefined && literal !== undefined && !literal.includes('${')) {
@@ -89,14 +89,14 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
       w.endpoint = e as Json;
     }
     target = `${String(w.method ?? 'get').toUpperCase()} ${e?.uri ?? ''}`;
-  } else if (activity === 'sw.openapi') {
+  } else if (activity === ADAPTER_OF.openapi) {
     await resolveAuth(w as { authentication?: Authentication });
     target = `openapi ${String(w.operationId)}`;
-  } else if (activity === 'sw.grpc') {
+  } else if (activity === ADAPTER_OF.grpc) {
     const service = (w.service ?? {}) as { name?: string; authentication?: Authentication };
     await resolveAuth(service);
     target = `grpc ${String(service.name)}/${String(w.method)}`;
-  } else if (activity === 'sw.asyncapiCall') {
+  } else if (activity === ADAPTER_OF.asyncapi) {
     await resolveAuth(w as { authentication?: Authentication });
     target = `asyncapi ${String(w.operation)}`;
   }
