@@ -27,7 +27,7 @@ import { createHash } from 'node:crypto';
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptions, type ScheduleSpec } from '@temporalio/client';
 import type { Definition, ScheduleDef } from '../dsl/model';
 import { isV1Definition } from '../dsl/v1/model';
-import { durationMs } from '../workflow/v1/durations';
+import { durationMs, isDurationExpression } from '../workflow/v1/durations';
 import { parseCron, parseDateTime, parseInterval } from '../dsl/schedule';
 import { parseDuration } from '../dsl/duration';
 import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
@@ -96,6 +96,7 @@ export function scheduleSpecOf(schedule: ScheduleDef): ScheduleSpec {
 /** A 1.0 document's `schedule` (`every` or `cron`) as a Temporal ScheduleSpec; throws with the reason when it cannot be one. */
 export function v1ScheduleSpecOf(schedule: Record<string, unknown>): ScheduleSpec {
   if (schedule.every !== undefined) {
+    if (isDurationExpression(schedule.every)) throw new Error(`schedule.every ${JSON.stringify(schedule.every)} is a runtime expression: a Temporal Schedule's interval is fixed when it is made, before any run has data to evaluate it on`);
     const every = durationMs(schedule.every as Parameters<typeof durationMs>[0]);
     if (!(every > 0)) throw new Error('invalid schedule: every must be a positive duration');
     return { intervals: [{ every }] };

@@ -115,6 +115,15 @@ export const FEATURE_V1_GRPC_ASYNCAPI_CALLS = 'v1-grpc-asyncapi-calls';
  * LOCAL_METADATA; the worker registers the built-in adapters for them: interpreter-worker.ts).
  */
 export const FEATURE_LOCAL_CALLS = 'local-calls';
+/**
+ * 1.0 durations written as runtime expressions (`${ … }`) are evaluated where they are needed: a
+ * task's or the workflow's `timeout.after` (also through `use.timeouts`), a retry policy's `delay`
+ * and `jitter` (when a retry is scheduled), `limit.duration` and `limit.attempt.duration` (at the
+ * try's start); what they yield must be an ISO 8601 string or an inline duration, else an
+ * expression error at the task (v1/durations.ts). Before it, such durations failed the task
+ * ("not an ISO 8601 duration"), and a `wait` expression's value was not checked.
+ */
+export const FEATURE_V1_DURATION_EXPRESSIONS = 'v1-duration-expressions';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -134,6 +143,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_OBJECT_DATA_INPUT,
   FEATURE_V1_GRPC_ASYNCAPI_CALLS,
   FEATURE_LOCAL_CALLS,
+  FEATURE_V1_DURATION_EXPRESSIONS,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

@@ -23,7 +23,7 @@ import {
   type WorkflowInfo,
 } from '@temporalio/workflow';
 import type { Json } from '../../dsl/model';
-import { entryOf, taskTypeOf, type FlowDirective, type SchemaDef, type Task, type TaskList, type TaskType, type V1Definition } from '../../dsl/v1/model';
+import { entryOf, taskTypeOf, type Duration, type FlowDirective, type SchemaDef, type Task, type TaskList, type TaskType, type V1Definition } from '../../dsl/v1/model';
 import type { InstanceState, StartOptions } from '../../common/contracts';
 import type { Mailbox } from '../events/mailbox';
 import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalValue, evalValueSync } from '../expr';
@@ -33,7 +33,7 @@ import { FEATURE_SYNC_EXPRESSIONS, FEATURE_YIELD_LONG_WALKS, VALIDATE_DATA_ACTIV
 import { WalkBudget } from '../walk-budget';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from './context';
 import { exportContext, exportContextSync, transformInput, transformInputSync, transformOutput, transformOutputSync } from './data';
-import { durationIso, durationMs } from './durations';
+import { durationIso, durationMs, isDurationExpression, timeoutAfter } from './durations';
 import { problemJson, runFailure, toWorkflowError, WorkflowError } from './errors';
 import type { Lifecycle, LifecycleType } from './lifecycle';
 import { runCall } from './tasks/call';
@@ -77,6 +77,8 @@ interface Carried {
   events: Json[];
   consumed: string[];
   deadline?: number;
+  /** The workflow timeout's `after` when an expression gave it (its timer's summary). */
+  after?: Duration;
 }
 
 /** History length after which a 1.0 run continues as new by itself (besides the server's suggestion). */
@@ -103,6 +105,8 @@ export class V1Run implements TaskContext {
   /** Task names in the order they started (the `state` query's statesEntered). */
   private readonly entered: string[] = [];
   private lastData: Json = null;
+  /** The workflow timeout's `after`, when an expression gave it (carried across continue-as-new). */
+  private evaluatedTimeout?: Duration;
 
   constructor(
     readonly def: V1Definition,
@@ -145,9 +149,12 @@ export class V1Run implements TaskContext {
         input = await transformInput(this, wf.input?.from, rawInput, this.workflowArgs());
       }
       const timeout = typeof wf.timeout === 'string' ? wf.use?.timeouts?.[wf.timeout] : wf.timeout;
-      const deadline = carried?.deadline ?? (timeout ? this.startedAt + durationMs(timeout.after) : undefined);
+      // An `after` expression is evaluated once, over the workflow's transformed input (v1-duration-expressions).
+      const after = timeout && (carried ? carried.after ?? timeout.after : timeoutAfter(this, wf.timeout, input, () => ({ ...this.workflowArgs(), input })));
+      if (after !== undefined && isDurationExpression(timeout?.after)) this.evaluatedTimeout = after;
+      const deadline = carried?.deadline ?? (after ? this.startedAt + durationMs(after) : undefined);
       const main = () => this.runTop(input, carried?.next ?? 0, deadline);
-      const r = deadline !== undefined ? await this.withDeadline(deadline, timeout ? durationIso(timeout.after) : '', main) : await main();
+      const r = deadline !== undefined ? await this.withDeadline(deadline, after ? durationIso(after) : '', main) : await main();
       const output = await transformOutput(this, wf.output?.as, r.output, this.workflowArgs());
       await this.validate(wf.output?.schema, output, '/output', 'workflow output');
       this.events?.publish('workflow.completed', { completedAt: new Date().toISOString(), output });
@@ -188,6 +195,7 @@ export class V1Run implements TaskContext {
         events: this.mailbox.events as unknown as Json[],
         consumed: [...this.mailbox.consumed],
         ...(deadline !== undefined ? { deadline } : {}),
+        ...(this.evaluatedTimeout !== undefined ? { after: this.evaluatedTimeout } : {}),
       };
       await this.events?.settle();
       this.tracker.flush();
@@ -255,8 +263,8 @@ export class V1Run implements TaskContext {
       if (this.mayValidate(task.input?.schema)) await this.validate(task.input?.schema, rawInput, reference, 'task input');
       const input = this.sync ? transformInputSync(this, task.input?.from, rawInput, args) : await transformInput(this, task.input?.from, rawInput, args);
       const exec = () => EXECUTORS[type](task, at, input, this);
-      const timeout = typeof task.timeout === 'string' ? this.def.workflow.use?.timeouts?.[task.timeout] : task.timeout;
-      const iso = timeout ? durationIso(timeout.after) : undefined;
+      const after = timeoutAfter(this, task.timeout, input, () => this.args(at, { input }));
+      const iso = after ? durationIso(after) : undefined;
       const outcome = iso ? await withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec) : await exec();
       descriptor.output = outcome.output;
       args = this.args(at, { input, ...(outcome.authorization !== undefined ? { authorization: outcome.authorization } : {}) });
