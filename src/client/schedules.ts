@@ -19,6 +19,8 @@
  * - `timezone` → the Schedule's time zone (default UTC).
  * - 1.0: `every` → an interval of that duration (since the Unix epoch, as `R/<period>`); `cron`
  *   → a cron expression as above (UTC). `after` and `on` are not Schedules (validation warns).
+ * - A 0.8 definition whose start state is an event state gets no Schedule: its instances start
+ *   from its events, through the gateway (the spec: scheduling it "would need an event service").
  * - Runs start with `{}` as data input, on the interpreter task queue, one run per scheduled
  *   time even when the previous is still running (the spec: an instance "at the start of each
  *   time interval"), with the definition's workflowExecTimeout.
@@ -113,6 +115,8 @@ function scheduleOf(def: Definition): { spec: () => ScheduleSpec; source: unknow
     return { spec: () => v1ScheduleSpecOf(s), source: s };
   }
   if (!def.start.schedule) return undefined;
+  // An event start state's instances start from its events (the gateway); its schedule is not used (validation warns).
+  if (def.states.find((s) => s.name === def.start.stateName)?.type === 'event') return undefined;
   return { spec: () => scheduleSpecOf(def.start.schedule!), source: def.start.schedule, timeout: def.timeouts?.workflowExecTimeout?.duration };
 }
 
