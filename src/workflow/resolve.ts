@@ -124,6 +124,12 @@ export const FEATURE_LOCAL_CALLS = 'local-calls';
  * ("not an ISO 8601 duration"), and a `wait` expression's value was not checked.
  */
 export const FEATURE_V1_DURATION_EXPRESSIONS = 'v1-duration-expressions';
+/**
+ * A 1.0 run with a workflow `timeout` that continues as new (history grown long) does so, and a
+ * cancelled one is cancelled (v1/run.ts withDeadline): before it, both became a runtime error
+ * ("Workflow continued as new") that failed the run.
+ */
+export const FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW = 'v1-timeout-continue-as-new';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -144,6 +150,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_GRPC_ASYNCAPI_CALLS,
   FEATURE_LOCAL_CALLS,
   FEATURE_V1_DURATION_EXPRESSIONS,
+  FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

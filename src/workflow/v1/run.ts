@@ -29,7 +29,7 @@ import type { Mailbox } from '../events/mailbox';
 import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalValue, evalValueSync } from '../expr';
 import { withTimeout } from '../timeouts';
 import { summary as uiSummary, type Tracker } from '../ui';
-import { FEATURE_SYNC_EXPRESSIONS, FEATURE_YIELD_LONG_WALKS, VALIDATE_DATA_ACTIVITY } from '../resolve';
+import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW, FEATURE_YIELD_LONG_WALKS, VALIDATE_DATA_ACTIVITY } from '../resolve';
 import { WalkBudget } from '../walk-budget';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from './context';
 import { exportContext, exportContextSync, transformInput, transformInputSync, transformOutput, transformOutputSync } from './data';
@@ -176,6 +176,8 @@ export class V1Run implements TaskContext {
   private async withDeadline<T>(deadline: number, iso: string, fn: () => Promise<T>): Promise<T> {
     const ms = Math.max(0, deadline - Date.now());
     return withTimeout(`PT${ms / 1000}S`, uiSummary('/timeout', undefined, `workflow timeout ${iso}`), `the workflow did not complete within ${iso} (timeout.after)`, fn).catch((err) => {
+      // A continue-as-new or a cancellation goes through as such (was: a runtime error that failed the run).
+      if (this.features.has(FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW) && (err instanceof ContinueAsNew || isCancellation(err))) throw err;
       throw toWorkflowError(err, '/');
     });
   }
