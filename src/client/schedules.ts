@@ -19,6 +19,8 @@
  * - `timezone` → the Schedule's time zone (default UTC).
  * - 1.0: `every` → an interval of that duration (since the Unix epoch, as `R/<period>`); `cron`
  *   → a cron expression as above (UTC). `after` and `on` are not Schedules: the run itself continues as new after `after`, and the gateway starts runs by `on` (src/workflow/v1/schedule.ts, src/gateway/routing-v1.ts).
+ * - A 0.8 definition whose start state is an event state gets no Schedule: its instances start
+ *   from its events, through the gateway (the spec: scheduling it "would need an event service").
  * - Runs start with `{}` as data input, on the interpreter task queue, one run per scheduled
  *   time even when the previous is still running (the spec: an instance "at the start of each
  *   time interval"), with the definition's workflowExecTimeout.
@@ -27,7 +29,7 @@ import { createHash } from 'node:crypto';
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptions, type ScheduleSpec } from '@temporalio/client';
 import type { Definition, ScheduleDef } from '../common/model';
 import { isV1Definition } from '../common/model-v1';
-import { durationMs } from '../workflow/v1/durations';
+import { durationMs, isDurationExpression } from '../workflow/v1/durations';
 import { parseCron, parseDateTime, parseInterval } from '../dsl/schedule';
 import { parseDuration } from '../common/duration';
 import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
@@ -96,6 +98,7 @@ export function scheduleSpecOf(schedule: ScheduleDef): ScheduleSpec {
 /** A 1.0 document's `schedule` (`every` or `cron`) as a Temporal ScheduleSpec; throws with the reason when it cannot be one. */
 export function v1ScheduleSpecOf(schedule: Record<string, unknown>): ScheduleSpec {
   if (schedule.every !== undefined) {
+    if (isDurationExpression(schedule.every)) throw new Error(`schedule.every ${JSON.stringify(schedule.every)} is a runtime expression: a Temporal Schedule's interval is fixed when it is made, before any run has data to evaluate it on`);
     const every = durationMs(schedule.every as Parameters<typeof durationMs>[0]);
     if (!(every > 0)) throw new Error('invalid schedule: every must be a positive duration');
     return { intervals: [{ every }] };
@@ -112,6 +115,8 @@ function scheduleOf(def: Definition): { spec: () => ScheduleSpec; source: unknow
     return { spec: () => v1ScheduleSpecOf(s), source: s };
   }
   if (!def.start.schedule) return undefined;
+  // An event start state's instances start from its events (the gateway); its schedule is not used (validation warns).
+  if (def.states.find((s) => s.name === def.start.stateName)?.type === 'event') return undefined;
   return { spec: () => scheduleSpecOf(def.start.schedule!), source: def.start.schedule, timeout: def.timeouts?.workflowExecTimeout?.duration };
 }
 

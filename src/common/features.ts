@@ -117,6 +117,21 @@ export const FEATURE_V1_CALL_HEADERS = 'v1-call-headers';
  * scope held `$workflow` with the definition and the workflow input, `$task`, `$context`...).
  */
 export const FEATURE_MINIMAL_SECRET_CONTEXT = 'minimal-secret-context';
+/**
+ * 1.0 durations written as runtime expressions (`${ … }`) are evaluated where they are needed: a
+ * task's or the workflow's `timeout.after` (also through `use.timeouts`), a retry policy's `delay`
+ * and `jitter` (when a retry is scheduled), `limit.duration` and `limit.attempt.duration` (at the
+ * try's start); what they yield must be an ISO 8601 string or an inline duration, else an
+ * expression error at the task (v1/durations.ts). Before it, such durations failed the task
+ * ("not an ISO 8601 duration"), and a `wait` expression's value was not checked.
+ */
+export const FEATURE_V1_DURATION_EXPRESSIONS = 'v1-duration-expressions';
+/**
+ * A 1.0 run with a workflow `timeout` that continues as new (history grown long) does so, and a
+ * cancelled one is cancelled (v1/run.ts withDeadline): before it, both became a runtime error
+ * ("Workflow continued as new") that failed the run.
+ */
+export const FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW = 'v1-timeout-continue-as-new';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -142,5 +157,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_SCHEDULE_AFTER,
   FEATURE_V1_CALL_HEADERS,
   FEATURE_MINIMAL_SECRET_CONTEXT,
+  FEATURE_V1_DURATION_EXPRESSIONS,
+  FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW,
 ];
 

@@ -295,14 +295,23 @@ export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOpti
   }
 }
 
-/** start.schedule (spec 0.8, "Schedule Definition"): its parts, and not on an event start state. */
+/**
+ * start.schedule (spec 0.8, "Schedule Definition"): its parts. On an event start state the
+ * schedule is not used (src/client/schedules.ts makes no Temporal Schedule for it): instances
+ * start from their events, through the gateway, as without a schedule. The spec allows the
+ * document (its car auction example is one) but says scheduling an event start state "would mean
+ * that there needs to be an event service that issues the needed events", which swflow does not
+ * have: a warning says so, and problems of the unused schedule are warnings too.
+ */
 function checkSchedule(schedule: unknown, start: Obj | undefined, rep: Reporter): void {
   const p = '/start/schedule';
-  if (start?.type === 'event') {
-    rep.error(
+  const unused = start?.type === 'event';
+  const report = (pointer: string, message: string) => (unused ? rep.warn(pointer, `${message} (the schedule is not used)`) : rep.error(pointer, message));
+  if (unused) {
+    rep.warn(
       p,
-      `the start state '${start.name}' is an event state, so the workflow cannot also be started on a schedule: "Event states define that workflow instances are triggered by the existence of the defined event(s)" (spec 0.8, Start Definition)`,
-      'remove the schedule, or start with a non-event state (a scheduled run then waits for the event in a later state); to start it on a timer, have a scheduled workflow produce the event',
+      `start.schedule is not used: the start state '${start.name}' is an event state, so instances start when the event gateway receives its event(s), as without a schedule; swflow makes no Temporal Schedule for this workflow (spec 0.8, Start Definition: scheduling an event start state "would mean that there needs to be an event service that issues the needed events at the defined times")`,
+      'to start runs on a timer, start with a non-event state (a scheduled run then waits for the event in a later state), or schedule a workflow that produces the event',
     );
   }
   const sc = typeof schedule === 'string' ? { interval: schedule } : isObj(schedule) ? schedule : undefined;
@@ -311,23 +320,23 @@ function checkSchedule(schedule: unknown, start: Obj | undefined, rep: Reporter)
   const tz = typeof sc.timezone === 'string' ? sc.timezone : undefined;
   if (tz !== undefined) {
     const problem = timezoneProblem(tz);
-    if (problem) rep.error(`${p}/timezone`, problem);
+    if (problem) report(`${p}/timezone`, problem);
   }
   const zone = tz !== undefined && !timezoneProblem(tz) ? tz : undefined;
   if (sc.interval !== undefined) {
     const r = parseInterval(sc.interval, zone);
-    if (r.problem) rep.error(ip, `invalid schedule interval: ${r.problem}`);
+    if (r.problem) report(ip, `invalid schedule interval: ${r.problem}`);
   }
   const cron = sc.cron;
   const expression = typeof cron === 'string' ? cron : isObj(cron) ? cron.expression : undefined;
   const cp = typeof cron === 'string' ? `${p}/cron` : `${p}/cron/expression`;
   if (expression !== undefined) {
     const r = parseCron(expression);
-    if (r.problem) rep.error(cp, `invalid cron expression: ${r.problem}`);
+    if (r.problem) report(cp, `invalid cron expression: ${r.problem}`);
   }
   if (isObj(cron) && cron.validUntil !== undefined) {
     const r = typeof cron.validUntil === 'string' ? parseDateTime(cron.validUntil, zone) : { problem: 'validUntil must be an ISO 8601 date-time' };
-    if (r.problem) rep.error(`${p}/cron/validUntil`, `invalid validUntil: ${r.problem}`);
+    if (r.problem) report(`${p}/cron/validUntil`, `invalid validUntil: ${r.problem}`);
   }
 }
 

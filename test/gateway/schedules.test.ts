@@ -2,8 +2,8 @@
  * `start.schedule` as Temporal Schedules, on the dev server: an interval schedule starts runs
  * of the definition (served by the real interpreter worker), `temporal schedule list` shows it,
  * a changed definition updates it, and `swflow schedules sync` deletes it once the definition
- * file is gone. Plus the spec's mapping (cron dialects, validUntil, time zones) and the
- * validation rule for event start states.
+ * file is gone. Plus the spec's mapping (cron dialects, validUntil, time zones) and what
+ * happens to a schedule on an event start state (a warning; no Schedule).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +17,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { formatProblem, loadAnyDefinition, loadDefinition } from '../../src/dsl';
 import { DefinitionRegistry } from '../../src/definitions/registry';
-import { keepSchedulesInSync, listSchedules, scheduleIdOf, scheduleSpecOf, syncSchedules, v1ScheduleSpecOf } from '../../src/client/schedules';
+import { keepSchedulesInSync, listSchedules, scheduledDefinitions, scheduleIdOf, scheduleSpecOf, syncSchedules, v1ScheduleSpecOf } from '../../src/client/schedules';
+import { route } from '../../src/gateway/routing';
 import { resolveTemporalCli } from '../../src/platform/temporal-binary';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
@@ -67,20 +68,30 @@ test('the spec\'s schedule forms map onto Temporal Schedule specs', () => {
   assert.throws(() => scheduleSpecOf({ cron: { expression: '0 0 0 L * ?' } }), /uses L, W or #/);
 });
 
-test('validation: a schedule on an event start state is refused with the spec\'s reason; bad intervals, crons and zones are located', async () => {
-  const r = await loadDefinition({
+test('validation: a schedule on an event start state is accepted with a located warning, and no Schedule is made for it; bad intervals, crons and zones are located', async () => {
+  const eventStart = (schedule: unknown) => ({
     id: 'ev',
     specVersion: '0.8',
     events: [{ name: 'E', type: 'e', source: 's' }],
-    start: { stateName: 'Wait', schedule: { cron: '0 * * * *' } },
+    start: { stateName: 'Wait', schedule },
     states: [{ name: 'Wait', type: 'event', onEvents: [{ eventRefs: ['E'] }], end: true }],
   });
-  assert.equal(r.definition, undefined);
-  const messages = r.problems.map(formatProblem);
-  assert.ok(
-    messages.some((m) => m.includes("the start state 'Wait' is an event state, so the workflow cannot also be started on a schedule") && m.includes('Event states define that workflow instances are triggered by the existence of the defined event(s)') && m.includes('at /start/schedule')),
-    messages.join('\n'),
+  const r = await loadDefinition(eventStart({ cron: '0 * * * *' }));
+  assert.ok(r.definition, r.problems.map(formatProblem).join('\n'));
+  assert.deepEqual(
+    r.problems.map((p) => [p.severity, p.pointer, p.message]),
+    [['warning', '/start/schedule', "start.schedule is not used: the start state 'Wait' is an event state, so instances start when the event gateway receives its event(s), as without a schedule; swflow makes no Temporal Schedule for this workflow (spec 0.8, Start Definition: scheduling an event start state \"would mean that there needs to be an event service that issues the needed events at the defined times\")"]],
   );
+  // What the warning says: the event start definition gets no Temporal Schedule; a scheduled one does.
+  const tickerDef = (await loadDefinition(ticker('R/PT1H'))).definition!;
+  assert.deepEqual(scheduledDefinitions([r.definition, tickerDef]).map((d) => d.id), ['ticker']);
+  // ... and its event starts an instance through the gateway, as without a schedule.
+  assert.deepEqual(route([r.definition], { specversion: '1.0', id: 'bid-1', type: 'e', source: 's' }), [{ via: 'id', workflowType: 'ev', workflowId: 'ev/s/bid-1', start: true, keyedBy: 'event', events: ['E'] }]);
+  // The unused schedule's own problems are warnings too (the sdk-java example's start/end interval).
+  const window = await loadDefinition(eventStart('2020-03-20T09:00:00Z/2020-03-20T15:00:00Z'));
+  assert.ok(window.definition);
+  assert.deepEqual(window.problems.map((p) => p.severity), ['warning', 'warning']);
+  assert.match(formatProblem(window.problems[1]), /warning: invalid schedule interval: .* start\/end pairs of date-times are not allowed by the spec's interval format \(the schedule is not used\)/);
   const bad = async (schedule: unknown) =>
     (await loadDefinition({ id: 'b', specVersion: '0.8', start: { stateName: 'a', schedule }, states: [{ name: 'a', type: 'inject', data: {}, end: true }] })).problems.map(formatProblem).join('\n');
   assert.match(await bad('R5/PT1H'), /number of recurrences.*at \/start\/schedule/);
@@ -169,6 +180,9 @@ test('1.0 schedule: every and cron map onto Temporal Schedule specs; after and o
   assert.match(await problems({ after: 'P1Y' }), /at \/schedule\/after/);
   assert.match(await problems({ on: { one: { with: { type: 'tick' }, correlate: { k: { from: '${ $context.k }' } } } } }), /correlate.k.from reads more than the event.*at \/schedule\/on/);
   assert.match(await problems({ cron: '* * *' }), /invalid cron expression.*at \/schedule\/cron/);
+  // every as a runtime expression: nothing to evaluate it on when the Schedule is made
+  assert.match(await problems({ every: '${ "PT1H" }' }), /warning: 'schedule.every' as a runtime expression is not supported.*at \/schedule\/every/);
+  assert.throws(() => v1ScheduleSpecOf({ every: '${ "PT1H" }' }), /schedule\.every "\$\{ \\"PT1H\\" \}" is a runtime expression: a Temporal Schedule's interval is fixed when it is made/);
 });
 
 test('1.0 schedule every: a Temporal Schedule starts runs of the document; it goes with the document', { timeout: 120_000 }, async () => {

@@ -332,14 +332,19 @@ test('lifecycle CloudEvents, on a worker that opted in: workflow and task starte
   assert.deepEqual(line, [
     'workflow.started',
     'workflow.status-changed',
+    'task.created /do/0/first',
     'task.started /do/0/first',
     'task.completed /do/0/first',
+    'task.created /do/1/guarded',
     'task.started /do/1/guarded',
+    'task.created /do/1/guarded/try/0/boom',
     'task.started /do/1/guarded/try/0/boom',
     'task.faulted /do/1/guarded/try/0/boom',
     'task.retried /do/1/guarded',
+    'task.created /do/1/guarded/try/0/boom',
     'task.started /do/1/guarded/try/0/boom',
     'task.faulted /do/1/guarded/try/0/boom',
+    'task.created /do/1/guarded/catch/do/0/recover',
     'task.started /do/1/guarded/catch/do/0/recover',
     'task.completed /do/1/guarded/catch/do/0/recover',
     'task.completed /do/1/guarded',
@@ -348,7 +353,7 @@ test('lifecycle CloudEvents, on a worker that opted in: workflow and task starte
   ]);
   assert.deepEqual(lifecycle[0].data.definition, { name: 'lifecycle', namespace: 'tests', version: '0.1.0' });
   assert.deepEqual(lifecycle.filter((e) => e.type.endsWith('.status-changed.v1')).map((e) => e.data.status), ['running', 'completed']);
-  assert.equal(lifecycle[6].data.task, '/do/1/guarded/try/0/boom');
-  assert.equal((lifecycle[6].data.error as Record<string, Json>).status, 500);
+  assert.equal(lifecycle[9].data.task, '/do/1/guarded/try/0/boom');
+  assert.equal((lifecycle[9].data.error as Record<string, Json>).status, 500);
   assert.deepEqual(lifecycle.at(-1)!.data.output, { ok: true });
 });

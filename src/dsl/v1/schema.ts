@@ -191,6 +191,10 @@ function message(list: ErrorObject[], pointer: string): SchemaIssue {
   if (first.keyword === 'unevaluatedProperties' || first.keyword === 'additionalProperties') {
     return { pointer, message: `unknown property ${subject(pointer)}`, key: true };
   }
+  // A `duration` that fits none of its forms: say the forms, not the schema's regular expressions.
+  if (list.some((e) => e.keyword === 'pattern' && String((e.params as { pattern: string }).pattern).startsWith('^P(?!$)'))) {
+    return { pointer, message: `${subject(pointer)} is not a duration: write an ISO 8601 duration ("PT30S", "P1DT2H"), an inline one ({ minutes: 5 }), or a runtime expression ("\${ … }") that yields one` };
+  }
   const types = list.filter((e) => e.keyword === 'type').map((e) => String((e.params as { type: string }).type));
   if (types.length === list.length) return { pointer, message: `${subject(pointer)} must be ${[...new Set(types)].map(article).join(' or ')}` };
   if (first.keyword === 'required') {

@@ -9,6 +9,8 @@
  *   (`basic: { use: secret }` …), catalogs (`call: name:version@catalog`);
  * - runtime expressions compile (jq), and `$secrets` appears only in call arguments (`with`),
  *   which the activity evaluates: secret values never enter workflow history;
+ * - literal durations are ones swflow can time (no years or months, which the schema allows);
+ *   a duration written as a runtime expression is evaluated at run time (v1/durations.ts);
  * - what swflow cannot run yet is a warning (an error with --strict), named in the
  *   conformance matrix (docs/dsl-1.0-conformance.md).
  */
@@ -33,6 +35,7 @@ export const UNSUPPORTED = {
   container: "'run.container' is not supported (no container runtime on swflow's workers)",
   script: "'run.script' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
   shell: "'run.shell' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
+  scheduleEveryExpression: "'schedule.every' as a runtime expression is not supported: the interval of the Temporal Schedule is fixed when the schedule is made, before any run has data to evaluate it on; write an ISO 8601 duration or an inline one",
   extensions: "'use.extensions' are not supported yet: they are ignored",
   catalog: 'cataloged functions (`name:version@catalog`) are not supported yet, except `@default` (adapter activities)',
   externalFunction: 'functions referenced by URI are not supported yet',
@@ -63,6 +66,9 @@ export function checkV1Semantics(doc: Obj, rep: Reporter): void {
   if (localDefault) rep.error(`/document/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: ${localDefault}`, "true runs the document's call: http|openapi|grpc|asyncapi tasks as local activities (a task's own metadata overrides it)");
   if (Array.isArray(use.extensions) && use.extensions.length) rep.warn('/use/extensions', UNSUPPORTED.extensions);
   if (typeof doc.timeout === 'string') ref(ctx, 'timeouts', doc.timeout, '/timeout', 'timeout');
+  checkTimeout(ctx, doc.timeout, '/timeout');
+  if (isObj(use.timeouts)) for (const [name, t] of Object.entries(use.timeouts)) checkTimeout(ctx, t, joinPointer('use', 'timeouts', name));
+  if (isObj(use.retries)) for (const [name, r] of Object.entries(use.retries)) checkRetryDurations(ctx, r, joinPointer('use', 'retries', name));
   checkDataSlots(ctx, doc, '');
   checkList(ctx, doc.do, '/do', false);
   if (isObj(use.functions)) for (const [name, fn] of Object.entries(use.functions)) if (isObj(fn)) checkTask(ctx, fn as Task, joinPointer('use', 'functions', name), false);
@@ -95,10 +101,40 @@ function checkSchedule(schedule: Obj, rep: Reporter): void {
     const r = parseCron(schedule.cron);
     if (r.problem !== undefined) rep.error('/schedule/cron', `invalid cron expression: ${r.problem}`);
   }
-  if (typeof schedule.every === 'string') {
+  if (isDurationExpression(schedule.every)) rep.warn('/schedule/every', UNSUPPORTED.scheduleEveryExpression);
+  else if (typeof schedule.every === 'string') {
     const problem = durationProblem(schedule.every);
     if (problem) rep.error('/schedule/every', problem);
   }
+}
+
+/** The schema's `runtimeExpression` and literal `duration` patterns. */
+const EXPRESSION_RE = /^\s*\$\{[\s\S]+\}\s*$/;
+const SCHEMA_DURATION_RE = /^P(?!$)(\d+(?:\.\d+)?Y)?(\d+(?:\.\d+)?M)?(\d+(?:\.\d+)?W)?(\d+(?:\.\d+)?D)?(T(?=\d)(\d+(?:\.\d+)?H)?(\d+(?:\.\d+)?M)?(\d+(?:\.\d+)?S)?)?$/;
+const isDurationExpression = (d: unknown): boolean => typeof d === 'string' && EXPRESSION_RE.test(d);
+
+/**
+ * A literal duration the schema accepts but swflow cannot time (years, months: no fixed length).
+ * Other strings that are neither a duration nor an expression are the schema's to report, and an
+ * expression is evaluated when the duration is needed (its syntax is checked with the others).
+ */
+function checkDuration(ctx: Ctx, d: unknown, pointer: string): void {
+  if (typeof d !== 'string' || isDurationExpression(d) || !SCHEMA_DURATION_RE.test(d)) return;
+  const problem = durationProblem(d);
+  if (problem) ctx.rep.error(pointer, problem);
+}
+
+function checkTimeout(ctx: Ctx, t: unknown, pointer: string): void {
+  if (isObj(t)) checkDuration(ctx, t.after, `${pointer}/after`);
+}
+
+function checkRetryDurations(ctx: Ctx, r: unknown, pointer: string): void {
+  if (!isObj(r)) return;
+  checkDuration(ctx, r.delay, `${pointer}/delay`);
+  const limit = isObj(r.limit) ? r.limit : {};
+  checkDuration(ctx, limit.duration, `${pointer}/limit/duration`);
+  if (isObj(limit.attempt)) checkDuration(ctx, limit.attempt.duration, `${pointer}/limit/attempt/duration`);
+  if (isObj(r.jitter)) for (const k of ['from', 'to']) checkDuration(ctx, r.jitter[k], `${pointer}/jitter/${k}`);
 }
 
 function ref(ctx: Ctx, kind: 'functions' | 'errors' | 'retries' | 'timeouts' | 'authentications', name: string, pointer: string, what: string): void {
@@ -144,6 +180,8 @@ function checkList(ctx: Ctx, list: unknown, pointer: string, inFork: boolean, ex
 function checkTask(ctx: Ctx, task: Task, tp: string, _inFork: boolean): void {
   const type = taskTypeOf(task);
   if (typeof task.timeout === 'string') ref(ctx, 'timeouts', task.timeout, `${tp}/timeout`, 'timeout');
+  checkTimeout(ctx, task.timeout, `${tp}/timeout`);
+  checkDuration(ctx, task.wait, `${tp}/wait`);
   checkDataSlots(ctx, task as Obj, tp);
   switch (type) {
     case 'call':
@@ -155,6 +193,7 @@ function checkTask(ctx: Ctx, task: Task, tp: string, _inFork: boolean): void {
     case 'try':
       checkList(ctx, task.try, `${tp}/try`, false);
       if (typeof task.catch?.retry === 'string') ref(ctx, 'retries', task.catch.retry, `${tp}/catch/retry`, 'retry policy');
+      else checkRetryDurations(ctx, task.catch?.retry, `${tp}/catch/retry`);
       checkList(ctx, task.catch?.do, `${tp}/catch/do`, false);
       break;
     case 'do':
@@ -256,16 +295,17 @@ const ALWAYS_EXPRESSION = new Set(['if', 'while', 'when', 'exceptWhen', 'in', 'f
 const DATA_SLOTS = new Set(['with', 'set', 'data', 'body', 'headers', 'query', 'arguments', 'environment', 'parameters', 'input', 'as', 'from']);
 /** Subtrees that hold JSON schemas or free metadata, not expressions. */
 const NOT_EXPRESSIONS = new Set(['schema', 'metadata']);
-/** Keys that hold names (a catch's `as`, a for's `each`/`at`, an iterator's `item`) or durations (`jitter.from`). */
+/** Keys that hold names (a catch's `as`, a for's `each`/`at`, an iterator's `item`). */
 function isName(key: string, parentKey: string | undefined): boolean {
-  return (key === 'as' && parentKey === 'catch') || key === 'each' || key === 'at' || key === 'item' || (key === 'from' && parentKey === 'jitter') || (key === 'in' && parentKey !== 'for');
+  return (key === 'as' && parentKey === 'catch') || key === 'each' || key === 'at' || key === 'item' || (key === 'in' && parentKey !== 'for');
 }
 
 /** Every runtime expression compiles; `$secrets` only inside call arguments. */
 function checkExpressions(ctx: Ctx, doc: Obj, base: string): void {
   const visit = (v: unknown, p: string, key: string | undefined, parentKey: string | undefined, data: boolean, inWith: boolean) => {
     if (typeof v === 'string') {
-      const always = !data && key !== undefined && ALWAYS_EXPRESSION.has(key);
+      // A jitter's `from` is a duration: an expression only when written `${ }`.
+      const always = !data && key !== undefined && ALWAYS_EXPRESSION.has(key) && !(key === 'from' && parentKey === 'jitter');
       if (!always && !v.includes('${')) return;
       if (SECRETS_RE.test(v) && !inWith) {
         ctx.rep.error(p, '$secrets may only be used in the arguments (with) of a call', 'secret values are resolved by the activity, so they never enter workflow history');

@@ -15,7 +15,7 @@
  */
 import { ApplicationFailure, ContinueAsNew, isCancellation, scheduleLocalActivity, type WorkflowInfo } from '@temporalio/workflow';
 import type { Json } from '../../common/model';
-import { entryOf, taskTypeOf, type FlowDirective, type SchemaDef, type Task, type TaskList, type TaskType, type V1Definition } from '../../common/model-v1';
+import { entryOf, taskTypeOf, type Duration, type FlowDirective, type SchemaDef, type Task, type TaskList, type TaskType, type V1Definition } from '../../common/model-v1';
 import type { StartOptions } from '../../common/contracts';
 import type { Mailbox } from '../events/mailbox';
 import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalValue, evalValueSync } from '../expr';
@@ -23,11 +23,11 @@ import { withTimeout } from '../timeouts';
 import { temporalEffects, type Effects } from '../effects';
 import { summary as uiSummary, type Tracker } from '../ui';
 import type { FrontEnd, RunHost } from '../host/run-host';
-import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_AWAITED_EVENTS } from '../../common/features';
+import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_AWAITED_EVENTS, FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW } from '../../common/features';
 import { VALIDATE_DATA_ACTIVITY } from '../../common/pinning';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from './context';
 import { exportContext, exportContextSync, transformInput, transformInputSync, transformOutput, transformOutputSync } from './data';
-import { durationIso, durationMs } from './durations';
+import { durationIso, durationMs, isDurationExpression, timeoutAfter } from './durations';
 import { problemJson, runFailure, toWorkflowError, WorkflowError } from './errors';
 import type { LifecycleType } from '../host/lifecycle';
 import { runCall } from './tasks/call';
@@ -68,6 +68,8 @@ interface Position {
   context: Json;
   workflowInput: Json;
   startedAt: number;
+  /** The workflow timeout's `after` when an expression gave it (evaluated once, then carried). */
+  after?: Duration;
 }
 
 const RUNTIME = { name: 'swflow', version: '0.1.0' };
@@ -100,6 +102,8 @@ export class V1Run implements TaskContext, FrontEnd {
   private readonly position?: Position;
   /** The Temporal commands its tasks issue (the host's). */
   readonly effects: Effects;
+  /** The workflow timeout's `after`, when an expression gave it (carried across continue-as-new). */
+  private evaluatedTimeout?: Duration;
 
   constructor(
     private readonly host: RunHost,
@@ -165,10 +169,13 @@ export class V1Run implements TaskContext, FrontEnd {
         input = await transformInput(this, wf.input?.from, rawInput, this.workflowArgs());
       }
       const timeout = typeof wf.timeout === 'string' ? wf.use?.timeouts?.[wf.timeout] : wf.timeout;
-      const deadline = this.host.deadline ?? (timeout ? this.startedAt + durationMs(timeout.after) : undefined);
+      // An `after` expression is evaluated once, over the workflow's transformed input (v1-duration-expressions).
+      const after = timeout && (carried ? carried.after ?? timeout.after : timeoutAfter(this, wf.timeout, input, () => ({ ...this.workflowArgs(), input })));
+      if (after !== undefined && isDurationExpression(timeout?.after)) this.evaluatedTimeout = after;
+      const deadline = this.host.deadline ?? (after ? this.startedAt + durationMs(after) : undefined);
       this.host.deadline = deadline;
       const main = () => this.runTop(input, carried?.next ?? 0);
-      const r = deadline !== undefined ? await this.withDeadline(deadline, timeout ? durationIso(timeout.after) : '', main) : await main();
+      const r = deadline !== undefined ? await this.withDeadline(deadline, after ? durationIso(after) : '', main) : await main();
       const output = await transformOutput(this, wf.output?.as, r.output, this.workflowArgs());
       await this.validate(wf.output?.schema, output, '/output', 'workflow output');
       this.host.setStatus('completed');
@@ -191,6 +198,8 @@ export class V1Run implements TaskContext, FrontEnd {
   private async withDeadline<T>(deadline: number, iso: string, fn: () => Promise<T>): Promise<T> {
     const ms = Math.max(0, deadline - Date.now());
     return withTimeout(`PT${ms / 1000}S`, uiSummary('/timeout', undefined, `workflow timeout ${iso}`), `the workflow did not complete within ${iso} (timeout.after)`, fn).catch((err) => {
+      // A continue-as-new or a cancellation goes through as such (was: a runtime error that failed the run).
+      if (this.features.has(FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW) && (err instanceof ContinueAsNew || isCancellation(err))) throw err;
       throw toWorkflowError(err, '/');
     });
   }
@@ -199,7 +208,7 @@ export class V1Run implements TaskContext, FrontEnd {
   private async runTop(input: Json, start: number): Promise<ListOutcome> {
     return this.walk(this.def.workflow.do, '/do', input, {}, start, async (next, data) => {
       if (!this.host.continueAsNewDue()) return;
-      const position: Position = { next, context: this.context, workflowInput: this.workflowInput, startedAt: this.startedAt };
+      const position: Position = { next, context: this.context, workflowInput: this.workflowInput, startedAt: this.startedAt, ...(this.evaluatedTimeout !== undefined ? { after: this.evaluatedTimeout } : {}) };
       await this.host.continueAsNew(this.def, data, position as unknown as Record<string, Json>);
     });
   }
@@ -248,8 +257,8 @@ export class V1Run implements TaskContext, FrontEnd {
       if (this.mayValidate(task.input?.schema)) await this.validate(task.input?.schema, rawInput, reference, 'task input');
       const input = this.sync ? transformInputSync(this, task.input?.from, rawInput, args) : await transformInput(this, task.input?.from, rawInput, args);
       const exec = () => EXECUTORS[type](task, at, input, this);
-      const timeout = typeof task.timeout === 'string' ? this.def.workflow.use?.timeouts?.[task.timeout] : task.timeout;
-      const iso = timeout ? durationIso(timeout.after) : undefined;
+      const after = timeoutAfter(this, task.timeout, input, () => this.args(at, { input }));
+      const iso = after ? durationIso(after) : undefined;
       const outcome = iso ? await withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec, this.effects) : await exec();
       descriptor.output = outcome.output;
       args = this.args(at, { input, ...(outcome.authorization !== undefined ? { authorization: outcome.authorization } : {}) });

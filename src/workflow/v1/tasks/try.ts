@@ -8,12 +8,12 @@
  * the conformance kit's runtime does), unless retries were used up: then the error stands. `catch.then` (after 1.0.3) overrides the task's `then`.
  */
 import { isCancellation } from '@temporalio/workflow';
-import type { RetryPolicy, Task } from '../../../common/model-v1';
+import type { Duration, RetryPolicy, Task } from '../../../common/model-v1';
 import type { Json } from '../../../common/model';
-import type { TaskAt, TaskContext, TaskOutcome } from '../context';
+import type { Args, TaskAt, TaskContext, TaskOutcome } from '../context';
 import { matchesFilter, problemJson, toWorkflowError, type WorkflowError } from '../errors';
-import { durationIso } from '../durations';
-import { mayRetry, retryDelayMs } from '../retry';
+import { durationAt, durationIso } from '../durations';
+import { mayRetry, resolvePolicyDurations, retryDelayMs } from '../retry';
 import { withTimeout } from '../../timeouts';
 
 async function holds(ctx: TaskContext, at: TaskAt, expr: string | undefined, e: Json, name: string, what: string): Promise<boolean | undefined> {
@@ -24,7 +24,11 @@ async function holds(ctx: TaskContext, at: TaskAt, expr: string | undefined, e: 
 export async function runTry(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
   const c = task.catch ?? {};
   const name = c.as ?? 'error';
-  const policy: RetryPolicy | undefined = typeof c.retry === 'string' ? ctx.def.workflow.use?.retries?.[c.retry] : c.retry;
+  const written: RetryPolicy | undefined = typeof c.retry === 'string' ? ctx.def.workflow.use?.retries?.[c.retry] : c.retry;
+  // Durations written as expressions: over the try's input, `retry.<property> (use.retries.<name>)` in errors.
+  const durations = (args: () => Args) => (d: Duration, property: string) =>
+    durationAt(ctx, d, `retry.${property}${typeof c.retry === 'string' ? ` (use.retries.${c.retry})` : ''}`, input, args);
+  const policy = written && resolvePolicyDurations(written, 'limits', durations(() => ctx.args(at, { input })));
   const started = ctx.effects.now();
   for (let retry = 1; ; retry++) {
     let caught: WorkflowError;
@@ -46,7 +50,8 @@ export async function runTry(task: Task, at: TaskAt, input: Json, ctx: TaskConte
     if (policy) {
       const retryHolds = (await holds(ctx, at, policy.when, e, name, 'retry.when')) !== false && (await holds(ctx, at, policy.exceptWhen, e, name, 'retry.exceptWhen')) !== true;
       if (retryHolds && mayRetry(policy, retry, ctx.effects.now() - started)) {
-        await ctx.effects.sleep(retryDelayMs(policy, retry), ctx.summary(at.reference, `retry ${retry} after: ${caught.message}`).slice(0, 200));
+        const delays = resolvePolicyDurations(policy, 'delays', durations(() => ctx.args(at, { input, [name]: e })));
+        await ctx.effects.sleep(retryDelayMs(delays, retry), ctx.summary(at.reference, `retry ${retry} after: ${caught.message}`).slice(0, 200));
         ctx.lifecycle('task.retried', at.reference);
         continue;
       }

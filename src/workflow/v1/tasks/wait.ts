@@ -2,7 +2,8 @@
 import type { Duration, Task } from '../../../common/model-v1';
 import type { Json } from '../../../common/model';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
-import { durationIso, durationMs } from '../durations';
+import { durationIso, durationMs, evaluatedDuration } from '../durations';
+import { FEATURE_V1_DURATION_EXPRESSIONS } from '../../../common/features';
 
 /** A duration, evaluating it first when it is an expression. */
 export async function resolveDuration(d: Duration, at: TaskAt, input: Json, ctx: TaskContext, what: string): Promise<Duration> {
@@ -11,7 +12,10 @@ export async function resolveDuration(d: Duration, at: TaskAt, input: Json, ctx:
 }
 
 export async function runWait(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
-  const d = await resolveDuration(task.wait!, at, input, ctx, 'wait');
+  const written = task.wait!;
+  let d = await resolveDuration(written, at, input, ctx, 'wait');
+  // What an expression yielded must be a duration (was: taken as one, whatever it was).
+  if (typeof written === 'string' && written.includes('${') && ctx.features.has(FEATURE_V1_DURATION_EXPRESSIONS)) d = evaluatedDuration(d as Json, written, 'wait');
   await ctx.effects.sleep(durationMs(d), ctx.summary(at.reference, `wait ${durationIso(d)}`));
   return { output: input };
 }
