@@ -152,6 +152,17 @@ export const FEATURE_V1_CALL_HEADERS = 'v1-call-headers';
  * scope held `$workflow` with the definition and the workflow input, `$task`, `$context`...).
  */
 export const FEATURE_MINIMAL_SECRET_CONTEXT = 'minimal-secret-context';
+/**
+ * 1.0 `use.extensions` run: their `before`/`after` task lists around every task they extend
+ * (v1/extensions.ts). Runs recorded before ignored extensions (validation warned) and still do.
+ */
+export const FEATURE_V1_EXTENSIONS = 'v1-extensions';
+/**
+ * 1.0 `evaluate.mode: loose`: every string of a value (`with`, `set`, …) is evaluated, a string
+ * that fails to evaluate stands for itself (expr.ts evalLooseSync). Runs recorded before
+ * evaluated such documents strictly (validation warned) and still do.
+ */
+export const FEATURE_V1_LOOSE_EVALUATION = 'v1-loose-evaluation';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -177,6 +188,8 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_SCHEDULE_AFTER,
   FEATURE_V1_CALL_HEADERS,
   FEATURE_MINIMAL_SECRET_CONTEXT,
+  FEATURE_V1_EXTENSIONS,
+  FEATURE_V1_LOOSE_EVALUATION,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
