@@ -73,6 +73,11 @@ test("extensions: the spec's logging extension wraps every task (not its own tas
     `post https://log.example {"message":"Executing task '/do/1/after'..."}`,
     `post https://log.example {"message":"Executed task '/do/1/after'..."}`,
   ]);
+  // The Web UI's summaries name the extension's task by its own reference.
+  assert.deepEqual(
+    effects.of('activity').slice(0, 3).map((c) => c.options.summary),
+    ['/use/extensions/0/logging/before/0/sendLog → POST https://log.example', '/do/0/sampleTask → GET https://svc.example/sample', '/use/extensions/0/logging/after/0/sendLog → POST https://log.example'],
+  );
   assert.deepEqual(entered, [
     '/do/0/sampleTask',
     '/use/extensions/0/logging/before/0/sendLog',
