@@ -132,6 +132,17 @@ export const FEATURE_V1_DURATION_EXPRESSIONS = 'v1-duration-expressions';
  * ("Workflow continued as new") that failed the run.
  */
 export const FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW = 'v1-timeout-continue-as-new';
+/**
+ * 1.0 `use.extensions` run: their `before`/`after` task lists around every task they extend
+ * (v1/extensions.ts). Runs recorded before ignored extensions (validation warned) and still do.
+ */
+export const FEATURE_V1_EXTENSIONS = 'v1-extensions';
+/**
+ * 1.0 `evaluate.mode: loose`: every string of a value (`with`, `set`, …) is evaluated, a string
+ * that fails to evaluate stands for itself (expr.ts evalLooseSync). Runs recorded before
+ * evaluated such documents strictly (validation warned) and still do.
+ */
+export const FEATURE_V1_LOOSE_EVALUATION = 'v1-loose-evaluation';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -159,5 +170,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_MINIMAL_SECRET_CONTEXT,
   FEATURE_V1_DURATION_EXPRESSIONS,
   FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW,
+  FEATURE_V1_EXTENSIONS,
+  FEATURE_V1_LOOSE_EVALUATION,
 ];
 

@@ -170,13 +170,22 @@ export interface Task {
   wait?: Duration;
 }
 
+/** `use.extensions` entry: task lists run before/after every task of the `extend` type (v1/extensions.ts). */
+export interface Extension {
+  /** A task type (`composite` is `do`) or `all`. */
+  extend: string;
+  when?: string;
+  before?: TaskList;
+  after?: TaskList;
+}
+
 export interface WorkflowDocument {
   document: DocumentHeader;
   input?: InputDef;
   use?: {
     authentications?: Named<Authentication>;
     errors?: Named<ErrorDef>;
-    extensions?: Named<Json>[];
+    extensions?: Named<Extension>[];
     functions?: Named<Task>;
     retries?: Named<RetryPolicy>;
     secrets?: string[];

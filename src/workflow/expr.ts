@@ -130,3 +130,29 @@ function checkedPath(v: Json, expr: string, site: ExprSite): PathSeg[] {
   }
   return v as PathSeg[];
 }
+
+/**
+ * A value in `evaluate.mode: loose` (1.0): "evaluates any value provided; if the evaluation fails,
+ * it results in a string with the expression as its content". Every string of the value is
+ * evaluated as jq, `${ }` or not; a string without `${ }` that fails (does not compile, or errors
+ * on the data) stands for itself. A string the author marked with `${ }` is an expression as in
+ * strict mode: its failure is an error. Empty strings stay strings.
+ */
+export function evalLooseSync(value: Json | undefined, data: Json, scope: ExprScope, site: ExprSite): Json | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') {
+    if (hasExpression(value)) return evalExprSync(value, data, scope, site);
+    if (!value.trim()) return value;
+    try {
+      const v = evaluateExpression(value, data, scope);
+      return (v === undefined ? null : v) as Json;
+    } catch {
+      return value;
+    }
+  }
+  if (Array.isArray(value)) return value.map((v) => evalLooseSync(v, data, scope, site) ?? null);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, Json> = {};
+  for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: evalLooseSync(v, data, scope, site) ?? null, enumerable: true, writable: true, configurable: true });
+  return out;
+}

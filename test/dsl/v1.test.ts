@@ -76,6 +76,36 @@ test('changes after 1.0.3 are accepted: catch.then, for.in arrays, emit without 
   assert.equal(r.definition!.id, 'test/after-103');
 });
 
+test('after 1.0.3: schedule.on.read accepted, run.workflow requires namespace; extensions and loose evaluation load without warnings, their mistakes located', async () => {
+  const h = { dsl: '1.0.3', namespace: 't', name: 'x', version: '0.1.0' };
+  const ok = async (doc: unknown) => {
+    const r = await loadAnyDefinition(doc as never);
+    assert.ok(r.definition, r.problems.map(formatProblem).join('; '));
+    assert.deepEqual(r.problems, []);
+  };
+  await ok({ document: h, schedule: { on: { one: { with: { type: 'com.example.start' } }, read: 'envelope' } }, do: [{ s: { set: { a: 1 } } }] });
+  await ok({ document: h, evaluate: { language: 'jq', mode: 'loose' }, do: [{ s: { set: { a: '.x' } } }] });
+  await ok({ document: h, use: { extensions: [{ log: { extend: 'all', when: '$task.reference != null', before: [{ a: { set: { b: 1 } } }], after: [{ a: { set: { b: 2 }, then: 'exit' } }] } }, { mock: { extend: 'composite' } }] }, do: [{ s: { set: { a: 1 } } }] });
+  const subflow = await loadAnyDefinition({ document: h, do: [{ r: { run: { workflow: { name: 'n', version: '1.0.0' } } } }] } as never);
+  assert.equal(subflow.definition, undefined);
+  assert.match(subflow.problems.map(formatProblem).join('\n'), /'workflow' is missing required property 'namespace' at \/do\/0\/r\/run\/workflow/);
+  const bad = await loadAnyDefinition({
+    document: h,
+    use: { extensions: [{ log: { extend: 'all', when: '$task.x ==', before: [{ a: { set: { b: 1 }, then: 'nowhere' } }, { a: { set: { b: 2 } } }] } }, { log: { extend: 'banana' } }] },
+    do: [{ s: { set: { a: 1 } } }],
+  } as never);
+  assert.equal(bad.definition, undefined);
+  const text = bad.problems.map(formatProblem).join('\n');
+  for (const re of [
+    /'extend' must be one of: "call", "composite", .*"all" at \/use\/extensions\/1\/log\/extend/,
+    /duplicate task name 'a' at \/use\/extensions\/0\/log\/before\/1\/a/,
+    /'then' names task 'nowhere', which is not in this task list at \/use\/extensions\/0\/log\/before\/0\/a\/then/,
+    /duplicate extension name 'log' at \/use\/extensions\/1\/log/,
+    /invalid runtime expression: .* at \/use\/extensions\/0\/log\/when/,
+  ]) assert.match(text, re);
+  assert.equal(bad.problems.length, 5, text);
+});
+
 test('loadDefinition (0.8 family) refuses a 1.0 document, pointing to loadAnyDefinition', async () => {
   const r = await loadDefinition({ document: { dsl: '1.0.3', namespace: 'a', name: 'b', version: '1.0.0' }, do: [{ s: { set: { a: 1 } } }] });
   assert.equal(r.definition, undefined);

@@ -36,10 +36,8 @@ export const UNSUPPORTED = {
   script: "'run.script' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
   shell: "'run.shell' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
   scheduleEveryExpression: "'schedule.every' as a runtime expression is not supported: the interval of the Temporal Schedule is fixed when the schedule is made, before any run has data to evaluate it on; write an ISO 8601 duration or an inline one",
-  extensions: "'use.extensions' are not supported yet: they are ignored",
   catalog: 'cataloged functions (`name:version@catalog`) are not supported yet, except `@default` (adapter activities)',
   externalFunction: 'functions referenced by URI are not supported yet',
-  loose: "'evaluate.mode: loose' is not supported: expressions are evaluated in strict mode",
   schemaResource: "a schema 'resource' is not supported yet: only inline schema 'document's are checked",
   auth: (scheme: string) => `'${scheme}' authentication is not supported yet (basic, bearer, oauth2 and oidc are)`,
   grant: (scheme: string, grant: string) => `${scheme} grant '${grant}' is not supported yet (client_credentials, password and token exchange are)`,
@@ -59,12 +57,10 @@ export function checkV1Semantics(doc: Obj, rep: Reporter): void {
   const ctx: Ctx = { rep, use };
   const ev = isObj(doc.evaluate) ? doc.evaluate : {};
   if (ev.language !== undefined && ev.language !== 'jq') rep.error('/evaluate/language', `expression language '${ev.language}' is not supported`, "only 'jq' is");
-  if (ev.mode === 'loose') rep.warn('/evaluate/mode', UNSUPPORTED.loose);
   if (isObj(doc.schedule)) checkSchedule(doc.schedule, rep);
   const meta = isObj(doc.document) && isObj((doc.document as Obj).metadata) ? ((doc.document as Obj).metadata as Obj) : undefined;
   const localDefault = meta?.[LOCAL_METADATA] === undefined ? undefined : localProblem(meta[LOCAL_METADATA]);
   if (localDefault) rep.error(`/document/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: ${localDefault}`, "true runs the document's call: http|openapi|grpc|asyncapi tasks as local activities (a task's own metadata overrides it)");
-  if (Array.isArray(use.extensions) && use.extensions.length) rep.warn('/use/extensions', UNSUPPORTED.extensions);
   if (typeof doc.timeout === 'string') ref(ctx, 'timeouts', doc.timeout, '/timeout', 'timeout');
   checkTimeout(ctx, doc.timeout, '/timeout');
   if (isObj(use.timeouts)) for (const [name, t] of Object.entries(use.timeouts)) checkTimeout(ctx, t, joinPointer('use', 'timeouts', name));
@@ -72,8 +68,26 @@ export function checkV1Semantics(doc: Obj, rep: Reporter): void {
   checkDataSlots(ctx, doc, '');
   checkList(ctx, doc.do, '/do', false);
   if (isObj(use.functions)) for (const [name, fn] of Object.entries(use.functions)) if (isObj(fn)) checkTask(ctx, fn as Task, joinPointer('use', 'functions', name), false);
+  if (Array.isArray(use.extensions)) checkExtensions(ctx, use.extensions);
   if (isObj(use.authentications)) for (const [name, a] of Object.entries(use.authentications)) checkAuth(ctx, a, joinPointer('use', 'authentications', name));
   checkExpressions(ctx, doc, '');
+}
+
+/**
+ * `use.extensions`: names unique, each extension's `before` and `after` are task lists of their
+ * own (flow directives stay within them; `exit` leaves the list, which bypasses the extended task
+ * or replaces its output: src/workflow/v1/extensions.ts).
+ */
+function checkExtensions(ctx: Ctx, list: unknown[]): void {
+  const seen = new Set<string>();
+  list.forEach((item, i) => {
+    if (!isObj(item) || Object.keys(item).length !== 1) return;
+    const [name, ext] = entryOf(item);
+    if (seen.has(name)) ctx.rep.error(joinPointer('use', 'extensions', i, name), `duplicate extension name '${name}'`, 'extension names must be unique', { key: true });
+    seen.add(name);
+    if (!isObj(ext)) return;
+    for (const when of ['before', 'after']) checkList(ctx, ext[when], joinPointer('use', 'extensions', i, name, when), false);
+  });
 }
 
 /**

@@ -18,12 +18,12 @@ import type { Json } from '../../common/model';
 import { entryOf, taskTypeOf, type Duration, type FlowDirective, type SchemaDef, type Task, type TaskList, type TaskType, type V1Definition } from '../../common/model-v1';
 import type { StartOptions } from '../../common/contracts';
 import type { Mailbox } from '../events/mailbox';
-import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalValue, evalValueSync } from '../expr';
+import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalLooseSync, evalValue, evalValueSync } from '../expr';
 import { withTimeout } from '../timeouts';
 import { temporalEffects, type Effects } from '../effects';
 import { summary as uiSummary, type Tracker } from '../ui';
 import type { FrontEnd, RunHost } from '../host/run-host';
-import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_AWAITED_EVENTS, FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW } from '../../common/features';
+import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_AWAITED_EVENTS, FEATURE_V1_EXTENSIONS, FEATURE_V1_LOOSE_EVALUATION, FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW } from '../../common/features';
 import { VALIDATE_DATA_ACTIVITY } from '../../common/pinning';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from './context';
 import { exportContext, exportContextSync, transformInput, transformInputSync, transformOutput, transformOutputSync } from './data';
@@ -43,6 +43,7 @@ import { runSwitch } from './tasks/switch';
 import { runTry } from './tasks/try';
 import { runWait } from './tasks/wait';
 import { runAgainAfter, startingEvents } from './schedule';
+import { applying, extendedTask, extensible, extensionsOf, runExtended } from './extensions';
 
 type Executor = (task: Task, at: TaskAt, input: Json, ctx: TaskContext) => Promise<TaskOutcome>;
 
@@ -95,6 +96,10 @@ export class V1Run implements TaskContext, FrontEnd {
   private workflowInput: Json = null;
   private startedAt = Date.now();
   readonly sync: boolean;
+  /** `use.extensions` run around the tasks they extend (feature v1-extensions). */
+  private readonly extensions: boolean;
+  /** `evaluate.mode: loose` (feature v1-loose-evaluation): every string of a value is evaluated. */
+  private readonly loose: boolean;
   /** Task names in the order they started (the `state` query's statesEntered). */
   private readonly enteredNames: string[] = [];
   private lastData: Json = null;
@@ -123,6 +128,8 @@ export class V1Run implements TaskContext, FrontEnd {
     this.correlation = host.mailbox.correlation as Record<string, Json>;
     this.awaited = host.mailbox.awaited;
     this.sync = this.features.has(FEATURE_SYNC_EXPRESSIONS);
+    this.extensions = this.features.has(FEATURE_V1_EXTENSIONS) && (def.workflow.use?.extensions?.length ?? 0) > 0;
+    this.loose = this.features.has(FEATURE_V1_LOOSE_EVALUATION) && def.workflow.evaluate?.mode === 'loose';
     if (this.features.has(FEATURE_V1_AWAITED_EVENTS)) host.trackAwaited(() => this.mailbox.sortedAwaitedEntries());
     const carried = host.carried;
     if (carried) {
@@ -244,7 +251,9 @@ export class V1Run implements TaskContext, FrontEnd {
     const step = this.tracker.enter(reference, type);
     this.lastData = rawInput;
     const descriptor: Record<string, Json> = { name, reference, definition: task as unknown as Json, input: rawInput, startedAt: dateTime(Date.now()) };
-    const at: TaskAt = { name, reference, locals, task: descriptor, ...(fn ? { fn } : {}) };
+    // An extension's own tasks see the extended task as `$task` (extensions.ts), from their locals.
+    const inExtension = this.extensions && !extensible(reference) && locals.task !== undefined;
+    const at: TaskAt = { name, reference, locals, ...(inExtension ? {} : { task: descriptor }), ...(fn ? { fn } : {}) };
     this.lifecycle('task.created', reference, { createdAt: new Date().toISOString() });
     this.lifecycle('task.started', reference, { startedAt: new Date().toISOString() });
     try {
@@ -259,7 +268,8 @@ export class V1Run implements TaskContext, FrontEnd {
       const exec = () => EXECUTORS[type](task, at, input, this);
       const after = timeoutAfter(this, task.timeout, input, () => this.args(at, { input }));
       const iso = after ? durationIso(after) : undefined;
-      const outcome = iso ? await withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec, this.effects) : await exec();
+      const timed = iso ? () => withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec, this.effects) : exec;
+      const outcome = await this.extended(type, task, at, descriptor, input, fn, timed);
       descriptor.output = outcome.output;
       args = this.args(at, { input, ...(outcome.authorization !== undefined ? { authorization: outcome.authorization } : {}) });
       const output = this.sync ? transformOutputSync(this, task.output?.as, outcome.output, args) : await transformOutput(this, task.output?.as, outcome.output, args);
@@ -277,6 +287,19 @@ export class V1Run implements TaskContext, FrontEnd {
       this.lifecycle('task.faulted', reference, { faultedAt: new Date().toISOString(), error: problemJson(e.problem) });
       throw e;
     }
+  }
+
+  /**
+   * The task run by `body`, wrapped by the extensions that apply to it. Not extended: an
+   * extension's own tasks, and a function's task (its call task was).
+   */
+  private async extended(type: TaskType, task: Task, at: TaskAt, descriptor: Record<string, Json>, input: Json, fn: string | undefined, body: () => Promise<TaskOutcome>): Promise<TaskOutcome> {
+    if (!this.extensions || fn !== undefined || !extensible(at.reference)) return body();
+    const candidates = extensionsOf(this.def.workflow.use?.extensions, type);
+    if (!candidates.length) return body();
+    const self = extendedTask(task, descriptor);
+    const layers = await applying(candidates, self, at, input, this);
+    return layers.length ? runExtended(layers, self, at, input, body, this) : body();
   }
 
   // ------------------------------------------------------------------ TaskContext
@@ -323,6 +346,7 @@ export class V1Run implements TaskContext, FrontEnd {
   }
 
   async value(v: Json | undefined, data: Json, args: Args, what: string): Promise<Json> {
+    if (this.loose) return evalLooseSync(v, data, { variables: args }, this.site(what)) ?? null;
     return (await evalValue(v, data, { variables: args }, this.site(what))) ?? null;
   }
 
@@ -335,6 +359,7 @@ export class V1Run implements TaskContext, FrontEnd {
   }
 
   valueSync(v: Json | undefined, data: Json, args: Args, what: string): Json {
+    if (this.loose) return evalLooseSync(v, data, { variables: args }, this.site(what)) ?? null;
     return evalValueSync(v, data, { variables: args }, this.site(what)) ?? null;
   }
 

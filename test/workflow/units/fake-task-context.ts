@@ -26,6 +26,7 @@ import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from
 import { exportContext, transformInput, transformOutput } from '../../../src/workflow/v1/data';
 import { durationIso } from '../../../src/workflow/v1/durations';
 import { toWorkflowError } from '../../../src/workflow/v1/errors';
+import { extensible } from '../../../src/workflow/v1/extensions';
 import { runCall } from '../../../src/workflow/v1/tasks/call';
 import { runDo } from '../../../src/workflow/v1/tasks/do';
 import { runEmit } from '../../../src/workflow/v1/tasks/emit';
@@ -513,7 +514,9 @@ export class FakeTaskContext implements TaskContext {
 
   async runTask(name: string, task: Task, reference: string, rawInput: Json, locals: Locals, fn?: string): Promise<{ output: Json; then: FlowDirective }> {
     this.entered.push(reference);
-    const at: TaskAt = { name, reference, locals, task: { name, reference, definition: task as unknown as Json, input: rawInput }, ...(fn ? { fn } : {}) };
+    // As V1Run: an extension's own tasks see the extended task as `$task` (their locals carry it).
+    const inExtension = !extensible(reference) && locals.task !== undefined;
+    const at: TaskAt = { name, reference, locals, ...(inExtension ? {} : { task: { name, reference, definition: task as unknown as Json, input: rawInput } }), ...(fn ? { fn } : {}) };
     try {
       if (task.if !== undefined && !(await this.condition(task.if, rawInput, this.args(at), 'if'))) return { output: rawInput, then: 'continue' };
       const input = await transformInput(this, task.input?.from, rawInput, this.args(at));
