@@ -152,6 +152,13 @@ export const FEATURE_V1_CALL_HEADERS = 'v1-call-headers';
  * scope held `$workflow` with the definition and the workflow input, `$task`, `$context`...).
  */
 export const FEATURE_MINIMAL_SECRET_CONTEXT = 'minimal-secret-context';
+/**
+ * A 1.0 `call: asyncapi` with a `subscription` is served (v1/tasks/asyncapi-subscription.ts): its
+ * `filter`, `consume.while`/`until` go to the activity unevaluated with the variables they read,
+ * and `foreach` runs over the messages the activity returns. Before, the whole `with` was
+ * evaluated as arguments and the adapter refused the subscription (a configuration problem).
+ */
+export const FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS = 'v1-asyncapi-subscriptions';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -177,6 +184,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_SCHEDULE_AFTER,
   FEATURE_V1_CALL_HEADERS,
   FEATURE_MINIMAL_SECRET_CONTEXT,
+  FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
