@@ -7,8 +7,9 @@
  * - The server: `with.server.name`, else the operation's first server of `with.protocol`, else its
  *   first one spoken here (MQTT, HTTP); `with.server.variables` fill the server URL's variables.
  * - `with.message`: its payload is published (over HTTP, `message.headers` are HTTP headers).
- * - `with.subscription`: messages are consumed over MQTT until the consumption policy is met
- *   (./subscription.ts) and returned in order; HTTP and other protocols are refused with a clear error.
+ * - `with.subscription`: messages are consumed until the consumption policy is met
+ *   (./subscription.ts) and returned in order: over MQTT a subscription to the channel's topic,
+ *   over HTTP a long poll of the channel's path (./transport.ts).
  * - `with.authentication` (basic, bearer, an OAuth2/OIDC token): basic credentials are the MQTT
  *   username/password, a bearer token the password; over HTTP, the `Authorization` header.
  */
@@ -16,7 +17,7 @@ import { authenticationHeaders, ConfigurationError, configurationFailure, ErrorC
 import { ExpressionError } from '../../src/expr';
 import { findCallOperation, loadDocument } from './document';
 import { MQTT_NOT_AUTHORIZED } from './mqtt';
-import { overHttp, overMqtt, subscribeOverMqtt, type AsyncCredentials } from './transport';
+import { overHttp, overMqtt, subscribeOverHttp, subscribeOverMqtt, type AsyncCredentials } from './transport';
 import { consumption, type SubscriptionArgs } from './subscription';
 
 type AsyncApiWith = {
@@ -62,8 +63,8 @@ export async function invokeAsyncApiCall(args: Json, ctx: ActivityContext, baseD
     if (subscribing && op.direction !== 'receive') throw new ConfigurationError(`${name} sends messages: a subscription needs an operation the workflow receives (2.x subscribe, 3.x receive)`);
     const credentials = policyCredentials((await authenticationHeaders(w.authentication, ctx)).authorization);
     if (subscribing) {
-      if (/^https?$/.test(op.server.protocol)) throw new ConfigurationError(`a subscription over ${op.server.protocol} (server "${op.server.id}") is not supported: the asyncapi adapter subscribes over MQTT only`);
-      return (await subscribeOverMqtt(op, consumption(w.subscription!), ctx, credentials)) as unknown as Json;
+      const subscribe = /^https?$/.test(op.server.protocol) ? subscribeOverHttp : subscribeOverMqtt;
+      return (await subscribe(op, consumption(w.subscription!), ctx, credentials)) as unknown as Json;
     }
     const payload = (w.message?.payload ?? null) as Json;
     if (!/^https?$/.test(op.server.protocol)) return await overMqtt(op, payload, ctx, credentials);

@@ -11,6 +11,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mqtt from 'mqtt';
@@ -22,6 +24,9 @@ import { adapterHarness, failureText, type AdapterHarness } from './harness';
 
 let broker: MqttBroker;
 let dir: string;
+let http: Server;
+/** The HTTP inbox: GETs answered so far; every third is a 204 (no message yet). */
+let polls = 0;
 let h: AdapterHarness;
 
 /**
@@ -53,11 +58,28 @@ const feed = (url: string) => ({
   channels: { 'feed/items': { publish: { message: { payload: { type: 'object' } } }, subscribe: { message: { payload: { type: 'object' } } } } },
 });
 
+/** AsyncAPI 3.0 over HTTP: the channel path is long-polled, one message per answer. */
+const httpInbox = (url: string) => ({
+  asyncapi: '3.0.0',
+  info: { title: 'HTTP inbox', version: '1.0.0' },
+  servers: { api: { host: url.replace(/^http:\/\//, ''), protocol: 'http' } },
+  channels: { inbox: { address: '/inbox', messages: { said: { contentType: 'application/json', payload: { type: 'object' } } } } },
+  operations: { readInbox: { action: 'receive', channel: { $ref: '#/channels/inbox' } } },
+});
+
 before(async () => {
   broker = await startMqttBroker();
+  http = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/inbox') return res.writeHead(404).end();
+    polls++;
+    if (polls % 3 === 0) return res.writeHead(204).end();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ seq: polls }));
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   dir = mkdtempSync(join(tmpdir(), 'swflow-asyncapi-sub-'));
   writeFileSync(join(dir, 'chat.yaml'), stringify(chat()));
   writeFileSync(join(dir, 'feed.yaml'), stringify(feed(broker.url)));
+  writeFileSync(join(dir, 'http-inbox.yaml'), stringify(httpInbox(`http://127.0.0.1:${(http.address() as AddressInfo).port}`)));
   h = await adapterHarness();
   h.serve(await createAdapterWorker({ connection: h.connection, baseDirs: [dir] }));
 });
@@ -65,6 +87,7 @@ before(async () => {
 after(async () => {
   await h?.close();
   await broker?.close();
+  await new Promise<void>((r) => (http ? http.close(() => r()) : r()));
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -187,6 +210,21 @@ test('channel without operation (AsyncAPI 2.6: the channel subscribe operation),
   const failing = await runWhilePublishing('sub-bad-filter', [{ read: inbox({ filter: '${ .payload.seq | error("no seq for you") }', consume: { amount: 1 } }) }], 'chat/bad/inbox', (seq) => ({ seq })).catch((e: unknown) => e);
   assert.match(failureText(failing), /errors\/expression/);
   assert.match(failureText(failing), /no seq for you/);
+});
+
+test('over HTTP: the channel path long-polled, one message per answer, a 204 asked again; filter and amount; for ends it on time', async () => {
+  polls = 0;
+  const read = (subscription: unknown) => ({ call: 'asyncapi', with: { document: { endpoint: 'file://http-inbox.yaml' }, operation: 'readInbox', protocol: 'http', subscription } });
+  const { result } = await h.run(doc('sub-http', [{ read: read({ filter: '${ .payload.seq % 2 == 1 }', consume: { amount: 3 } }) }]));
+  // Polls 1, 2, (3: 204), 4, 5, (6: 204), 7: the odd ones pass the filter.
+  assert.deepEqual(await result, [{ payload: { seq: 1 } }, { payload: { seq: 5 } }, { payload: { seq: 7 } }]);
+  assert.equal(polls, 7);
+  const started = Date.now();
+  const timed = await h.run(doc('sub-http-for', [{ read: read({ consume: { while: '${ true }', for: 'PT1S' } }) }]));
+  const messages = (await timed.result) as unknown[];
+  const ms = Date.now() - started;
+  assert.ok(messages.length >= 2, JSON.stringify(messages));
+  assert.ok(ms >= 1000 && ms < 10_000, `took ${ms} ms`);
 });
 
 test('validation: no warning for a subscription; a consumption policy with neither amount, while nor until is an error with its location', async () => {
