@@ -18,7 +18,9 @@ import { join } from 'node:path';
 import mqtt from 'mqtt';
 import { stringify } from 'yaml';
 import { formatProblem, loadAnyDefinition } from '../../src/dsl';
+import type { ActivityContext } from '../../src/adapter';
 import { createAdapterWorker } from '../../src/worker/adapter-worker';
+import { invokeAsyncApiCall } from '../../adapters/asyncapi/asyncapi-call';
 import { startMqttBroker, type MqttBroker } from '../helpers/mqtt-broker';
 import { adapterHarness, failureText, type AdapterHarness } from './harness';
 
@@ -225,6 +227,14 @@ test('over HTTP: the channel path long-polled, one message per answer, a 204 ask
   const ms = Date.now() - started;
   assert.ok(messages.length >= 2, JSON.stringify(messages));
   assert.ok(ms >= 1000 && ms < 10_000, `took ${ms} ms`);
+});
+
+test('a subscription from a run that started before v1-asyncapi-subscriptions (no scope: its workflow evaluated the expressions as arguments) is refused as it was then', async () => {
+  const old = { document: { endpoint: 'file://chat.yaml' }, operation: 'readInbox', subscription: { filter: true, consume: { amount: 1 } } };
+  await assert.rejects(invokeAsyncApiCall(old, { state: '/do/0/read' } as ActivityContext, [dir]), (e: unknown) => {
+    const f = e as { type?: string; message: string };
+    return f.type === 'https://serverlessworkflow.io/spec/1.0.0/errors/configuration' && /\/do\/0\/read: call: asyncapi with a subscription is not supported yet by this run/.test(f.message);
+  });
 });
 
 test('validation: no warning for a subscription; a consumption policy with neither amount, while nor until is an error with its location', async () => {
