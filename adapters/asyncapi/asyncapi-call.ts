@@ -1,24 +1,33 @@
 /**
- * Serverless Workflow 1.0 `call: asyncapi` (activity `sw.asyncapiCall`): publishes
- * `with.message.payload` through the operation `with.operation` of the AsyncAPI document
- * `with.document` (on the server `with.server.name`, else the operation's first one spoken here),
- * authenticated by `with.authentication` (basic, bearer, an OAuth2/OIDC token) — the same AsyncAPI code as 0.8's `asyncapi` functions
- * (./document.ts, ./transport.ts), 1.0's errors (RFC 7807 problems). Basic credentials are the
- * MQTT username/password, a bearer token the password; over HTTP, the `Authorization` header, and
- * `message.headers` are sent as HTTP headers. Not yet: `subscription` (consuming messages),
- * `channel` without `operation` (2.x documents are addressed by their operationId), `protocol`.
+ * Serverless Workflow 1.0 `call: asyncapi` (activity `sw.asyncapiCall`) on the AsyncAPI document
+ * `with.document`, the same AsyncAPI code as 0.8's `asyncapi` functions (./document.ts,
+ * ./transport.ts), 1.0's errors (RFC 7807 problems).
+ * - The operation: `with.operation` (its id), or `with.channel` (that channel's operation in the
+ *   call's direction: 2.x `publish`/3.x `send` for a message, `subscribe`/`receive` for a subscription).
+ * - The server: `with.server.name`, else the operation's first server of `with.protocol`, else its
+ *   first one spoken here (MQTT, HTTP); `with.server.variables` fill the server URL's variables.
+ * - `with.message`: its payload is published (over HTTP, `message.headers` are HTTP headers).
+ * - `with.subscription`: messages are consumed until the consumption policy is met
+ *   (./subscription.ts) and returned in order: over MQTT a subscription to the channel's topic,
+ *   over HTTP a long poll of the channel's path (./transport.ts).
+ * - `with.authentication` (basic, bearer, an OAuth2/OIDC token): basic credentials are the MQTT
+ *   username/password, a bearer token the password; over HTTP, the `Authorization` header.
  */
 import { authenticationHeaders, ConfigurationError, configurationFailure, ErrorCodes, ErrorTypes, fetchDocument, isAdapterError, locateDocument, problemFailure, type ActivityContext, type Json } from '../../src/adapter';
-import { resolveOperation } from './document';
+import { ExpressionError } from '../../src/expr';
+import { findCallOperation, loadDocument } from './document';
 import { MQTT_NOT_AUTHORIZED } from './mqtt';
-import { overHttp, overMqtt, type AsyncCredentials } from './transport';
+import { overHttp, overMqtt, subscribeOverHttp, subscribeOverMqtt, type AsyncCredentials } from './transport';
+import { consumption, type SubscriptionArgs } from './subscription';
 
 type AsyncApiWith = {
   document?: { endpoint?: string | { uri?: string } };
   operation?: string;
-  server?: { name?: string };
+  channel?: string;
+  protocol?: string;
+  server?: { name?: string; variables?: Record<string, Json> };
   message?: { payload?: Json; headers?: Record<string, Json> };
-  subscription?: Json;
+  subscription?: SubscriptionArgs;
   authentication?: Json;
 };
 
@@ -42,18 +51,29 @@ export async function invokeAsyncApiCall(args: Json, ctx: ActivityContext, baseD
   try {
     const endpoint = typeof w.document?.endpoint === 'string' ? w.document.endpoint : w.document?.endpoint?.uri;
     if (!endpoint) throw new ConfigurationError('call: asyncapi has no document endpoint');
-    if (w.subscription !== undefined) throw new ConfigurationError('call: asyncapi with a subscription is not supported yet (publishing a message is)');
-    if (!w.operation) throw new ConfigurationError('call: asyncapi needs an operation (the operationId of AsyncAPI 2.x documents too)');
-    const locate = (doc: string) => locateDocument(doc, baseDirs, 'AsyncAPI document');
-    const op = await resolveOperation(`${endpoint}#${w.operation}`, locate, (url) => fetchDocument(ctx, url, 'AsyncAPI document'), w.server?.name);
-    if (op.direction !== 'send') throw new ConfigurationError(`operation "${w.operation}" receives messages: a message can only be published by an operation the workflow sends (2.x publish, 3.x send)`);
+    const subscribing = w.subscription !== undefined;
+    // A run from before v1-asyncapi-subscriptions evaluated the subscription's expressions as arguments: refused as then.
+    if (subscribing && !w.subscription!.scope) throw new ConfigurationError('call: asyncapi with a subscription is not supported yet by this run (it started before the interpreter served subscriptions)');
+    if (!w.operation && !w.channel) throw new ConfigurationError('call: asyncapi needs an operation (its operationId) or a channel');
+    const where = locateDocument(endpoint, baseDirs, 'AsyncAPI document');
+    const doc = await loadDocument(where, (url) => fetchDocument(ctx, url, 'AsyncAPI document'));
+    const op = findCallOperation(doc, { operation: w.operation, channel: w.channel, direction: subscribing ? 'receive' : 'send', server: w.server, protocol: w.protocol }, where);
+    const name = w.operation ? `operation "${w.operation}"` : `the channel "${w.channel}"'s operation`;
+    if (!subscribing && op.direction !== 'send') throw new ConfigurationError(`${name} receives messages: a message can only be published by an operation the workflow sends (2.x publish, 3.x send)`);
+    if (subscribing && op.direction !== 'receive') throw new ConfigurationError(`${name} sends messages: a subscription needs an operation the workflow receives (2.x subscribe, 3.x receive)`);
     const credentials = policyCredentials((await authenticationHeaders(w.authentication, ctx)).authorization);
+    if (subscribing) {
+      const subscribe = /^https?$/.test(op.server.protocol) ? subscribeOverHttp : subscribeOverMqtt;
+      return (await subscribe(op, consumption(w.subscription!), ctx, credentials)) as unknown as Json;
+    }
     const payload = (w.message?.payload ?? null) as Json;
     if (!/^https?$/.test(op.server.protocol)) return await overMqtt(op, payload, ctx, credentials);
     const headers = Object.fromEntries(Object.entries(w.message?.headers ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
     return await overHttp(op, payload, ctx, credentials, headers);
   } catch (err) {
     if (err instanceof ConfigurationError || (isAdapterError(err) && err.code === ErrorCodes.OperationError)) throw configurationFailure(`${ctx.state}: ${(err as Error).message}`);
+    // A subscription's filter, while or until that fails: an expression problem, as in the workflow.
+    if (err instanceof ExpressionError) throw problemFailure({ type: ErrorTypes.expression, status: 400, title: 'Expression Error', detail: `${ctx.state}: ${err.message}` }, true);
     if (!isAdapterError(err)) throw err;
     if (err.code === ErrorCodes.AuthError) throw problemFailure({ type: ErrorTypes.authentication, status: 401, title: 'Unauthorized', detail: `${ctx.state}: ${err.message}` }, err.nonRetryable);
     const status = /^\d{3}$/.test(err.code) ? Number(err.code) : err.code === MQTT_NOT_AUTHORIZED ? 401 : 503;

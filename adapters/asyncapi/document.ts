@@ -57,22 +57,59 @@ async function load(location: string, fetchText: FetchText): Promise<AsyncAPIDoc
 /** Parses a document once per location (a failed parse is tried again next time). */
 export const loadDocument: (location: string, fetchText: FetchText) => Promise<AsyncAPIDocumentInterface> = loadOnce(load);
 
-/** A server's URL, its `{variables}` replaced by their defaults, with the protocol as the scheme when it has none; no trailing slash. */
-function serverUrl(server: ServerInterface): string {
+/**
+ * A server's URL, its `{variables}` replaced by the values given (1.0 `server.variables`), else
+ * their defaults (a value outside the variable's `enum` is refused), with the protocol as the
+ * scheme when it has none; no trailing slash.
+ */
+function serverUrl(server: ServerInterface, given: Record<string, unknown> = {}, location = ''): string {
   let url = server.url();
-  for (const v of server.variables().all()) url = url.split(`{${v.id()}}`).join(v.defaultValue() ?? '');
+  const known = server.variables().all();
+  for (const name of Object.keys(given)) {
+    if (!known.some((v) => v.id() === name)) throw operationError(`${location}: server "${server.id()}" has no variable "${name}"; its variables: ${known.map((v) => v.id()).join(', ') || 'none'}`);
+  }
+  for (const v of known) {
+    const value = given[v.id()] !== undefined ? String(given[v.id()]) : v.defaultValue();
+    if (value === undefined) throw operationError(`${location}: server "${server.id()}" needs a value for its variable "${v.id()}" (server.variables), it has no default`);
+    const allowed = v.allowedValues();
+    if (given[v.id()] !== undefined && allowed.length && !allowed.includes(value)) throw operationError(`${location}: server "${server.id()}" variable "${v.id()}" is ${JSON.stringify(value)}, not one of ${allowed.join(', ')}`);
+    url = url.split(`{${v.id()}}`).join(value);
+  }
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) url = `${server.protocol()}://${url}`;
   return url.replace(/\/$/, '');
 }
 
-/** The server to use: the function's `metadata.server` (a server id), else the operation's first server with a protocol spoken here. */
-function chooseServer(op: OperationInterface, wanted: string | undefined, location: string): ServerInterface {
+/** The AsyncAPI server protocols a 1.0 call's `protocol` selects (its secure variants too). */
+const PROTOCOL_FAMILY: Record<string, string[]> = {
+  mqtt: ['mqtt', 'mqtts', 'secure-mqtt'],
+  http: ['http', 'https'],
+  kafka: ['kafka', 'kafka-secure'],
+  amqp: ['amqp', 'amqps'],
+  ws: ['ws', 'wss'],
+  stomp: ['stomp', 'stomps'],
+};
+
+/**
+ * The server to use: the one named (0.8 `metadata.server`, 1.0 `server.name`), else the
+ * operation's first server of the 1.0 call's `protocol`, else its first server with a protocol
+ * spoken here.
+ */
+function chooseServer(op: OperationInterface, wanted: string | undefined, location: string, protocol?: string): ServerInterface {
   const servers = op.servers().all();
   const describe = servers.map((s) => `${s.id()} (${s.protocol()})`).join(', ') || 'none';
   if (wanted) {
     const server = servers.find((s) => s.id() === wanted);
     if (!server) throw operationError(`${location}: operation "${op.id()}" has no server "${wanted}" (metadata.server); its servers: ${describe}`);
     if (!(PROTOCOLS as readonly string[]).includes(server.protocol())) throw unsupported(op, describe, location);
+    return server;
+  }
+  if (protocol) {
+    const family = PROTOCOL_FAMILY[protocol] ?? [protocol];
+    const server = servers.find((s) => family.includes(s.protocol()));
+    if (!server) throw operationError(`${location}: operation "${op.id()}" has no server for the protocol "${protocol}"; its servers: ${describe}`);
+    if (!(PROTOCOLS as readonly string[]).includes(server.protocol())) {
+      throw operationError(`${location}: the asyncapi adapter does not speak ${protocol} (server "${server.id()}"); it speaks ${PROTOCOLS.join(', ')}`);
+    }
     return server;
   }
   const server = servers.find((s) => (PROTOCOLS as readonly string[]).includes(s.protocol()));
@@ -98,20 +135,61 @@ export function findOperation(doc: AsyncAPIDocumentInterface, operationId: strin
     const ids = doc.operations().all().map((o) => o.id()).filter(Boolean);
     throw operationError(`${location} has no operation "${operationId}"; its operations: ${ids.join(', ') || 'none'}`);
   }
+  return describeOperation(doc, op, operationId, location, chooseServer(op, wantedServer, location));
+}
+
+function describeOperation(doc: AsyncAPIDocumentInterface, op: OperationInterface, operationId: string, location: string, server: ServerInterface, variables?: Record<string, unknown>): AsyncOperation {
   const channel = op.channels().all()[0];
   const address = channel?.address();
   if (!address) throw operationError(`${location}: operation "${operationId}" has no channel address`);
-  const server = chooseServer(op, wantedServer, location);
   const message = op.messages().all()[0];
   return {
     operationId,
     direction: op.action() === 'publish' || op.action() === 'send' ? 'send' : 'receive',
     channel: address,
-    server: { id: server.id(), protocol: server.protocol(), url: serverUrl(server) },
+    server: { id: server.id(), protocol: server.protocol(), url: serverUrl(server, variables, location) },
     contentType: message?.contentType() ?? doc.defaultContentType() ?? 'application/json',
     bindings: bindingsOf(op, server.protocol()),
     document: location,
   };
+}
+
+/** What a 1.0 `call: asyncapi` names: an operation, or a channel (with the direction the call takes), and how to pick the server. */
+export interface CallTarget {
+  operation?: string;
+  channel?: string;
+  /** `send` for a `message`, `receive` for a `subscription`. */
+  direction: 'send' | 'receive';
+  server?: { name?: string; variables?: Record<string, unknown> };
+  protocol?: string;
+}
+
+/**
+ * The operation of a 1.0 call: by its id (`operation`), or by `channel` (a 2.x channel's name,
+ * or a channel's address): that channel's operation in the call's direction (2.x `publish` for a
+ * message, `subscribe` for a subscription; 3.x `send` / `receive`).
+ */
+export function findCallOperation(doc: AsyncAPIDocumentInterface, target: CallTarget, location: string): AsyncOperation {
+  const ops = doc.operations().all();
+  let op: OperationInterface | undefined;
+  if (target.operation) {
+    op = ops.find((o) => o.id() === target.operation);
+    if (!op) throw operationError(`${location} has no operation "${target.operation}"; its operations: ${ops.map((o) => o.id()).filter(Boolean).join(', ') || 'none'}`);
+  } else {
+    const onChannel = ops.filter((o) => o.channels().all().some((c) => c.id() === target.channel || c.address() === target.channel));
+    if (!onChannel.length) {
+      throw operationError(`${location} has no operation on the channel "${target.channel}"; its channels: ${doc.channels().all().map((c) => c.id()).join(', ') || 'none'}`);
+    }
+    const sends = (o: OperationInterface) => o.action() === 'publish' || o.action() === 'send';
+    op = onChannel.find((o) => sends(o) === (target.direction === 'send'));
+    if (!op) {
+      const what = target.direction === 'send' ? 'publish (2.x) or send (3.x) operation to publish a message with' : 'subscribe (2.x) or receive (3.x) operation to subscribe with';
+      throw operationError(`${location}: the channel "${target.channel}" has no ${what}`);
+    }
+  }
+  const id = op.id() ?? `${target.channel} ${op.action()}`;
+  const server = chooseServer(op, target.server?.name, location, target.server?.name ? undefined : target.protocol);
+  return describeOperation(doc, op, id, location, server, target.server?.variables);
 }
 
 /** `operation` of an asyncapi function → the operation it names. */

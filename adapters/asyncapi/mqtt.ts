@@ -76,3 +76,38 @@ export function receive(call: MqttCall, topic: string, qos: 0 | 1 | 2): Promise<
     return first;
   });
 }
+
+/** A message received by a subscription: its topic, payload, and MQTT 5 properties when the broker sent any. */
+export interface MqttMessage {
+  topic: string;
+  payload: Buffer;
+  userProperties?: Record<string, string | string[]>;
+  correlationData?: Buffer;
+}
+
+/**
+ * Subscribes to `topic` and hands every message to `onMessage` in arrival order until it says
+ * `true` (done) or what `done()` returns (called once subscribed) settles: the time is up. Messages are acknowledged as
+ * they are received (QoS 1: the broker forgets them), the session is clean: a subscription is a
+ * live stream, nothing is kept for it between calls. `onMessage` must not throw (an error of
+ * the caller's would be reported as the broker's).
+ */
+export function subscribe(call: MqttCall, topic: string, qos: 0 | 1 | 2, onMessage: (m: MqttMessage) => boolean, done: () => Promise<void>): Promise<void> {
+  return withClient(call, async (client) => {
+    let finish!: () => void;
+    const ended = new Promise<void>((resolve) => (finish = resolve));
+    let over = false;
+    client.on('message', (t, payload, packet) => {
+      if (over) return;
+      const props = packet.properties;
+      if (onMessage({ topic: t, payload, userProperties: props?.userProperties, correlationData: props?.correlationData })) {
+        over = true;
+        finish();
+      }
+    });
+    const [grant] = await client.subscribeAsync(topic, { qos });
+    if (grant && grant.qos === 128) throw Object.assign(new Error(`subscription to ${topic} refused`), { code: 135 });
+    await Promise.race([ended, done()]);
+    over = true;
+  });
+}

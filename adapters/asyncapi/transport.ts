@@ -6,7 +6,8 @@
 import type { ActivityContext, Json } from '../../src/adapter';
 import type { AsyncOperation } from './document';
 import { channelAddress, decodePayload, encodePayload } from './message';
-import { publish, receive, type MqttCall } from './mqtt';
+import { publish, receive, subscribe, type MqttCall, type MqttMessage } from './mqtt';
+import type { Consumption, InboundMessage } from './subscription';
 
 /** What a publish returns. */
 export interface Published {
@@ -53,3 +54,97 @@ function published(op: AsyncOperation, channel: string): Published {
   return { published: true, operationId: op.operationId, protocol: op.server.protocol, server: op.server.id, channel };
 }
 
+
+/**
+ * A subscription over MQTT (1.0 `subscription`): the channel is the topic filter (a parameter is
+ * `+`), each message is offered to the consumption until its policy is met or its time is up.
+ * Heartbeats say how many messages were consumed. An expression that fails ends it with that error.
+ */
+export async function subscribeOverMqtt(op: AsyncOperation, consumption: Consumption, ctx: ActivityContext, credentials: AsyncCredentials): Promise<InboundMessage[]> {
+  if (consumption.metAtStart()) return [];
+  const topic = channelAddress(op.channel, {}, 'mqtt', '+');
+  const url = op.server.url.replace(/^secure-mqtt:/, 'mqtts:');
+  const call: MqttCall = { url, request: `MQTT subscribe ${topic} at ${url}`, credentials: await credentials.mqtt(), signal: ctx.signal };
+  let failed: { error: unknown } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const offer = (m: MqttMessage): boolean => {
+    try {
+      const done = consumption.offer(inbound(m, op.contentType));
+      ctx.heartbeat({ subscribed: topic, consumed: consumption.messages.length });
+      return done;
+    } catch (error) {
+      failed = { error };
+      return true;
+    }
+  };
+  const forTime = () => {
+    ctx.heartbeat({ subscribed: topic, consumed: 0 });
+    return new Promise<void>((resolve) => {
+      if (consumption.forMs !== undefined) timer = setTimeout(resolve, consumption.forMs);
+    });
+  };
+  try {
+    await subscribe(call, topic, qosOf(op.bindings.qos, 1), offer, forTime);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (failed) throw failed.error;
+  return consumption.messages;
+}
+
+/** How long an HTTP subscription waits before asking again when the server had no message (204). */
+export const HTTP_POLL_MS = 500;
+
+/**
+ * A subscription over HTTP: a long poll of the channel path (GET, or the binding's `method`),
+ * each answer one message (its body, read by its content type); a 204 No Content (or an empty
+ * body) means no message yet: asked again after {@link HTTP_POLL_MS}. Until the policy is met or
+ * its time is up (a request in flight then is abandoned). A status ≥ 400 fails the call.
+ */
+export async function subscribeOverHttp(op: AsyncOperation, consumption: Consumption, ctx: ActivityContext, credentials: AsyncCredentials): Promise<InboundMessage[]> {
+  if (consumption.metAtStart()) return [];
+  const url = `${op.server.url}/${channelAddress(op.channel, {}, 'http').replace(/^\//, '')}`;
+  const auth = await credentials.http();
+  const time = consumption.forMs !== undefined ? AbortSignal.timeout(consumption.forMs) : undefined;
+  const signal = time ? AbortSignal.any([ctx.signal, time]) : ctx.signal;
+  const timeIsUp = () => time?.aborted === true && !ctx.signal.aborted;
+  const method = typeof op.bindings.method === 'string' ? op.bindings.method : 'GET';
+  ctx.heartbeat({ subscribed: url, consumed: 0 });
+  for (;;) {
+    let body: Json;
+    try {
+      const answer = await ctx.http({ method, url, ...(auth ? { headers: auth } : {}) }, { signal });
+      body = answer.status === 204 ? null : answer.body;
+      if (body === null) await pause(HTTP_POLL_MS, signal);
+    } catch (err) {
+      if (timeIsUp()) return consumption.messages;
+      throw err;
+    }
+    if (body === null) continue;
+    const done = consumption.offer({ payload: body });
+    ctx.heartbeat({ subscribed: url, consumed: consumption.messages.length });
+    if (done) return consumption.messages;
+  }
+}
+
+/** Waits `ms`, or rejects when `signal` aborts first. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** An MQTT message as an AsyncAPI inbound message: the payload by its content type, MQTT 5 user properties as headers, correlation data as the correlation id. */
+function inbound(m: MqttMessage, contentType: string): InboundMessage {
+  const headers = m.userProperties && Object.keys(m.userProperties).length ? (m.userProperties as Record<string, Json>) : undefined;
+  return { payload: decodePayload(m.payload, contentType), ...(headers ? { headers } : {}), ...(m.correlationData?.length ? { correlationId: m.correlationData.toString('utf8') } : {}) };
+}

@@ -143,6 +143,13 @@ export const FEATURE_V1_EXTENSIONS = 'v1-extensions';
  * evaluated such documents strictly (validation warned) and still do.
  */
 export const FEATURE_V1_LOOSE_EVALUATION = 'v1-loose-evaluation';
+/**
+ * A 1.0 `call: asyncapi` with a `subscription` is served (v1/tasks/asyncapi-subscription.ts): its
+ * `filter`, `consume.while`/`until` go to the activity unevaluated with the variables they read,
+ * and `foreach` runs over the messages the activity returns. Before, the whole `with` was
+ * evaluated as arguments and the adapter refused the subscription (a configuration problem).
+ */
+export const FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS = 'v1-asyncapi-subscriptions';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -172,5 +179,6 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW,
   FEATURE_V1_EXTENSIONS,
   FEATURE_V1_LOOSE_EVALUATION,
+  FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS,
 ];
 

@@ -339,12 +339,7 @@ test('1.0 call: asyncapi — an HTTP channel (AsyncAPI 3.0): the bearer token fr
   await assert.rejects(anonymous.result, (e: unknown) => /errors\/communication","status":401/.test(failureText(e)));
 });
 
-test('1.0 call: asyncapi — a subscription is refused (a validation warning, then a configuration problem); so is a receive operation given a message', async () => {
-  const sub = { call: 'asyncapi', with: { document: { endpoint: 'file://streetlights.yaml' }, operation: 'lightStatus', subscription: { consume: { amount: 1 } } } };
-  const loaded = await loadAnyDefinition(v1Doc('asyncapi-sub', [{ sub }]));
-  assert.deepEqual(loaded.problems.map((p) => p.message), ["'call: asyncapi' with a subscription is not supported yet (publishing a message is)"]);
-  const { result } = await h.run(v1Doc('asyncapi-sub', [{ sub }]));
-  await assert.rejects(result, (e: unknown) => /errors\/configuration/.test(failureText(e)) && /subscription is not supported yet/.test(failureText(e)));
+test('1.0 call: asyncapi — a receive operation given a message is refused (subscriptions: asyncapi-subscription.test.ts)', async () => {
   const wrongWay = await h.run(v1Doc('asyncapi-wrong-way', [{ send: { call: 'asyncapi', with: { document: { endpoint: 'file://streetlights.yaml' }, operation: 'lightStatus', message: { payload: {} } } } }]));
   await assert.rejects(wrongWay.result, (e: unknown) => /operation "lightStatus" receives messages/.test(failureText(e)));
 });

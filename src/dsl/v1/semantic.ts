@@ -27,9 +27,12 @@ import { isLocalCall, LOCAL_METADATA, localProblem } from '../../common/metadata
 const DIRECTIVES = new Set(['continue', 'exit', 'end']);
 const SECRETS_RE = /\$secrets(?![A-Za-z0-9_])/;
 
+/** swflow consumes a subscription's messages first (the adapter activity), then runs its foreach over them. */
+export const SUBSCRIPTION_FOREACH =
+  "a subscription's foreach runs once its consumption has ended (the activity consumes, then the workflow iterates over the messages): without consume.amount or consume.for it runs only when while/until end it, and they see $context as it was when the call started";
+
 /** Why swflow cannot run something yet (the warning text; the matrix quotes it). */
 export const UNSUPPORTED = {
-  asyncapiSubscription: "'call: asyncapi' with a subscription is not supported yet (publishing a message is)",
   a2a: "'call: a2a' is not supported yet",
   mcp: "'call: mcp' is not supported yet",
   container: "'run.container' is not supported (no container runtime on swflow's workers)",
@@ -245,7 +248,13 @@ function checkCall(ctx: Ctx, task: Task, tp: string): void {
   }
   if ((BUILTIN_CALLS as readonly string[]).includes(call)) {
     if (call in UNSUPPORTED) ctx.rep.warn(`${tp}/call`, UNSUPPORTED[call as 'a2a']);
-    if (call === 'asyncapi' && w.subscription !== undefined) ctx.rep.warn(`${tp}/with/subscription`, UNSUPPORTED.asyncapiSubscription);
+    // A subscription's iterator runs its tasks in the workflow, as a listen's.
+    const sub = call === 'asyncapi' && isObj(w.subscription) ? (w.subscription as Obj) : undefined;
+    if (sub && isObj(sub.foreach)) {
+      checkList(ctx, (sub.foreach as Obj).do as Task['do'], `${tp}/with/subscription/foreach/do`, false);
+      const consume = isObj(sub.consume) ? (sub.consume as Obj) : {};
+      if (consume.amount === undefined && consume.for === undefined) ctx.rep.warn(`${tp}/with/subscription/foreach`, SUBSCRIPTION_FOREACH);
+    }
     const service = isObj(w.service) ? (w.service as Obj) : undefined;
     if (call === 'grpc' && service?.authentication !== undefined) checkAuth(ctx, service.authentication, `${tp}/with/service/authentication`);
     const doc = isObj(w.document) ? (w.document as Obj) : undefined;

@@ -18,7 +18,8 @@ import type { Json } from '../../../common/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
 import { heartbeatTimeoutMs, isLocalCall } from '../../../common/metadata';
 import { platformFailure, throughPlatformFailures } from '../../platform';
-import { FEATURE_LOCAL_CALLS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS } from '../../../common/features';
+import { FEATURE_LOCAL_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS } from '../../../common/features';
+import { iterateMessages, splitSubscription, subscribes, subscriptionArgument } from './asyncapi-subscription';
 import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';
@@ -59,9 +60,12 @@ function endpointOf(v: Json | undefined): { uri?: string; authentication?: Authe
 
 async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext, activity: string): Promise<TaskOutcome> {
   const args = ctx.args(at, { input });
-  const written = (task.with ?? {}) as Record<string, Json>;
+  // v1-asyncapi-subscriptions: a subscription's expressions are the activity's, per message (asyncapi-subscription.ts).
+  const sub = activity === 'sw.asyncapiCall' && ctx.features.has(FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS) && subscribes(task.with) ? splitSubscription(task.with as Record<string, Json>) : undefined;
+  const written = (sub?.rest ?? task.with ?? {}) as Record<string, Json>;
   const split = splitSecrets(written);
   const w = ((ctx.sync ? ctx.valueSync(split.value, input, args, 'with') : await ctx.value(split.value, input, args, 'with')) ?? {}) as Record<string, Json>;
+  if (sub) w.subscription = subscriptionArgument(sub.subscription, args);
   let authorization: Json | undefined;
   const resolveAuth = async (holder: { authentication?: Authentication } | undefined) => {
     const a = holder?.authentication;
@@ -98,7 +102,8 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
     target = `grpc ${String(service.name)}/${String(w.method)}`;
   } else if (activity === ADAPTER_OF.asyncapi) {
     await resolveAuth(w as { authentication?: Authentication });
-    target = `asyncapi ${String(w.operation)}`;
+    const named = w.operation ?? (ctx.features.has(FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS) ? w.channel : undefined);
+    target = `asyncapi ${String(named)}${sub ? ' (subscription)' : ''}`;
   }
   const secretArguments = Object.keys(split.secrets).length ? split.secrets : undefined;
   const fc: FunctionCall = {
@@ -138,6 +143,7 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
     if (why === undefined || ctx.effects.cancelled()) throw err;
     output = await throughPlatformFailures(false, (again) => once(again ?? why), ctx.effects);
   }
+  if (sub) output = await iterateMessages(sub.subscription, output, at, ctx);
   return { output, ...(authorization !== undefined ? { authorization } : {}) };
 }
 

@@ -10,7 +10,7 @@
  * runs `foreach.do` (with `$<item>`, `$<at>`; then `foreach.output.as` and `foreach.export.as`) as
  * it comes, and the output is their outputs.
  */
-import type { ConsumptionStrategy, EventFilter, Task } from '../../../common/model-v1';
+import type { ConsumptionStrategy, EventFilter, SubscriptionIterator, Task } from '../../../common/model-v1';
 import type { Json } from '../../../common/model';
 import type { CloudEventJson } from '../../../common/contracts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
@@ -112,11 +112,14 @@ async function listenUntil(
 
 /** One consumed item through `foreach` (do, output.as, export.as), or the item itself. */
 async function iterate(task: Task, at: TaskAt, item: Json, index: number, ctx: TaskContext): Promise<Json> {
-  const it = task.foreach;
-  if (!it) return item;
+  return task.foreach ? iterateItem(task.foreach, `${at.reference}/foreach/do`, at, item, index, ctx) : item;
+}
+
+/** One item a subscription consumed (a listen's event, an asyncapi call's message) through its iterator: `do` at `base`, then output.as and export.as. */
+export async function iterateItem(it: SubscriptionIterator, base: string, at: TaskAt, item: Json, index: number, ctx: TaskContext): Promise<Json> {
   const locals = { ...at.locals, [it.item ?? 'item']: item, [it.at ?? 'index']: index };
   let out = item;
-  if (it.do) out = (await ctx.runList(it.do, `${at.reference}/foreach/do`, item, locals)).output;
+  if (it.do) out = (await ctx.runList(it.do, base, item, locals)).output;
   const args = ctx.args({ ...at, locals }, { input: item });
   out = await transform(ctx, it.output?.as, out, args, 'foreach.output.as');
   await ctx.exportContext(it.export?.as, out, args);
