@@ -152,6 +152,8 @@ export const FEATURE_V1_CALL_HEADERS = 'v1-call-headers';
  * scope held `$workflow` with the definition and the workflow input, `$task`, `$context`...).
  */
 export const FEATURE_MINIMAL_SECRET_CONTEXT = 'minimal-secret-context';
+/** 1.0 `call: mcp` is the adapter activity `sw.mcp` (adapters/mcp, v1/tasks/call.ts); before, a runtime error (501). */
+export const FEATURE_V1_MCP_CALLS = 'v1-mcp-calls';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -177,6 +179,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_SCHEDULE_AFTER,
   FEATURE_V1_CALL_HEADERS,
   FEATURE_MINIMAL_SECRET_CONTEXT,
+  FEATURE_V1_MCP_CALLS,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
