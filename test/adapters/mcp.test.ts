@@ -161,7 +161,16 @@ test('failures are the spec\'s errors try/catch filters on: a tool error (runtim
   await assert.rejects(misdefined.result, (e: unknown) => /errors\/configuration/.test(failureText(e)) && /resources\/read needs parameters\.uri/.test(failureText(e)));
 });
 
-test('a cancelled run cancels its call: the stdio server is ended, the activity reports the cancellation', async () => {
+test('a call longer than its heartbeat timeout completes: the adapter worker heartbeats while the server works', async () => {
+  const { result, workflowId } = await h.run(
+    doc('mcp-long', [{ slow: { call: 'mcp', metadata: { 'swflow.heartbeat': 'PT1S' }, with: { method: 'tools/call', parameters: { name: 'slow', arguments: { ms: 3500 } }, transport: stdio() }, output: { as: '.content[0].text' } } }]),
+  );
+  assert.equal(await result, 'slept 3500');
+  const history = historyText(await h.client.workflow.getHandle(workflowId).fetchHistory());
+  assert.ok(!history.includes('again:'), 'the call was made once: no heartbeat timeout');
+});
+
+test('a cancelled run cancels its call: the interpreter cancels the activity, whose stdio server is ended', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'swflow-mcp-'));
   const pidFile = join(dir, 'pid');
   const handle = await h.start(
