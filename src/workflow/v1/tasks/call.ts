@@ -148,17 +148,17 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
  * its definition); the summary names the method, its tool/prompt/resource and the server.
  */
 async function mcpTarget(w: Record<string, Json>, resolveAuth: (holder: { authentication?: Authentication } | undefined) => Promise<void>): Promise<string> {
-  const transport = (w.transport && typeof w.transport === 'object' && !Array.isArray(w.transport) ? w.transport : {}) as Record<string, Json>;
-  const http = (transport.http && typeof transport.http === 'object' && !Array.isArray(transport.http) ? transport.http : undefined) as Record<string, Json> | undefined;
-  const stdio = (transport.stdio && typeof transport.stdio === 'object' && !Array.isArray(transport.stdio) ? transport.stdio : undefined) as Record<string, Json> | undefined;
+  const objectOf = (v: Json | undefined) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, Json>) : undefined);
+  const transport = objectOf(w.transport);
+  const http = objectOf(transport?.http);
   const endpoint = endpointOf(http?.endpoint);
   if (http && endpoint) {
     await resolveAuth(endpoint);
     http.endpoint = endpoint as Json;
   }
-  const p = (w.parameters && typeof w.parameters === 'object' && !Array.isArray(w.parameters) ? w.parameters : {}) as Record<string, Json>;
-  const subject = p.name ?? p.uri;
-  const server = endpoint?.uri ?? (stdio ? String(stdio.command) : '');
+  const p = objectOf(w.parameters);
+  const subject = p?.name ?? p?.uri;
+  const server = endpoint?.uri ?? String(objectOf(transport?.stdio)?.command ?? '');
   return `mcp ${String(w.method)}${typeof subject === 'string' ? ` ${subject}` : ''} @ ${server}`;
 }
 
