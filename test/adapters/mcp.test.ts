@@ -120,7 +120,7 @@ test('streamable HTTP: every method, a bearer token from $secrets and a secret h
   assert.match(history, /\/do\/1\/sum → mcp tools\/call add @ http:\/\/127\.0\.0\.1:\d+\/mcp/, 'the activity summary names the method, tool and server');
 });
 
-test('failures are the spec\'s errors try/catch filters on: a tool error (runtime), a command that cannot start, a refused token, nothing listening, a protocol version the server refuses (communication), a timeout', async () => {
+test('failures are the spec\'s errors try/catch filters on: a tool error (runtime), a command that cannot start, a server that is not speaking JSON-RPC, a refused token, nothing listening, a protocol version the server refuses (communication), a timeout', async () => {
   const closedPort = await freePort();
   const guarded = (name: string, transport: unknown, errors: { type: string; status: number }, extra: Record<string, unknown> = {}) => ({
     [name]: {
@@ -135,6 +135,7 @@ test('failures are the spec\'s errors try/catch filters on: a tool error (runtim
         guarded('toolStdio', stdio(), { type: 'runtime', status: 500 }),
         guarded('toolHttp', httpTransport({ use: 'mcpBearer' }), { type: 'runtime', status: 500 }),
         guarded('noCommand', { stdio: { command: '/nonexistent/mcp-server' } }, { type: 'communication', status: 503 }),
+        guarded('garbage', { stdio: { command: process.execPath, arguments: ['-e', 'console.log("hello, I am not JSON-RPC"); setInterval(() => {}, 1000)'] } }, { type: 'communication', status: 502 }),
         guarded('noToken', httpTransport({ bearer: { token: 'wrong-token' } }), { type: 'communication', status: 401 }),
         guarded('nobody', { http: { endpoint: `http://127.0.0.1:${closedPort}/mcp` } }, { type: 'communication', status: 503 }),
         guarded('version', httpTransport(), { type: 'communication', status: 505 }, { protocolVersion: '1999-01-01' }),
@@ -148,6 +149,7 @@ test('failures are the spec\'s errors try/catch filters on: a tool error (runtim
   assert.match(out.toolStdio!, /^Tool Error: MCP tools\/call "fail" at stdio server ".*mcp-server\.ts" answered a tool error: the warehouse has no apples$/);
   assert.match(out.toolHttp!, /^Tool Error: MCP tools\/call "fail" at http:\/\/127\.0\.0\.1:\d+\/mcp answered a tool error: the warehouse has no apples$/);
   assert.match(out.noCommand!, /^Service Unavailable: MCP tools\/call "fail" at stdio server "\/nonexistent\/mcp-server": the command could not be started: spawn \/nonexistent\/mcp-server ENOENT/);
+  assert.match(out.garbage!, /^Bad Gateway: MCP tools\/call "fail" at stdio server ".*": the server broke the protocol: .*JSON/);
   assert.match(out.noToken!, /^HTTP 401: MCP tools\/call "fail" at http:\/\/127\.0\.0\.1:\d+\/mcp: .*unauthorized/);
   assert.match(out.nobody!, new RegExp(`^Service Unavailable: MCP tools/call "fail" at http://127\\.0\\.0\\.1:${closedPort}/mcp: ConnectionRefused`));
   assert.match(out.version!, /^Protocol Version Not Supported: MCP tools\/call "fail" at http:\/\/127\.0\.0\.1:\d+\/mcp: the server speaks MCP 2025-11-25, the call asks for 1999-01-01$/);
