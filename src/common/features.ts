@@ -150,6 +150,8 @@ export const FEATURE_V1_LOOSE_EVALUATION = 'v1-loose-evaluation';
  * evaluated as arguments and the adapter refused the subscription (a configuration problem).
  */
 export const FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS = 'v1-asyncapi-subscriptions';
+/** 1.0 `call: mcp` is the adapter activity `sw.mcp` (adapters/mcp, v1/tasks/call.ts); before, a runtime error (501). */
+export const FEATURE_V1_MCP_CALLS = 'v1-mcp-calls';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -180,5 +182,6 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_EXTENSIONS,
   FEATURE_V1_LOOSE_EVALUATION,
   FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS,
+  FEATURE_V1_MCP_CALLS,
 ];
 

@@ -34,11 +34,6 @@ const REFUSED: Record<string, RegExp> = {
   'run-script-with-stdin-and-arguments.yaml': PROCESSES,
   'run-shell-stdin-and-arguments.yaml': PROCESSES,
   // Being built on other branches (call: mcp, asyncapi subscriptions, catalogs / functions by URI).
-  'call-asyncapi-subscribe-consume-amount.yaml': SUBSCRIPTION,
-  'call-asyncapi-subscribe-consume-forever-foreach.yaml': SUBSCRIPTION,
-  'call-asyncapi-subscribe-consume-until.yaml': SUBSCRIPTION,
-  'call-asyncapi-subscribe-consume-while.yaml': SUBSCRIPTION,
-  'call-mcp.yaml': /^'call: mcp' is not supported yet( \(strict\))?$/,
   'call-custom-function-cataloged.yaml': /^functions referenced by URI are not supported yet( \(strict\))?$/,
 };
 

@@ -32,9 +32,17 @@ test('unsupported constructs are warnings, errors with --strict', async () => {
   // supported now: no warning
   assert.deepEqual((await loadAnyDefinitionFile(join(EXAMPLES, 'call-grpc.yaml'))).problems, []);
   assert.deepEqual((await loadAnyDefinitionFile(join(EXAMPLES, 'call-asyncapi-publish.yaml'))).problems, []);
-  for (const f of ['call-asyncapi-subscribe-consume-amount.yaml', 'call-asyncapi-subscribe-consume-until.yaml', 'call-asyncapi-subscribe-consume-while.yaml']) {
+  for (const f of ['call-asyncapi-subscribe-consume-amount.yaml', 'call-asyncapi-subscribe-consume-until.yaml', 'call-asyncapi-subscribe-consume-while.yaml', 'call-mcp.yaml']) {
     assert.deepEqual((await loadAnyDefinitionFile(join(EXAMPLES, f))).problems, [], f);
   }
+});
+
+test('call: mcp: the HTTP transport endpoint\'s authentication is checked as any call\'s, located', async () => {
+  const doc = (auth: unknown) => ({ document: { dsl: '1.0.3', namespace: 'tests', name: 'mcp', version: '0.1.0' }, do: [{ c: { call: 'mcp', with: { method: 'tools/list', transport: { http: { endpoint: { uri: 'http://h/mcp', authentication: auth } } } } } }] });
+  const problems = async (auth: unknown) => (await loadAnyDefinition(doc(auth))).problems.map(formatProblem).join('\n');
+  assert.equal(await problems({ bearer: { token: 't' } }), '');
+  assert.match(await problems({ digest: { username: 'u', password: 'p' } }), /warning: 'digest' authentication is not supported yet .* at \/do\/0\/c\/with\/transport\/http\/endpoint\/authentication\/digest/);
+  assert.match(await problems({ use: 'nope' }), /error: unknown authentication 'nope' at \/do\/0\/c\/with\/transport\/http\/endpoint\/authentication\/use/);
 });
 
 test('authentication: oauth2/oidc load clean; digest, other grants and client authentications are warnings', async () => {

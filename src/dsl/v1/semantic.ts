@@ -34,7 +34,6 @@ export const SUBSCRIPTION_FOREACH =
 /** Why swflow cannot run something yet (the warning text; the matrix quotes it). */
 export const UNSUPPORTED = {
   a2a: "'call: a2a' is not supported yet",
-  mcp: "'call: mcp' is not supported yet",
   container: "'run.container' is not supported (no container runtime on swflow's workers)",
   script: "'run.script' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
   shell: "'run.shell' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
@@ -243,7 +242,7 @@ function checkCall(ctx: Ctx, task: Task, tp: string): void {
     const servedHere = Object.hasOwn(ADAPTER_ACTIVITY_OF_CALL, call) && !(isObj(task.metadata) && task.metadata.worker);
     if (problem) ctx.rep.error(`${tp}/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: ${problem}`, 'true runs the call as a local activity on the interpreter worker');
     else if (isLocalCall(task.metadata as Obj) && !servedHere) {
-      ctx.rep.error(`${tp}/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: only call: http, openapi, grpc and asyncapi without metadata.worker can run locally`, 'the interpreter worker runs swflow\'s built-in adapters; other calls are served elsewhere');
+      ctx.rep.error(`${tp}/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: only call: http, openapi, grpc, asyncapi and mcp without metadata.worker can run locally`, 'the interpreter worker runs swflow\'s built-in adapters; other calls are served elsewhere');
     }
   }
   if ((BUILTIN_CALLS as readonly string[]).includes(call)) {
@@ -257,6 +256,8 @@ function checkCall(ctx: Ctx, task: Task, tp: string): void {
     }
     const service = isObj(w.service) ? (w.service as Obj) : undefined;
     if (call === 'grpc' && service?.authentication !== undefined) checkAuth(ctx, service.authentication, `${tp}/with/service/authentication`);
+    const mcpHttp = call === 'mcp' && isObj(w.transport) && isObj((w.transport as Obj).http) ? ((w.transport as Obj).http as Obj) : undefined;
+    if (mcpHttp && isObj(mcpHttp.endpoint) && (mcpHttp.endpoint as Obj).authentication !== undefined) checkAuth(ctx, (mcpHttp.endpoint as Obj).authentication, `${tp}/with/transport/http/endpoint/authentication`);
     const doc = isObj(w.document) ? (w.document as Obj) : undefined;
     const endpoint: Obj | undefined = isObj(w.endpoint) ? (w.endpoint as Obj) : doc && isObj(doc.endpoint) ? (doc.endpoint as Obj) : undefined;
     const authPtr = isObj(w.endpoint) ? `${tp}/with/endpoint/authentication` : `${tp}/with/authentication`;

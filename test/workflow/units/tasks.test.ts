@@ -12,7 +12,7 @@ import { ParentClosePolicy } from '@temporalio/workflow';
 import type { Json } from '../../../src/common/model';
 import type { V1Definition } from '../../../src/common/model-v1';
 import type { CloudEventJson, FunctionCall } from '../../../src/common/contracts';
-import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_CALL_PLATFORM_FAILURES } from '../../../src/common/features';
+import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_MCP_CALLS } from '../../../src/common/features';
 import { INTERPRETER_FEATURES } from '../../../src/common/features';
 import { UNLIMITED_CALL_MS } from '../../../src/workflow/timeouts';
 import { WorkflowError } from '../../../src/workflow/v1/errors';
@@ -164,6 +164,42 @@ test('call timeouts: unlimited start-to-close with the default heartbeat; ten mi
     local.effects.commands.map((c) => [c.kind, 'type' in c ? c.type : '']),
     [['localCall', 'sw.http']],
   );
+});
+
+test('call mcp: the activity sw.mcp on the evaluated `with`, a named endpoint policy resolved, $secrets kept out; before v1-mcp-calls a 501', async () => {
+  const doc = {
+    use: { secrets: ['MCP_BEARER', 'tenant'], authentications: { mcpAuth: { bearer: { use: 'MCP_BEARER' } } } },
+    do: [
+      {
+        ask: {
+          call: 'mcp',
+          with: {
+            method: 'tools/call',
+            parameters: { name: 'add', arguments: { a: '${ .a }', b: 2 } },
+            transport: { http: { endpoint: { uri: 'http://mcp.example/mcp', authentication: { use: 'mcpAuth' } }, headers: { 'x-tenant': '${ $secrets.tenant }' } } },
+          },
+        },
+      },
+    ],
+  };
+  const ctx = await FakeTaskContext.of(doc);
+  ctx.effects.activities['sw.mcp'] = http(() => ({ content: [{ type: 'text', text: '3' }] }));
+  assert.deepEqual(await ctx.exec('ask', { a: 1 }), { output: { content: [{ type: 'text', text: '3' }] }, authorization: { scheme: 'Bearer' } });
+  const [c] = ctx.effects.of('activity');
+  assert.equal(c.type, 'sw.mcp');
+  assert.equal(c.options.summary, '/do/0/ask → mcp tools/call add @ http://mcp.example/mcp');
+  assert.deepEqual(c.args[0], {
+    method: 'tools/call',
+    parameters: { name: 'add', arguments: { a: 1, b: 2 } },
+    transport: { http: { endpoint: { uri: 'http://mcp.example/mcp', authentication: { bearer: { use: 'MCP_BEARER' } } }, headers: { 'x-tenant': null } } },
+  });
+  assert.deepEqual(callOf(c.args).secretArguments, { '/transport/http/headers/x-tenant': '${ $secrets.tenant }' });
+
+  const old = await FakeTaskContext.of(doc, { features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_MCP_CALLS) });
+  const e = await rejects(old.exec('ask', { a: 1 }));
+  assert.equal(e.problem.status, 501);
+  assert.match(e.message, /call: mcp is not supported by this runtime yet/);
+  assert.equal(old.effects.commands.length, 0);
 });
 
 test('call under a task timeout: a timer races the call, which is cancelled when it fires', async () => {

@@ -1,6 +1,6 @@
 /**
- * `call`: `http`, `openapi`, `grpc` and `asyncapi` are activities (`sw.http`, `sw.openapi`,
- * `sw.grpc`, `sw.asyncapiCall`) of the built-in adapter worker (adapters/http, rest, rpc, asyncapi) on `swflow-adapters` (or the task's `metadata.worker` queue); a
+ * `call`: `http`, `openapi`, `grpc`, `asyncapi` and `mcp` are activities (`sw.http`, `sw.openapi`,
+ * `sw.grpc`, `sw.asyncapiCall`, `sw.mcp`) of the built-in adapter worker (adapters/http, rest, rpc, asyncapi, mcp) on `swflow-adapters` (or the task's `metadata.worker` queue); a
  * function of `use.functions` runs as its own task, on the evaluated `with` as input; a call
  * to swflow's default catalog, `<activity>:<version>@default`, is the adapter activity of that
  * name (the 1.0 way to reach custom adapters). Every call activity gets a FunctionCall
@@ -18,7 +18,7 @@ import type { Json } from '../../../common/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
 import { heartbeatTimeoutMs, isLocalCall } from '../../../common/metadata';
 import { platformFailure, throughPlatformFailures } from '../../platform';
-import { FEATURE_LOCAL_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS } from '../../../common/features';
+import { FEATURE_LOCAL_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS, FEATURE_V1_MCP_CALLS } from '../../../common/features';
 import { iterateMessages, splitSubscription, subscribes, subscriptionArgument } from './asyncapi-subscription';
 import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
@@ -32,14 +32,14 @@ export const CALL_ACTIVITY_TIMEOUT_MS = 10 * 60_000;
 
 const DEFAULT_CATALOG = /^(.+):([^:@]+)@default$/;
 
-/** Calls served since the v1-grpc-asyncapi-calls feature. */
-const LATER_CALLS = new Set(['grpc', 'asyncapi']);
+/** Calls served since a feature: runs recorded before it had them fail as unsupported (501). */
+const LATER_CALLS: Readonly<Record<string, string>> = { grpc: FEATURE_V1_GRPC_ASYNCAPI_CALLS, asyncapi: FEATURE_V1_GRPC_ASYNCAPI_CALLS, mcp: FEATURE_V1_MCP_CALLS };
 
 export async function runCall(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
   const call = task.call!;
   const adapter = ADAPTER_OF[call];
-  // Runs recorded before grpc/asyncapi calls were served had them fail as unsupported (below).
-  const served = adapter !== undefined && (!LATER_CALLS.has(call) || ctx.features.has(FEATURE_V1_GRPC_ASYNCAPI_CALLS));
+  // Runs recorded before grpc/asyncapi/mcp calls were served had them fail as unsupported (below).
+  const served = adapter !== undefined && (!Object.hasOwn(LATER_CALLS, call) || ctx.features.has(LATER_CALLS[call]!));
   if (served) return callAdapter(task, at, input, ctx, adapter);
   if ((BUILTIN_CALLS as readonly string[]).includes(call)) {
     throw WorkflowError.standard('runtime', at.reference, `call: ${call} is not supported by this runtime yet`, 501);
@@ -104,6 +104,8 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
     await resolveAuth(w as { authentication?: Authentication });
     const named = w.operation ?? (ctx.features.has(FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS) ? w.channel : undefined);
     target = `asyncapi ${String(named)}${sub ? ' (subscription)' : ''}`;
+  } else if (activity === ADAPTER_OF.mcp) {
+    target = await mcpTarget(w, resolveAuth);
   }
   const secretArguments = Object.keys(split.secrets).length ? split.secrets : undefined;
   const fc: FunctionCall = {
@@ -145,6 +147,25 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
   }
   if (sub) output = await iterateMessages(sub.subscription, output, at, ctx);
   return { output, ...(authorization !== undefined ? { authorization } : {}) };
+}
+
+/**
+ * `call: mcp`: the HTTP transport's endpoint authentication resolved (a named policy replaced by
+ * its definition); the summary names the method, its tool/prompt/resource and the server.
+ */
+async function mcpTarget(w: Record<string, Json>, resolveAuth: (holder: { authentication?: Authentication } | undefined) => Promise<void>): Promise<string> {
+  const objectOf = (v: Json | undefined) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, Json>) : undefined);
+  const transport = objectOf(w.transport);
+  const http = objectOf(transport?.http);
+  const endpoint = endpointOf(http?.endpoint);
+  if (http && endpoint) {
+    await resolveAuth(endpoint);
+    http.endpoint = endpoint as Json;
+  }
+  const p = objectOf(w.parameters);
+  const subject = p?.name ?? p?.uri;
+  const server = endpoint?.uri ?? String(objectOf(transport?.stdio)?.command ?? '');
+  return `mcp ${String(w.method)}${typeof subject === 'string' ? ` ${subject}` : ''} @ ${server}`;
 }
 
 /**
