@@ -152,6 +152,13 @@ export const FEATURE_V1_CALL_HEADERS = 'v1-call-headers';
  * scope held `$workflow` with the definition and the workflow input, `$task`, `$context`...).
  */
 export const FEATURE_MINIMAL_SECRET_CONTEXT = 'minimal-secret-context';
+/**
+ * 1.0 `call: a2a` is the adapter activity `sw.a2a` (adapters/a2a), never local, with a retry
+ * policy that has Temporal run it again after a platform failure (heartbeat timeout, worker
+ * shutdown) so the new attempt reads the last heartbeat's agent task and follows it instead of
+ * sending the message again (the adapter fails non-retryably otherwise); before, a runtime error (501).
+ */
+export const FEATURE_V1_A2A_CALLS = 'v1-a2a-calls';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -177,6 +184,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_SCHEDULE_AFTER,
   FEATURE_V1_CALL_HEADERS,
   FEATURE_MINIMAL_SECRET_CONTEXT,
+  FEATURE_V1_A2A_CALLS,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

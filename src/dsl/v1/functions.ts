@@ -1,10 +1,10 @@
 /**
  * What a 1.0 document calls through activities (sandbox-safe, pure): the names under which
  * `swflow test` mocks answer its calls, and the queues they are served on. A call's name is
- * `http` / `openapi` for inline calls, the `use.functions` entry's name for the calls it makes,
+ * `http` / `openapi` / `grpc` / `asyncapi` / `a2a` for inline calls, the `use.functions` entry's name for the calls it makes,
  * and `<activity>:<version>@default` for swflow's default catalog (adapter activities).
  */
-import { entryOf, type Task, type TaskList, type V1Definition } from './model';
+import { ADAPTER_ACTIVITY_OF_CALL, entryOf, type Task, type TaskList, type V1Definition } from './model';
 
 export interface CalledFunction {
   name: string;
@@ -19,7 +19,7 @@ export function v1Functions(def: V1Definition): CalledFunction[] {
   const visitTask = (t: Task, as?: string) => {
     if (typeof t.call === 'string') {
       const worker = typeof t.metadata?.worker === 'string' ? t.metadata.worker : undefined;
-      if (t.call === 'http' || t.call === 'openapi' || t.call === 'grpc' || t.call === 'asyncapi') out.set(as ?? t.call, { name: as ?? t.call, type: t.call, ...(worker ? { worker } : {}) });
+      if (Object.hasOwn(ADAPTER_ACTIVITY_OF_CALL, t.call)) out.set(as ?? t.call, { name: as ?? t.call, type: t.call, ...(worker ? { worker } : {}) });
       else if (/@default$/.test(t.call)) out.set(t.call, { name: t.call, type: 'custom', ...(worker ? { worker } : {}) });
       else if (fns[t.call]) visitTask(fns[t.call], t.call);
     }
