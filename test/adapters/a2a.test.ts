@@ -26,7 +26,7 @@ import { historyText } from '../../src/testing/history';
 import { startDevEnv } from '../helpers/temporal';
 import { assertNoSecrets } from '../helpers/leaks';
 import { freePort } from '../helpers/ports';
-import { sharedBundle } from '../workflow/helpers';
+import { saveHistory, sharedBundle } from '../workflow/helpers';
 import { startTestAgent, type TestAgent } from './a2a-agent';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -158,6 +158,7 @@ test('errors: a failed, rejected or input-required task, a JSON-RPC error, a ref
   const problem = (err.cause as ApplicationFailure).details![0] as Record<string, Json>;
   assert.deepEqual([problem.type, problem.status, problem.instance], [RUNTIME, 500, '/do/0/boom']);
   await assertNoSecrets(env.client, h.workflowId, [TOKEN], [], false);
+  await saveHistory(env.client, h.workflowId, 'v1-a2a-uncaught');
 });
 
 // ------------------------------------------------------------------ a lost adapter worker
@@ -210,6 +211,7 @@ test('kill -9 of the adapter worker during a long agent task: the call is made a
     const scheduled = history.events!.filter((e) => e.activityTaskScheduledEventAttributes);
     assert.equal(scheduled.length, 2, 'the lost call and the one made again');
     assert.match(historyText(history), /\(again: its worker stopped heartbeating/);
+    await saveHistory(env.client, h.workflowId, 'v1-a2a-worker-lost');
   } finally {
     const gone = new Promise((r) => second.child.once('exit', r));
     second.child.kill('SIGINT');
