@@ -271,6 +271,20 @@ const RPC_STATUS: Record<number, number> = {
   [-32009]: 505,
 };
 
+/** The SDK's A2A error reasons (also raised by the client itself, e.g. push notifications the card does not offer) → status. */
+const REASON_STATUS: Record<string, number> = {
+  TASK_NOT_FOUND: 404,
+  TASK_NOT_CANCELABLE: 409,
+  PUSH_NOTIFICATION_NOT_SUPPORTED: 501,
+  UNSUPPORTED_OPERATION: 501,
+  CONTENT_TYPE_NOT_SUPPORTED: 415,
+  INVALID_AGENT_RESPONSE: 502,
+  EXTENDED_AGENT_CARD_NOT_CONFIGURED: 404,
+  EXTENSION_SUPPORT_REQUIRED: 400,
+  VERSION_NOT_SUPPORTED: 505,
+  INVALID_PARAMS: 400,
+};
+
 /**
  * The agent, as the call reaches it: a client made by the SDK's ClientFactory whose every request
  * goes through `ctx.fetch` with the endpoint's credentials; the last HTTP status that was not a
@@ -357,9 +371,10 @@ class AgentConnection {
       const type = status === 401 ? ErrorTypes.authentication : status === 403 ? ErrorTypes.authorization : ErrorTypes.communication;
       return problemFailure({ type, status, title: statusText || `HTTP ${status}`, detail: `${where}: ${message}` }, true);
     }
-    // Anything else the SDK raised (an answer it could not read, an agent card it could not use).
-    const code = (err as { reason?: unknown })?.reason;
-    return problemFailure({ type: ErrorTypes.runtime, status: 502, title: 'A2A Error', detail: `${where}: ${message}${typeof code === 'string' ? ` (${code})` : ''}` }, true);
+    // An A2A error the SDK raised itself, or anything else (an answer it could not read, an agent card it could not use).
+    const reason = (err as { reason?: unknown })?.reason;
+    const status = typeof reason === 'string' ? (REASON_STATUS[reason] ?? 502) : 502;
+    return problemFailure({ type: ErrorTypes.runtime, status, title: 'A2A Error', detail: `${where}: ${message}${typeof reason === 'string' ? ` (${reason})` : ''}` }, true);
   }
 }
 

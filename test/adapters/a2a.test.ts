@@ -28,6 +28,7 @@ import { assertNoSecrets } from '../helpers/leaks';
 import { freePort } from '../helpers/ports';
 import { saveHistory, sharedBundle } from '../workflow/helpers';
 import { startTestAgent, type TestAgent } from './a2a-agent';
+import { a2aCall, paramsOf } from '../../adapters/a2a/request';
 
 const ROOT = resolve(__dirname, '..', '..');
 const TOKEN = 'agent-token-7f3k9q';
@@ -159,6 +160,49 @@ test('errors: a failed, rejected or input-required task, a JSON-RPC error, a ref
   assert.deepEqual([problem.type, problem.status, problem.instance], [RUNTIME, 500, '/do/0/boom']);
   await assertNoSecrets(env.client, h.workflowId, [TOKEN], [], false);
   await saveHistory(env.client, h.workflowId, 'v1-a2a-uncaught');
+});
+
+test('the other methods: tasks/list, tasks/resubscribe, agent/getAuthenticatedExtendedCard; push notifications the agent does not offer are a runtime error (501)', async () => {
+  const out = await run(
+    docOf('others', [
+      { start: { call: 'a2a', with: { method: 'message/send', server: server(), parameters: { ...say('slow 600'), configuration: { returnImmediately: true } } }, export: { as: '{ id: .task.id }' } } },
+      { list: { call: 'a2a', with: { method: 'tasks/list', agentCard: card(), parameters: { pageSize: 100 } }, export: { as: '$context + { listed: ([.tasks[].id] | index($context.id) != null) }' } } },
+      { follow: { call: 'a2a', with: { method: 'tasks/resubscribe', agentCard: card(), parameters: { id: '${ $context.id }' } }, export: { as: '$context + { events: [.[] | keys[0]], last: .[-1].statusUpdate.status.state }' } } },
+      { card: { call: 'a2a', with: { method: 'agent/getAuthenticatedExtendedCard', agentCard: card() }, export: { as: '$context + { card: .name }' } } },
+      {
+        push: {
+          try: [{ set: { call: 'a2a', with: { method: 'tasks/pushNotificationConfig/set', server: server(), parameters: { taskId: '${ $context.id }', pushNotificationConfig: { url: 'http://127.0.0.1:9/hook' } } } } }],
+          catch: { as: 'e', do: [{ keep: { set: { push: '${ { type: $e.type, status: $e.status, detail: $e.detail } }' } } }] },
+          export: { as: '$context + .' },
+        },
+      },
+      { all: { set: '${ $context | del(.id) }' } },
+    ]),
+  );
+  assert.equal(out.listed, true);
+  assert.equal(out.events[0], 'task');
+  assert.equal(out.last, 'TASK_STATE_COMPLETED');
+  assert.equal(out.card, 'Report agent');
+  assert.deepEqual([out.push.type, out.push.status], [RUNTIME, 501]);
+  assert.match(out.push.detail, /a2a tasks\/pushNotificationConfig\/set to http:\/\/127\.0\.0\.1:\d+\/a2a\/jsonrpc: .*\(PUSH_NOTIFICATION_NOT_SUPPORTED\)/);
+});
+
+test('parameters: the spec\'s 0.3 spelling read as A2A 1.0; the spec\'s defaults; definition problems are clear', () => {
+  const id = () => 'generated-id';
+  const send = a2aCall({ method: 'message/send', agentCard: { endpoint: { uri: 'https://a.example/card.json' } }, parameters: { message: { kind: 'message', role: 'agent', parts: [{ kind: 'text', text: 'hi' }, { kind: 'data', data: { n: 1 } }, { kind: 'file', file: { uri: 'https://f/x.pdf', mimeType: 'application/pdf', name: 'x.pdf' } }] }, configuration: { blocking: false } } }, id);
+  assert.deepEqual(send.target, { url: 'https://a.example/card.json', kind: 'agentCard' });
+  assert.deepEqual(send.params, {
+    message: { messageId: 'generated-id', role: 'ROLE_AGENT', parts: [{ text: 'hi' }, { data: { n: 1 } }, { url: 'https://f/x.pdf', mediaType: 'application/pdf', filename: 'x.pdf' }] },
+    configuration: { returnImmediately: true },
+  });
+  assert.equal((a2aCall({ method: 'message/stream', server: 'https://a.example/rpc', parameters: { message: { parts: ['plain'] } } }, id).params.message as any).role, 'ROLE_USER');
+  assert.deepEqual(paramsOf('tasks/pushNotificationConfig/get', { id: 't', pushNotificationConfigId: 'c' }, id), { taskId: 't', id: 'c' });
+  assert.deepEqual(paramsOf('tasks/pushNotificationConfig/set', { taskId: 't', pushNotificationConfig: { url: 'u' } }, id), { taskId: 't', url: 'u' });
+  assert.deepEqual(a2aCall({ method: 'tasks/get', server: 'https://a.example/rpc', parameters: '{"id":"t"}' }, id).params, { id: 't' });
+  assert.throws(() => a2aCall({ method: 'message/send', parameters: say('x') }, id), /needs `agentCard` \(the URL of the agent card\) or `server`/);
+  assert.throws(() => a2aCall({ method: 'tasks/poke', server: 'https://a/rpc' }, id), /method "tasks\/poke" is not an A2A method/);
+  assert.throws(() => a2aCall({ method: 'message/send', server: 'https://a/rpc', parameters: {} }, id), /message\/send: parameters\.message is required/);
+  assert.throws(() => a2aCall({ method: 'tasks/get', server: 'not a url' }, id), /server "not a url" is not an absolute URL/);
 });
 
 // ------------------------------------------------------------------ a lost adapter worker
