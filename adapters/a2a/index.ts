@@ -178,7 +178,7 @@ async function collect(stream: AsyncGenerator<StreamResponse>, call: A2ACall, ct
 
 const progress = (method: string, taskId: string): A2AProgress => ({ a2a: { method, taskId } });
 
-/** The task id a previous attempt of this call heartbeated (Temporal keeps the last details across attempts). */
+/** The task id the lost attempt of this call heartbeated (a Temporal retry's details, or those the interpreter passes on). */
 function resumedTaskId(ctx: ActivityContext, method: string): string | undefined {
   const details = ctx.info.heartbeatDetails as Partial<A2AProgress> | undefined;
   const d = details?.a2a;
@@ -187,7 +187,7 @@ function resumedTaskId(ctx: ActivityContext, method: string): string | undefined
 
 /**
  * The spec's default `messageId` is a UUID; this one is derived from the run and the activity, so
- * the same call sends the same id however often it is made (an agent may deduplicate on it).
+ * every attempt of the activity sends the same id (an agent may deduplicate on it).
  */
 function messageIdOf(ctx: ActivityContext): string {
   const h = createHash('sha256').update(`${ctx.workflow.id}\n${ctx.workflow.instanceId}\n${ctx.info.activityId}`).digest('hex');
