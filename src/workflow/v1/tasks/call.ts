@@ -34,7 +34,6 @@ const DEFAULT_CATALOG = /^(.+):([^:@]+)@default$/;
 /** Calls served since a feature (before it, a runtime error: 501). */
 const LATER_CALLS: Record<string, string> = { grpc: FEATURE_V1_GRPC_ASYNCAPI_CALLS, asyncapi: FEATURE_V1_GRPC_ASYNCAPI_CALLS, a2a: FEATURE_V1_A2A_CALLS };
 
-
 export async function runCall(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
   const call = task.call!;
   const adapter = ADAPTER_OF[call];
