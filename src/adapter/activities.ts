@@ -81,7 +81,8 @@ async function activityContext(call: FunctionCall, services: AdapterServices, re
     ...(call.selectionSet !== undefined ? { selectionSet: call.selectionSet } : {}),
     ...(auth ? { auth } : {}),
     ...(resourceAuth ? { resourceAuth } : {}),
-    info: temporal.info,
+    // A call made again after its worker was lost carries that attempt's last heartbeat details.
+    info: call.heartbeatDetails !== undefined && temporal.info.heartbeatDetails === undefined ? { ...temporal.info, heartbeatDetails: call.heartbeatDetails } : temporal.info,
     signal: temporal.cancellationSignal,
     heartbeat: (details) => temporal.heartbeat(redactor.value(details)),
     secret(name) {

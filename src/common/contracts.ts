@@ -110,6 +110,13 @@ export interface FunctionCall {
   state: string;
   /** The 0.8 action (its name, id or position); for a 1.0 call, the task's name. */
   action?: string;
+  /**
+   * A call made again because its worker stopped heartbeating (1.0 calls, `v1-a2a-calls`): the
+   * last heartbeat details of the lost attempt, which the adapter reads as
+   * `ctx.info.heartbeatDetails`, as if Temporal had retried the activity (so it can resume a
+   * long operation instead of starting it again: adapters/a2a follows the agent task it recorded).
+   */
+  heartbeatDetails?: Json;
 }
 
 /**

@@ -152,6 +152,13 @@ export const FEATURE_V1_LOOSE_EVALUATION = 'v1-loose-evaluation';
 export const FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS = 'v1-asyncapi-subscriptions';
 /** 1.0 `call: mcp` is the adapter activity `sw.mcp` (adapters/mcp, v1/tasks/call.ts); before, a runtime error (501). */
 export const FEATURE_V1_MCP_CALLS = 'v1-mcp-calls';
+/**
+ * 1.0 `call: a2a` is the adapter activity `sw.a2a` (adapters/a2a), never local, with a retry
+ * policy that has Temporal run it again after a platform failure (heartbeat timeout, worker
+ * shutdown) so the new attempt reads the last heartbeat's agent task and follows it instead of
+ * sending the message again (the adapter fails non-retryably otherwise); before, a runtime error (501).
+ */
+export const FEATURE_V1_A2A_CALLS = 'v1-a2a-calls';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -183,5 +190,6 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_LOOSE_EVALUATION,
   FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS,
   FEATURE_V1_MCP_CALLS,
+  FEATURE_V1_A2A_CALLS,
 ];
 

@@ -219,8 +219,8 @@ export function entryOf<T>(item: Named<T>): [string, T] {
 /** Call targets the spec defines (anything else names a function). */
 export const BUILTIN_CALLS = ['asyncapi', 'grpc', 'http', 'openapi', 'a2a', 'mcp'] as const;
 
-/** The built-in adapter activity of each 1.0 call type swflow serves (adapters/http, rest, rpc, asyncapi, mcp). */
-export const ADAPTER_ACTIVITY_OF_CALL: Readonly<Record<string, string>> = { http: 'sw.http', openapi: 'sw.openapi', grpc: 'sw.grpc', asyncapi: 'sw.asyncapiCall', mcp: 'sw.mcp' };
+/** The built-in adapter activity of each 1.0 call type swflow serves (adapters/http, rest, rpc, asyncapi, mcp, a2a). */
+export const ADAPTER_ACTIVITY_OF_CALL: Readonly<Record<string, string>> = { http: 'sw.http', openapi: 'sw.openapi', grpc: 'sw.grpc', asyncapi: 'sw.asyncapiCall', mcp: 'sw.mcp', a2a: 'sw.a2a' };
 
 export function isV1Definition(def: unknown): def is V1Definition {
   return !!def && typeof def === 'object' && (def as { kind?: unknown }).kind === V1_KIND;

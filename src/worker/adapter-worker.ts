@@ -1,9 +1,9 @@
 /**
  * The built-in adapter worker: serves the function types swflow implements itself (REST, GraphQL,
- * OData, gRPC, AsyncAPI) on `swflow-adapters`, the queue of every function without `metadata.worker`, plus any user
+ * OData, gRPC, AsyncAPI, A2A) on `swflow-adapters`, the queue of every function without `metadata.worker`, plus any user
  * adapters given (`swflow adapters --module <file>`). Built with the public adapter SDK
  * (src/adapter): a new protocol adapter is one more entry in {@link builtinAdapters} (1.0's
- * `call: http` is adapters/http, `call: mcp` adapters/mcp; `call: openapi` is served by the OpenAPI adapter, adapters/rest).
+ * `call: http` is adapters/http, `call: mcp` adapters/mcp, `call: a2a` adapters/a2a; `call: openapi` is served by the OpenAPI adapter, adapters/rest).
  * Your own adapters can also run in their own workers on their own queues
  * (adapters/README.md). Running calls heartbeat automatically (./heartbeat.ts).
  */
@@ -17,6 +17,7 @@ import { rpcAdapter } from '../../adapters/rpc';
 import { asyncapiAdapter } from '../../adapters/asyncapi';
 import { httpAdapter } from '../../adapters/http';
 import { mcpAdapter } from '../../adapters/mcp';
+import { a2aAdapter } from '../../adapters/a2a';
 import { autoHeartbeat } from './heartbeat';
 
 export interface AdapterWorkerOptions {
@@ -45,6 +46,7 @@ export function builtinAdapters(opts: { baseDirs?: string[] } = {}): sdk.Adapter
     asyncapiAdapter({ baseDirs: opts.baseDirs }),
     httpAdapter(),
     mcpAdapter(),
+    a2aAdapter(),
   ];
 }
 

@@ -37,20 +37,29 @@ export function platformFailure(err: unknown, definitionTimeout: boolean): strin
 }
 
 /**
- * Runs `call` (one activity execution; `again` says why it is a repeat, for its summary) until
- * it ends otherwise than by a platform failure, and returns or throws that outcome. `effects`:
- * where cancellation is read and the repeat logged (a fake in unit tests).
+ * Runs `call` (one activity execution; `again` says why it is a repeat, for its summary; `lost`
+ * is the platform failure that ended the previous one) until it ends otherwise than by a platform
+ * failure, and returns or throws that outcome. `effects`: where cancellation is read and the
+ * repeat logged (a fake in unit tests).
  */
-export async function throughPlatformFailures<T>(definitionTimeout: boolean, call: (again?: string) => Promise<T>, effects: Effects = temporalEffects): Promise<T> {
+export async function throughPlatformFailures<T>(definitionTimeout: boolean, call: (again?: string, lost?: unknown) => Promise<T>, effects: Effects = temporalEffects): Promise<T> {
   let again: string | undefined;
+  let lost: unknown;
   for (;;) {
     try {
-      return await call(again);
+      return await call(again, lost);
     } catch (err) {
       const why = platformFailure(err, definitionTimeout);
       if (why === undefined || effects.cancelled()) throw err;
       effects.warn?.(`a function call is made again: ${why}`, { activityType: (err as ActivityFailure).activityType, activityId: (err as ActivityFailure).activityId });
       again = why;
+      lost = err;
     }
   }
+}
+
+/** The last heartbeat details of an activity that timed out on its heartbeat, if it recorded any. */
+export function lastHeartbeatDetails(err: unknown): unknown {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  return cause instanceof TimeoutFailure && cause.timeoutType === 'HEARTBEAT' ? cause.lastHeartbeatDetails : undefined;
 }

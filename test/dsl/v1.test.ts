@@ -54,6 +54,16 @@ test('authentication: oauth2/oidc load clean; digest, other grants and client au
   assert.match((await warnings({ digest: { username: 'u', password: 'p' } })).join('\n'), /'digest' authentication is not supported yet/);
 });
 
+test('call a2a: the spec\'s example loads clean; it needs agentCard or server; its authentication is checked; never swflow.local', async () => {
+  const doc = (w: Record<string, unknown>, metadata?: Record<string, unknown>) => ({ document: { dsl: '1.0.3', namespace: 'tests', name: 'a2a', version: '0.1.0' }, do: [{ ask: { call: 'a2a', ...(metadata ? { metadata } : {}), with: { method: 'message/send', parameters: { message: { parts: [{ kind: 'text', text: 'hi' }] } }, ...w } } }] });
+  const problems = async (w: Record<string, unknown>, metadata?: Record<string, unknown>) => (await loadAnyDefinition(doc(w, metadata))).problems.map(formatProblem).join('\n');
+  assert.equal(await problems({ agentCard: { endpoint: 'https://example.com/.well-known/agent-card.json' } }), '');
+  assert.equal(await problems({ server: { uri: 'https://example.com/a2a', authentication: { bearer: { token: 't' } } } }), '');
+  assert.match(await problems({}), /error: call: a2a needs 'agentCard' or 'server' at \/do\/0\/ask\/with/);
+  assert.match(await problems({ agentCard: { endpoint: { uri: 'https://x/card.json', authentication: { use: 'nope' } } } }), /error: unknown authentication 'nope' at \/do\/0\/ask\/with\/agentCard\/endpoint\/authentication\/use/);
+  assert.match(await problems({ server: 'https://x/a2a' }, { 'swflow.local': true }), /swflow\.local: only call: http, openapi, grpc and asyncapi[^]*call: a2a follows long agent tasks/);
+});
+
 test('the rules the schema cannot say, located', async () => {
   const r = await loadAnyDefinitionFile(BROKEN);
   assert.equal(r.definition, undefined);

@@ -1,7 +1,7 @@
 /**
  * What a 1.0 document calls through activities (sandbox-safe, pure): the names under which
  * `swflow test` mocks answer its calls, and the queues they are served on. A call's name is
- * the call type (`http`, `openapi`, `grpc`, `asyncapi`, `mcp`) for inline calls, the `use.functions` entry's name for the calls it makes,
+ * the call type (`http`, `openapi`, `grpc`, `asyncapi`, `mcp`, `a2a`) for inline calls, the `use.functions` entry's name for the calls it makes,
  * and `<activity>:<version>@default` for swflow's default catalog (adapter activities).
  */
 import { ADAPTER_ACTIVITY_OF_CALL, entryOf, type Task, type TaskList, type V1Definition } from '../../common/model-v1';

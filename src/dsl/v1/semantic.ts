@@ -33,7 +33,6 @@ export const SUBSCRIPTION_FOREACH =
 
 /** Why swflow cannot run something yet (the warning text; the matrix quotes it). */
 export const UNSUPPORTED = {
-  a2a: "'call: a2a' is not supported yet",
   container: "'run.container' is not supported (no container runtime on swflow's workers)",
   script: "'run.script' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
   shell: "'run.shell' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
@@ -239,14 +238,15 @@ function checkCall(ctx: Ctx, task: Task, tp: string): void {
   const local = isObj(task.metadata) ? task.metadata[LOCAL_METADATA] : undefined;
   if (local !== undefined) {
     const problem = localProblem(local);
-    const servedHere = Object.hasOwn(ADAPTER_ACTIVITY_OF_CALL, call) && !(isObj(task.metadata) && task.metadata.worker);
+    // Not call: a2a, which follows long agent tasks with heartbeats (a local activity has none).
+    const servedHere = Object.hasOwn(ADAPTER_ACTIVITY_OF_CALL, call) && call !== 'a2a' && !(isObj(task.metadata) && task.metadata.worker);
     if (problem) ctx.rep.error(`${tp}/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: ${problem}`, 'true runs the call as a local activity on the interpreter worker');
     else if (isLocalCall(task.metadata as Obj) && !servedHere) {
-      ctx.rep.error(`${tp}/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: only call: http, openapi, grpc, asyncapi and mcp without metadata.worker can run locally`, 'the interpreter worker runs swflow\'s built-in adapters; other calls are served elsewhere');
+      ctx.rep.error(`${tp}/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: only call: http, openapi, grpc, asyncapi and mcp without metadata.worker can run locally (call: a2a follows long agent tasks with heartbeats: an activity)`, 'the interpreter worker runs swflow\'s built-in adapters; other calls are served elsewhere');
     }
   }
   if ((BUILTIN_CALLS as readonly string[]).includes(call)) {
-    if (call in UNSUPPORTED) ctx.rep.warn(`${tp}/call`, UNSUPPORTED[call as 'a2a']);
+    if (call === 'a2a') return checkA2A(ctx, w, tp);
     // A subscription's iterator runs its tasks in the workflow, as a listen's.
     const sub = call === 'asyncapi' && isObj(w.subscription) ? (w.subscription as Obj) : undefined;
     if (sub && isObj(sub.foreach)) {
@@ -279,6 +279,18 @@ function checkCall(ctx: Ctx, task: Task, tp: string): void {
     return;
   }
   ref(ctx, 'functions', call, `${tp}/call`, 'function');
+}
+
+/** `call: a2a` needs an agent: `agentCard` (its endpoint) or `server`; their authentication is checked. */
+function checkA2A(ctx: Ctx, w: Obj, tp: string): void {
+  const card = isObj(w.agentCard) ? (w.agentCard as Obj) : undefined;
+  if (card === undefined && w.server === undefined) {
+    ctx.rep.error(`${tp}/with`, "call: a2a needs 'agentCard' or 'server'", 'agentCard: { endpoint: <URL of the agent card> }, or server: <URL of the agent\'s JSON-RPC endpoint>');
+    return;
+  }
+  const endpoint = card ? card.endpoint : w.server;
+  const at = card ? `${tp}/with/agentCard/endpoint/authentication` : `${tp}/with/server/authentication`;
+  if (isObj(endpoint) && endpoint.authentication !== undefined) checkAuth(ctx, endpoint.authentication, at);
 }
 
 function checkAuth(ctx: Ctx, auth: unknown, pointer: string): void {

@@ -12,7 +12,7 @@ import { ParentClosePolicy } from '@temporalio/workflow';
 import type { Json } from '../../../src/common/model';
 import type { V1Definition } from '../../../src/common/model-v1';
 import type { CloudEventJson, FunctionCall } from '../../../src/common/contracts';
-import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_MCP_CALLS } from '../../../src/common/features';
+import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_A2A_CALLS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_MCP_CALLS } from '../../../src/common/features';
 import { INTERPRETER_FEATURES } from '../../../src/common/features';
 import { UNLIMITED_CALL_MS } from '../../../src/workflow/timeouts';
 import { WorkflowError } from '../../../src/workflow/v1/errors';
@@ -199,6 +199,33 @@ test('call mcp: the activity sw.mcp on the evaluated `with`, a named endpoint po
   const e = await rejects(old.exec('ask', { a: 1 }));
   assert.equal(e.problem.status, 501);
   assert.match(e.message, /call: mcp is not supported by this runtime yet/);
+  assert.equal(old.effects.commands.length, 0);
+});
+
+test('call a2a: sw.a2a with the resolved authentication, never local; made again after a heartbeat timeout with the lost attempt\'s heartbeat details; 501 before v1-a2a-calls', async () => {
+  const doc = {
+    // The document's default `swflow.local: true` does not make it local.
+    document: { metadata: { 'swflow.local': true } },
+    use: { authentications: { agent: { bearer: { token: '${ .token }' } } } },
+    do: [{ ask: { call: 'a2a', with: { method: 'message/send', agentCard: { endpoint: { uri: 'https://agents.example/card.json', authentication: { use: 'agent' } } }, parameters: { message: { parts: [{ text: '${ .q }' }] } } } } }],
+  };
+  const ctx = await FakeTaskContext.of(doc);
+  const seen: FunctionCall[] = [];
+  ctx.effects.activities['sw.a2a'] = (args: unknown[], _c: Command, attempt: number) => {
+    seen.push(callOf(args));
+    if (attempt === 1) throw new ActivityFailure('activity timed out', 'sw.a2a', '1', RetryState.NON_RETRYABLE_FAILURE, undefined, new TimeoutFailure('heartbeat', { a2a: { method: 'message/send', taskId: 't-7' } }, 'HEARTBEAT'));
+    return { task: { id: 't-7' } };
+  };
+  assert.deepEqual(await ctx.exec('ask', { q: 'report', token: 'tk' }), { output: { task: { id: 't-7' } }, authorization: { scheme: 'Bearer', parameter: 'tk' } });
+  assert.deepEqual(ctx.effects.commands.map((c) => [c.kind, 'type' in c ? c.type : '']), [['activity', 'sw.a2a'], ['activity', 'sw.a2a']], 'an activity, not a local call');
+  assert.deepEqual(seen[0].arguments, { method: 'message/send', agentCard: { endpoint: { uri: 'https://agents.example/card.json', authentication: { bearer: { token: 'tk' } } } }, parameters: { message: { parts: [{ text: 'report' }] } } });
+  assert.equal(seen[0].heartbeatDetails, undefined);
+  assert.deepEqual(seen[1].heartbeatDetails, { a2a: { method: 'message/send', taskId: 't-7' } });
+  assert.equal(ctx.effects.of('activity')[0].options.summary, '/do/0/ask → a2a message/send https://agents.example/card.json');
+
+  const old = await FakeTaskContext.of(doc, { features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_A2A_CALLS) });
+  const e = await rejects(old.exec('ask', { q: 'report', token: 'tk' }));
+  assert.deepEqual([e.problem.status, e.problem.detail], [501, 'call: a2a is not supported by this runtime yet']);
   assert.equal(old.effects.commands.length, 0);
 });
 

@@ -1,6 +1,6 @@
 /**
- * `call`: `http`, `openapi`, `grpc`, `asyncapi` and `mcp` are activities (`sw.http`, `sw.openapi`,
- * `sw.grpc`, `sw.asyncapiCall`, `sw.mcp`) of the built-in adapter worker (adapters/http, rest, rpc, asyncapi, mcp) on `swflow-adapters` (or the task's `metadata.worker` queue); a
+ * `call`: `http`, `openapi`, `grpc`, `asyncapi`, `mcp` and `a2a` are activities (`sw.http`, `sw.openapi`,
+ * `sw.grpc`, `sw.asyncapiCall`, `sw.mcp`, `sw.a2a`) of the built-in adapter worker (adapters/http, rest, rpc, asyncapi, mcp, a2a) on `swflow-adapters` (or the task's `metadata.worker` queue); a
  * function of `use.functions` runs as its own task, on the evaluated `with` as input; a call
  * to swflow's default catalog, `<activity>:<version>@default`, is the adapter activity of that
  * name (the 1.0 way to reach custom adapters). Every call activity gets a FunctionCall
@@ -17,8 +17,8 @@ import { ADAPTER_ACTIVITY_OF_CALL as ADAPTER_OF, BUILTIN_CALLS, type Authenticat
 import type { Json } from '../../../common/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
 import { heartbeatTimeoutMs, isLocalCall } from '../../../common/metadata';
-import { platformFailure, throughPlatformFailures } from '../../platform';
-import { FEATURE_LOCAL_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS, FEATURE_V1_MCP_CALLS } from '../../../common/features';
+import { lastHeartbeatDetails, platformFailure, throughPlatformFailures } from '../../platform';
+import { FEATURE_LOCAL_CALLS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS, FEATURE_V1_MCP_CALLS } from '../../../common/features';
 import { iterateMessages, splitSubscription, subscribes, subscriptionArgument } from './asyncapi-subscription';
 import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
@@ -33,12 +33,12 @@ export const CALL_ACTIVITY_TIMEOUT_MS = 10 * 60_000;
 const DEFAULT_CATALOG = /^(.+):([^:@]+)@default$/;
 
 /** Calls served since a feature: runs recorded before it had them fail as unsupported (501). */
-const LATER_CALLS: Readonly<Record<string, string>> = { grpc: FEATURE_V1_GRPC_ASYNCAPI_CALLS, asyncapi: FEATURE_V1_GRPC_ASYNCAPI_CALLS, mcp: FEATURE_V1_MCP_CALLS };
+const LATER_CALLS: Readonly<Record<string, string>> = { grpc: FEATURE_V1_GRPC_ASYNCAPI_CALLS, asyncapi: FEATURE_V1_GRPC_ASYNCAPI_CALLS, mcp: FEATURE_V1_MCP_CALLS, a2a: FEATURE_V1_A2A_CALLS };
 
 export async function runCall(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
   const call = task.call!;
   const adapter = ADAPTER_OF[call];
-  // Runs recorded before grpc/asyncapi/mcp calls were served had them fail as unsupported (below).
+  // Runs recorded before grpc/asyncapi/mcp/a2a calls were served had them fail as unsupported (below).
   const served = adapter !== undefined && (!Object.hasOwn(LATER_CALLS, call) || ctx.features.has(LATER_CALLS[call]!));
   if (served) return callAdapter(task, at, input, ctx, adapter);
   if ((BUILTIN_CALLS as readonly string[]).includes(call)) {
@@ -106,6 +106,16 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
     target = `asyncapi ${String(named)}${sub ? ' (subscription)' : ''}`;
   } else if (activity === ADAPTER_OF.mcp) {
     target = await mcpTarget(w, resolveAuth);
+  } else if (activity === ADAPTER_OF.a2a) {
+    // The agent card's endpoint (its credentials also reach the agent) or the server's.
+    const card = w.agentCard && typeof w.agentCard === 'object' && !Array.isArray(w.agentCard) ? (w.agentCard as Record<string, Json>) : undefined;
+    const e = endpointOf(card ? card.endpoint : w.server);
+    if (e) {
+      await resolveAuth(e);
+      if (card) card.endpoint = e as Json;
+      else w.server = e as Json;
+    }
+    target = `a2a ${String(w.method)} ${e?.uri ?? ''}`;
   }
   const secretArguments = Object.keys(split.secrets).length ? split.secrets : undefined;
   const fc: FunctionCall = {
@@ -127,12 +137,18 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
     summary: summary.slice(0, 200),
   };
   // `swflow.local` on a built-in call: a local activity on this worker (the interpreter worker serves the built-in adapters).
-  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && queue === ADAPTER_TASK_QUEUE && ADAPTER_OF[task.call!] === activity && isLocalCall(task.metadata as Record<string, unknown> | undefined, ctx.def.workflow.document.metadata);
+  // Never `call: a2a`: it follows a long agent task with heartbeats, which a local activity has not.
+  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && queue === ADAPTER_TASK_QUEUE && ADAPTER_OF[task.call!] === activity && activity !== 'sw.a2a' && isLocalCall(task.metadata as Record<string, unknown> | undefined, ctx.def.workflow.document.metadata);
   // v1-call-headers: the evaluated `with` as the input, the rest in the `swflow-call` header (as 0.8 calls).
   const headers = ctx.features.has(FEATURE_V1_CALL_HEADERS);
-  const once = (again?: string) => {
+  // v1-a2a-calls: a call made again after a heartbeat timeout carries the lost attempt's last
+  // heartbeat details, so its adapter can resume (adapters/a2a follows the agent task it recorded).
+  const resumable = ctx.features.has(FEATURE_V1_A2A_CALLS);
+  const once = (again?: string, lost?: unknown) => {
     const opts = { ...options, ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) };
-    return local ? ctx.effects.localCall<Json>(activity, callActivityArgs(fc, headers), opts) : ctx.effects.activity<Json>(activity, callActivityArgs(fc, headers), opts);
+    const details = resumable && !local ? lastHeartbeatDetails(lost) : undefined;
+    const call: FunctionCall = details !== undefined ? { ...fc, heartbeatDetails: details as Json } : fc;
+    return local ? ctx.effects.localCall<Json>(activity, callActivityArgs(call, headers), opts) : ctx.effects.activity<Json>(activity, callActivityArgs(call, headers), opts);
   };
   let output: Json;
   try {
@@ -143,7 +159,7 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
     // every start-to-close or heartbeat timeout here is the platform's (platform.ts).
     const why = ctx.features.has(FEATURE_V1_CALL_PLATFORM_FAILURES) ? platformFailure(err, false) : undefined;
     if (why === undefined || ctx.effects.cancelled()) throw err;
-    output = await throughPlatformFailures(false, (again) => once(again ?? why), ctx.effects);
+    output = await throughPlatformFailures(false, (again, lost) => once(again ?? why, lost ?? err), ctx.effects);
   }
   if (sub) output = await iterateMessages(sub.subscription, output, at, ctx);
   return { output, ...(authorization !== undefined ? { authorization } : {}) };
