@@ -13,8 +13,7 @@
  * - `with.authentication` (basic, bearer, an OAuth2/OIDC token): basic credentials are the MQTT
  *   username/password, a bearer token the password; over HTTP, the `Authorization` header.
  */
-import { authenticationHeaders, ConfigurationError, configurationFailure, ErrorCodes, ErrorTypes, fetchDocument, isAdapterError, locateDocument, problemFailure, type ActivityContext, type Json } from '../../src/adapter';
-import { ExpressionError } from '../../src/expr';
+import { authenticationHeaders, ConfigurationError, configurationFailure, ErrorCodes, ErrorTypes, ExpressionError, fetchDocument, isAdapterError, locateDocument, problemFailure, type ActivityContext, type Json } from '../../src/adapter';
 import { findCallOperation, loadDocument } from './document';
 import { MQTT_NOT_AUTHORIZED } from './mqtt';
 import { overHttp, overMqtt, subscribeOverHttp, subscribeOverMqtt, type AsyncCredentials } from './transport';

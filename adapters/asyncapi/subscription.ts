@@ -22,10 +22,7 @@
  * messages acknowledged to the broker as they arrive): the messages the lost worker had received
  * are not seen by the run, nor those published while no subscription was active.
  */
-import { evaluateCondition, type ExprScope } from '../../src/expr';
-import type { Json } from '../../src/adapter';
-import type { Duration } from '../../src/common/model-v1';
-import { durationMs } from '../../src/workflow/v1/durations';
+import { durationMs, evaluateCondition, type Duration, type ExprScope, type Json } from '../../src/adapter';
 
 export interface SubscriptionArgs {
   filter?: string;

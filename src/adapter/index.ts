@@ -30,3 +30,9 @@ export type { SecretValues } from './secrets';
 export { ADAPTER_TASK_QUEUE, type FunctionCall, type CallContext, type ServiceErrorDetails } from '../common/contracts';
 export { CALL_HEADER, BUILTIN_ADAPTER, activityTypeOf, taskQueueOf, adapterActivityType } from '../common/calls';
 export type { Json, AuthDef, FunctionDef } from '../common/model';
+
+// Runtime expressions (jq) and 1.0 durations, for adapters that evaluate what a call carries
+// (e.g. an AsyncAPI subscription's filter / while / until, its `for`).
+export { evaluateCondition, ExpressionError, type ExprScope } from '../expr';
+export { durationMs } from '../common/duration';
+export type { Duration } from '../common/model-v1';

@@ -55,3 +55,15 @@ export function parseDuration(iso: string): number {
     part(m[3]) * MS.W + part(m[4]) * MS.D + part(m[5]) * MS.H + part(m[6]) * MS.M + part(m[7]) * MS.S;
   return Math.round(total);
 }
+
+/** A 1.0 duration (`Duration` of model-v1): an ISO 8601 string or an inline object, in milliseconds. */
+export function durationMs(d: string | { days?: number; hours?: number; minutes?: number; seconds?: number; milliseconds?: number }): number {
+  if (typeof d === 'string') return parseDuration(d);
+  return (((d.days ?? 0) * 24 + (d.hours ?? 0)) * 60 + (d.minutes ?? 0)) * 60_000 + (d.seconds ?? 0) * 1000 + (d.milliseconds ?? 0);
+}
+
+/** ISO 8601 text of a 1.0 duration (for timers' summaries and messages). */
+export function durationIso(d: string | { days?: number; hours?: number; minutes?: number; seconds?: number; milliseconds?: number }): string {
+  if (typeof d === 'string') return d;
+  return `PT${Number((durationMs(d) / 1000).toFixed(3))}S`;
+}

@@ -3,7 +3,7 @@
  * runtime expression (`${ … }`, the schema's `runtimeExpression`) that yields one of the first
  * two, evaluated where the duration is needed (feature v1-duration-expressions). Pure.
  */
-import { durationProblem, parseDuration } from '../../common/duration';
+import { durationIso, durationMs, durationProblem, parseDuration } from '../../common/duration';
 import type { Json } from '../../common/model';
 import type { Duration, TimeoutDef, V1Definition } from '../../common/model-v1';
 import { SwExpressionError } from '../expr';
@@ -11,17 +11,7 @@ import { FEATURE_V1_DURATION_EXPRESSIONS } from '../../common/features';
 import type { Args } from './context';
 
 /** Milliseconds of an inline or ISO duration. */
-export function durationMs(d: Duration): number {
-  if (typeof d === 'string') return parseDuration(d);
-  return (((d.days ?? 0) * 24 + (d.hours ?? 0)) * 60 + (d.minutes ?? 0)) * 60_000 + (d.seconds ?? 0) * 1000 + (d.milliseconds ?? 0);
-}
-
-/** ISO 8601 text of a duration (for timers' summaries and the shared timeout helper). */
-export function durationIso(d: Duration): string {
-  if (typeof d === 'string') return d;
-  const ms = durationMs(d);
-  return `PT${Number((ms / 1000).toFixed(3))}S`;
-}
+export { durationIso, durationMs };
 
 /** The schema's `runtimeExpression` pattern: the whole string is one `${ … }`. */
 const EXPRESSION_RE = /^\s*\$\{[\s\S]+\}\s*$/;
