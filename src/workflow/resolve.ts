@@ -3,6 +3,7 @@
  * resolves (by workflow type) and pins the definition. Types and constants only.
  */
 import type { Definition } from '../dsl/model';
+import type { PinnedFunction } from '../dsl/v1/model';
 
 export const RESOLVE_DEFINITION_ACTIVITY = 'swflow.resolveDefinition';
 
@@ -11,6 +12,8 @@ export interface ResolveRequest {
   type: string;
   /** Given when the run was started with StartOptions.definition (then only hashed). */
   definition?: Definition;
+  /** The run carries its pinned function documents (StartOptions.functions): none are fetched. */
+  functionsPinned?: boolean;
 }
 
 export interface ResolveResult {
@@ -36,6 +39,12 @@ export interface ResolveResult {
    * the worker's event sinks: opted into per interpreter worker, recorded with this result.
    */
   lifecycleEvents?: boolean;
+  /**
+   * The function documents a 1.0 definition calls (cataloged functions `name:version@catalog`,
+   * functions by URI), by call string, fetched now (feature `v1-catalogs`): pinned with the
+   * definition, so a catalog that changes never changes a running run, and replays never fetch.
+   */
+  functions?: Record<string, PinnedFunction>;
 }
 
 /** Search attributes written once per workflow task, just before the run blocks (ui.ts). */
@@ -152,6 +161,14 @@ export const FEATURE_V1_CALL_HEADERS = 'v1-call-headers';
  * scope held `$workflow` with the definition and the workflow input, `$task`, `$context`...).
  */
 export const FEATURE_MINIMAL_SECRET_CONTEXT = 'minimal-secret-context';
+/**
+ * 1.0 catalogs (`use.catalogs`, `call: name:version@catalog`) and functions by URI (`call: <uri>`):
+ * the interpreter worker fetches their documents when it pins the definition
+ * (ResolveResult.functions, carried over continue-as-new in StartOptions.functions) and the call
+ * runs the function's task as a `use.functions` function (v1/tasks/call.ts). Before, such a call
+ * failed with a runtime error (501).
+ */
+export const FEATURE_V1_CATALOGS = 'v1-catalogs';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -177,6 +194,7 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_SCHEDULE_AFTER,
   FEATURE_V1_CALL_HEADERS,
   FEATURE_MINIMAL_SECRET_CONTEXT,
+  FEATURE_V1_CATALOGS,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

@@ -15,7 +15,7 @@
  */
 import { ApplicationFailure, ContinueAsNew, isCancellation, scheduleLocalActivity, type WorkflowInfo } from '@temporalio/workflow';
 import type { Json } from '../../dsl/model';
-import { entryOf, taskTypeOf, type FlowDirective, type SchemaDef, type Task, type TaskList, type TaskType, type V1Definition } from '../../dsl/v1/model';
+import { entryOf, taskTypeOf, type FlowDirective, type PinnedFunction, type SchemaDef, type Task, type TaskList, type TaskType, type V1Definition } from '../../dsl/v1/model';
 import type { StartOptions } from '../../common/contracts';
 import type { Mailbox } from '../events/mailbox';
 import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalValue, evalValueSync } from '../expr';
@@ -281,6 +281,10 @@ export class V1Run implements TaskContext, FrontEnd {
 
   get taskQueue(): string {
     return this.info.taskQueue;
+  }
+
+  get functions(): Readonly<Record<string, PinnedFunction>> | undefined {
+    return this.host.functions;
   }
 
   get subflows(): StartOptions['subflows'] {
