@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { catalogFunctionAddress, documentCalls, needsDocument, parseCatalogCall, rawAddress } from '../../src/dsl/v1/catalogs';
 import { v1Functions } from '../../src/dsl/v1/functions';
 import type { V1Definition } from '../../src/dsl/v1/model';
-import { CatalogResolver, FunctionNotResolved } from '../../src/activities/catalogs';
+import { addressOf, baseUrl, CatalogResolver, FunctionNotResolved } from '../../src/activities/catalogs';
 import { loadAnyDefinition, formatProblem } from '../../src/dsl';
 
 test('parseCatalogCall: name:version@catalog, nothing else', () => {
@@ -53,6 +53,18 @@ test('catalogFunctionAddress: <root>/functions/<name>/<version>/function.yaml', 
   assert.equal(catalogFunctionAddress('file:///srv/cat', { name: 'a b', version: '2' }), 'file:///srv/cat/functions/a%20b/2/function.yaml');
 });
 
+test('addressOf / baseUrl: file://./ and file://../ are relative to the definition file, else to the base folder', () => {
+  const base = baseUrl('/srv/flows/order.sw.yaml');
+  assert.equal(base.href, 'file:///srv/flows/order.sw.yaml');
+  assert.equal(addressOf('file://./catalog', base), 'file:///srv/flows/catalog');
+  assert.equal(addressOf('file://../shared/catalog', base), 'file:///srv/shared/catalog');
+  assert.equal(addressOf('file:///abs/catalog', base), 'file:///abs/catalog');
+  assert.equal(addressOf('https://c.example/x', base), 'https://c.example/x');
+  // A definition without a file (StartOptions.definition, a registry object): the base folder.
+  assert.equal(addressOf('file://./catalog', baseUrl('start options', '/work/cases')), 'file:///work/cases/catalog');
+  assert.equal(addressOf('file://./catalog', baseUrl(undefined, '/work/cases')), 'file:///work/cases/catalog');
+});
+
 const doc = (tasks: unknown[], use: Record<string, unknown> = {}) => ({ document: { dsl: '1.0.3', namespace: 'tests', name: 'cat', version: '0.1.0' }, use, do: tasks });
 
 test('documentCalls: catalog and URI calls anywhere in the tree and in use.functions, each once', async () => {
@@ -66,6 +78,9 @@ test('documentCalls: catalog and URI calls anywhere in the tree and in use.funct
     { catalogs: { global: { endpoint: 'https://catalog.example' } }, functions: { wrapped: { call: 'other:2.0.0@global' } } },
   );
   assert.deepEqual(documentCalls(d as never), ['log:1.0.0@global', 'https://f.example/x.yaml', 'other:2.0.0@global']);
+  // A use.catalogs.default overrides swflow's default catalog (adapter activities): then @default calls are documents too.
+  const overridden = { ...d, use: { ...d.use, catalogs: { ...d.use.catalogs, default: { endpoint: 'https://mine.example' } } } };
+  assert.deepEqual(documentCalls(overridden as never), ['log:1.0.0@global', 'https://f.example/x.yaml', 'sw.echo:1.0.0@default', 'other:2.0.0@global']);
   const loaded = (await loadAnyDefinition(d)).definition as V1Definition;
   // swflow test mocks them by their call string.
   const names = v1Functions(loaded).map((f) => f.name);
