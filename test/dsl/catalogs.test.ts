@@ -79,7 +79,7 @@ test('documentCalls: catalog and URI calls anywhere in the tree and in use.funct
   );
   assert.deepEqual(documentCalls(d as never), ['log:1.0.0@global', 'https://f.example/x.yaml', 'other:2.0.0@global']);
   // A use.catalogs.default overrides swflow's default catalog (adapter activities): then @default calls are documents too.
-  const overridden = { ...d, use: { ...d.use, catalogs: { ...d.use.catalogs, default: { endpoint: 'https://mine.example' } } } };
+  const overridden = { ...d, use: { ...d.use, catalogs: { global: { endpoint: 'https://catalog.example' }, default: { endpoint: 'https://mine.example' } } } };
   assert.deepEqual(documentCalls(overridden as never), ['log:1.0.0@global', 'https://f.example/x.yaml', 'sw.echo:1.0.0@default', 'other:2.0.0@global']);
   const loaded = (await loadAnyDefinition(d)).definition as V1Definition;
   // swflow test mocks them by their call string.
