@@ -13,6 +13,10 @@ import { RESOLVE_DEFINITION_ACTIVITY, VALIDATE_DATA_ACTIVITY, type ResolveReques
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { DefinitionNotFound, DefinitionRegistry, definitionHash } from '../definitions/registry';
+import { CatalogResolver, FunctionNotResolved, FUNCTION_NOT_RESOLVED, type CatalogOptions } from './catalogs';
+import type { Definition } from '../common/model';
+import { isV1Definition } from '../common/model-v1';
+import { FEATURE_V1_CATALOGS } from '../common/features';
 
 export type EventSink = (event: CloudEventJson) => Promise<void>;
 
@@ -26,6 +30,8 @@ export interface InterpreterActivitiesOptions {
   lifecycleEvents?: boolean;
   /** The interpreter features runs started here get (default: all, INTERPRETER_FEATURES); fewer act as an older worker. */
   features?: string[];
+  /** How 1.0 catalogs and functions by URI are fetched when a definition is pinned (feature v1-catalogs). */
+  catalogs?: CatalogOptions;
 }
 
 export function createInterpreterActivities(opts: InterpreterActivitiesOptions) {
@@ -45,20 +51,36 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
   };
 
   const features = opts.features ?? INTERPRETER_FEATURES;
+  const catalogs = new CatalogResolver(opts.catalogs);
+  // v1-catalogs: the function documents a 1.0 definition calls, pinned with it (none when the run carries them).
+  const functionsOf = async (def: Definition, source: string | undefined, req: ResolveRequest) => {
+    if (!features.includes(FEATURE_V1_CATALOGS) || !isV1Definition(def) || req.functionsPinned) return {};
+    try {
+      const functions = await catalogs.resolve(def, source);
+      return Object.keys(functions).length ? { functions } : {};
+    } catch (err) {
+      if (err instanceof FunctionNotResolved) throw ApplicationFailure.create({ message: err.message, type: FUNCTION_NOT_RESOLVED, nonRetryable: err.permanent });
+      throw err;
+    }
+  };
   return {
     async [RESOLVE_DEFINITION_ACTIVITY](req: ResolveRequest): Promise<ResolveResult> {
       const sa = await searchAttributes();
       const lifecycle = opts.lifecycleEvents ? { lifecycleEvents: true } : {};
       if (req.definition) {
-        return { hash: definitionHash(req.definition), source: 'start options', searchAttributes: sa, features, ...lifecycle };
+        const functions = await functionsOf(req.definition, undefined, req);
+        return { hash: definitionHash(req.definition), source: 'start options', searchAttributes: sa, features, ...lifecycle, ...functions };
       }
+      let found: { def: Definition; source: string };
       try {
-        const { def, source } = await opts.registry.resolve(req.type);
-        return { definition: def, hash: definitionHash(def), source, searchAttributes: sa, features, ...lifecycle };
+        found = await opts.registry.resolve(req.type);
       } catch (err) {
         if (err instanceof DefinitionNotFound) throw ApplicationFailure.create({ message: err.message, type: 'DefinitionNotFound', nonRetryable: true });
         throw err;
       }
+      const { def, source } = found;
+      const functions = await functionsOf(def, source, req);
+      return { definition: def, hash: definitionHash(def), source, searchAttributes: sa, features, ...lifecycle, ...functions };
     },
 
     async [VALIDATE_DATA_ACTIVITY](req: ValidateDataRequest): Promise<ValidateDataResult> {

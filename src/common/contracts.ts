@@ -4,6 +4,7 @@
  * test runner. Types and constants only: safe to import from the workflow sandbox.
  */
 import type { AuthDef, Definition, FunctionDef, Json } from './model';
+import type { PinnedFunction } from './model-v1';
 
 /** The task queue of the interpreter worker (the generic workflow and its own activities). */
 export const INTERPRETER_TASK_QUEUE = 'swflow';
@@ -67,6 +68,11 @@ export interface StartOptions {
   subflows?: Record<string, Definition>;
   /** Interpreter state carried over an automatic continue-as-new (opaque to callers). */
   carried?: Json;
+  /**
+   * The 1.0 function documents (catalogs, URIs) the previous run of the chain pinned, carried over
+   * continue-as-new so the chain never fetches them again (feature `v1-catalogs`).
+   */
+  functions?: Record<string, PinnedFunction>;
 }
 
 /**

@@ -159,6 +159,14 @@ export const FEATURE_V1_MCP_CALLS = 'v1-mcp-calls';
  * sending the message again (the adapter fails non-retryably otherwise); before, a runtime error (501).
  */
 export const FEATURE_V1_A2A_CALLS = 'v1-a2a-calls';
+/**
+ * 1.0 catalogs (`use.catalogs`, `call: name:version@catalog`) and functions by URI (`call: <uri>`):
+ * the interpreter worker fetches their documents when it pins the definition
+ * (ResolveResult.functions, carried over continue-as-new in StartOptions.functions) and the call
+ * runs the function's task as a `use.functions` function (v1/tasks/call.ts). Before, such a call
+ * failed with a runtime error (501).
+ */
+export const FEATURE_V1_CATALOGS = 'v1-catalogs';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -191,5 +199,6 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS,
   FEATURE_V1_MCP_CALLS,
   FEATURE_V1_A2A_CALLS,
+  FEATURE_V1_CATALOGS,
 ];
 

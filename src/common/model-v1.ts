@@ -222,6 +222,16 @@ export const BUILTIN_CALLS = ['asyncapi', 'grpc', 'http', 'openapi', 'a2a', 'mcp
 /** The built-in adapter activity of each 1.0 call type swflow serves (adapters/http, rest, rpc, asyncapi, mcp, a2a). */
 export const ADAPTER_ACTIVITY_OF_CALL: Readonly<Record<string, string>> = { http: 'sw.http', openapi: 'sw.openapi', grpc: 'sw.grpc', asyncapi: 'sw.asyncapiCall', mcp: 'sw.mcp', a2a: 'sw.a2a' };
 
+/**
+ * A function document the run calls (a cataloged function `name:version@catalog`, or a function
+ * by URI), fetched by the interpreter worker when the definition was pinned: a 1.0 task.
+ */
+export interface PinnedFunction {
+  task: Task;
+  /** Where it was read (the URL of its document). */
+  source: string;
+}
+
 export function isV1Definition(def: unknown): def is V1Definition {
   return !!def && typeof def === 'object' && (def as { kind?: unknown }).kind === V1_KIND;
 }

@@ -4,6 +4,7 @@
  * Types and constants only: sandbox-safe.
  */
 import type { Definition } from './model';
+import type { PinnedFunction } from './model-v1';
 
 export const RESOLVE_DEFINITION_ACTIVITY = 'swflow.resolveDefinition';
 
@@ -12,6 +13,8 @@ export interface ResolveRequest {
   type: string;
   /** Given when the run was started with StartOptions.definition (then only hashed). */
   definition?: Definition;
+  /** The run carries its pinned function documents (StartOptions.functions): none are fetched. */
+  functionsPinned?: boolean;
 }
 
 export interface ResolveResult {
@@ -37,6 +40,12 @@ export interface ResolveResult {
    * the worker's event sinks: opted into per interpreter worker, recorded with this result.
    */
   lifecycleEvents?: boolean;
+  /**
+   * The function documents a 1.0 definition calls (cataloged functions `name:version@catalog`,
+   * functions by URI), by call string, fetched now (feature `v1-catalogs`): pinned with the
+   * definition, so a catalog that changes never changes a running run, and replays never fetch.
+   */
+  functions?: Record<string, PinnedFunction>;
 }
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

@@ -295,6 +295,9 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
         },
       ],
       workflowBundle: ctx.bundle,
+      // 1.0 catalogs and functions by URI are fetched as in production: relative endpoints from the
+      // definition's folder, `$secrets` of their authentication from the case's secrets.
+      catalogs: { baseDir: tc.workflow.kind === 'file' ? dirname(tc.workflow.path) : dirname(tc.file), secrets: tc.secrets },
       // Calls marked `swflow.local` run on this worker: mocked (or served by the case's adapters) as the others.
       localCalls: { default: serve },
     }),

@@ -16,6 +16,7 @@ import type { Definition } from '../common/model';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
 import { createInterpreterActivities } from '../activities/interpreter';
 import { DefinitionRegistry } from '../definitions/registry';
+import type { CatalogOptions } from '../activities/catalogs';
 import { adapterActivities, adapterServices, callInterceptor, type SecretValues } from '../adapter';
 import { builtinAdapters } from './adapter-worker';
 
@@ -45,6 +46,12 @@ export interface InterpreterWorkerOptions {
   localCalls?: Record<string, (...args: any[]) => Promise<unknown>>;
   /** `$SECRETS` values of local calls (default: the environment), as the adapter worker's `secrets`. */
   secrets?: SecretValues;
+  /**
+   * How 1.0 catalogs and functions by URI are fetched when a definition is pinned (feature
+   * v1-catalogs): base folder of relative endpoints for definitions without a file, fetch timeout,
+   * cache time; `$secrets` of catalog authentication default to `secrets`.
+   */
+  catalogs?: CatalogOptions;
   /** Extra activities to register on the interpreter queue. */
   activities?: Record<string, (...args: any[]) => Promise<unknown>>;
   /** Passed through to Worker.create (e.g. identity, concurrency). */
@@ -78,7 +85,7 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
   const localCalls = opts.localCalls ?? builtinCallActivities(definitions.filter((d): d is string => typeof d === 'string'), opts.secrets);
   const activities = {
     ...localCalls,
-    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log, lifecycleEvents: opts.lifecycleEvents, features: opts.features }),
+    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log, lifecycleEvents: opts.lifecycleEvents, features: opts.features, catalogs: { ...(opts.secrets ? { secrets: opts.secrets } : {}), ...opts.catalogs } }),
     ...(opts.activities ?? {}),
   };
   const extra = opts.workerOptions ?? {};

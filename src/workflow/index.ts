@@ -27,7 +27,8 @@ export const resumeSignal = defineSignal(RESUME_SIGNAL);
 export const stateQuery = defineQuery<InstanceState>(STATE_QUERY);
 
 async function resolve(type: string, options: StartOptions): Promise<ResolveResult> {
-  const req: ResolveRequest = { type, ...(options.definition ? { definition: options.definition } : {}) };
+  // A continued chain carries its pinned function documents (v1-catalogs): the worker fetches none.
+  const req: ResolveRequest = { type, ...(options.definition ? { definition: options.definition } : {}), ...(options.functions ? { functionsPinned: true } : {}) };
   try {
     return await scheduleLocalActivity<ResolveResult>(RESOLVE_DEFINITION_ACTIVITY, [req], {
       startToCloseTimeout: '30 seconds',

@@ -35,8 +35,6 @@ const REFUSED: Record<string, RegExp> = {
   // A subscription that consumes forever never runs its foreach here (the adapter consumes, then the
   // workflow iterates): the warning says so, and --strict refuses what would not do what it says.
   'call-asyncapi-subscribe-consume-forever-foreach.yaml': /^a subscription's foreach runs once its consumption has ended/,
-  // Being built on other branches (catalogs / functions by URI).
-  'call-custom-function-cataloged.yaml': /^functions referenced by URI are not supported yet( \(strict\))?$/,
 };
 
 interface Result {

@@ -2,8 +2,12 @@
  * What a 1.0 document calls through activities (sandbox-safe, pure): the names under which
  * `swflow test` mocks answer its calls, and the queues they are served on. A call's name is
  * the call type (`http`, `openapi`, `grpc`, `asyncapi`, `mcp`, `a2a`) for inline calls, the `use.functions` entry's name for the calls it makes,
- * and `<activity>:<version>@default` for swflow's default catalog (adapter activities).
+ * and `<activity>:<version>@default` for swflow's default catalog (adapter activities). A cataloged
+ * function (`name:version@catalog`) or a function by URI is its call string: its document's task
+ * runs as a use.functions function does, so the calls it makes go under that name (served on the
+ * calling task's `metadata.worker`, else the adapters' queue).
  */
+import { needsDocument } from '../../common/catalogs';
 import { ADAPTER_ACTIVITY_OF_CALL, entryOf, type Task, type TaskList, type V1Definition } from '../../common/model-v1';
 
 export interface CalledFunction {
@@ -20,7 +24,7 @@ export function v1Functions(def: V1Definition): CalledFunction[] {
     if (typeof t.call === 'string') {
       const worker = typeof t.metadata?.worker === 'string' ? t.metadata.worker : undefined;
       if (Object.hasOwn(ADAPTER_ACTIVITY_OF_CALL, t.call)) out.set(as ?? t.call, { name: as ?? t.call, type: t.call, ...(worker ? { worker } : {}) });
-      else if (/@default$/.test(t.call)) out.set(t.call, { name: t.call, type: 'custom', ...(worker ? { worker } : {}) });
+      else if (/@default$/.test(t.call) || needsDocument(t.call, def.workflow.use?.catalogs)) out.set(t.call, { name: t.call, type: 'custom', ...(worker ? { worker } : {}) });
       else if (fns[t.call]) visitTask(fns[t.call], t.call);
     }
     for (const list of [t.do, t.try, t.catch?.do, t.foreach?.do, t.fork?.branches]) visitList(list, as);

@@ -6,9 +6,11 @@
  *   to tasks declared within their own scope");
  * - references into `use` resolve: functions (`call`), errors (`raise.error`), retries
  *   (`catch.retry`), timeouts (`timeout`), authentications (`authentication.use`), secrets
- *   (`basic: { use: secret }` …), catalogs (`call: name:version@catalog`);
+ *   (`basic: { use: secret }` …), catalogs (`call: name:version@catalog`; a catalog's endpoint is a
+ *   literal URI: it is read when the definition is pinned);
  * - runtime expressions compile (jq), and `$secrets` appears only in call arguments (`with`),
- *   which the activity evaluates: secret values never enter workflow history;
+ *   which the activity evaluates, and in a catalog endpoint's authentication, which the worker
+ *   evaluates when it fetches the catalog: secret values never enter workflow history;
  * - literal durations are ones swflow can time (no years or months, which the schema allows);
  *   a duration written as a runtime expression is evaluated at run time (v1/durations.ts);
  * - what swflow cannot run yet is a warning (an error with --strict), named in the
@@ -20,12 +22,15 @@ import { parseCron } from '../schedule';
 import type { Reporter } from '../problems';
 import { joinPointer } from '../source';
 import { isObj, type Obj } from '../walk';
+import { endpointParts, isUriCall, parseCatalogCall } from '../../common/catalogs';
 import { ADAPTER_ACTIVITY_OF_CALL, BUILTIN_CALLS, entryOf, taskTypeOf, type ConsumptionStrategy, type Task } from '../../common/model-v1';
 import { readsEventOnly, strategyFilters } from '../../common/awaited-events';
 import { isLocalCall, LOCAL_METADATA, localProblem } from '../../common/metadata';
 
 const DIRECTIVES = new Set(['continue', 'exit', 'end']);
 const SECRETS_RE = /\$secrets(?![A-Za-z0-9_])/;
+/** A catalog's endpoint: its authentication may read `$secrets` (the worker evaluates it when it pins the definition). */
+const CATALOG_ENDPOINT = /^\/use\/catalogs\/[^/]+\/endpoint$/;
 
 /** swflow consumes a subscription's messages first (the adapter activity), then runs its foreach over them. */
 export const SUBSCRIPTION_FOREACH =
@@ -37,8 +42,6 @@ export const UNSUPPORTED = {
   script: "'run.script' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
   shell: "'run.shell' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
   scheduleEveryExpression: "'schedule.every' as a runtime expression is not supported: the interval of the Temporal Schedule is fixed when the schedule is made, before any run has data to evaluate it on; write an ISO 8601 duration or an inline one",
-  catalog: 'cataloged functions (`name:version@catalog`) are not supported yet, except `@default` (adapter activities)',
-  externalFunction: 'functions referenced by URI are not supported yet',
   schemaResource: "a schema 'resource' is not supported yet: only inline schema 'document's are checked",
   auth: (scheme: string) => `'${scheme}' authentication is not supported yet (basic, bearer, oauth2 and oidc are)`,
   grant: (scheme: string, grant: string) => `${scheme} grant '${grant}' is not supported yet (client_credentials, password and token exchange are)`,
@@ -71,6 +74,7 @@ export function checkV1Semantics(doc: Obj, rep: Reporter): void {
   if (isObj(use.functions)) for (const [name, fn] of Object.entries(use.functions)) if (isObj(fn)) checkTask(ctx, fn as Task, joinPointer('use', 'functions', name), false);
   if (Array.isArray(use.extensions)) checkExtensions(ctx, use.extensions);
   if (isObj(use.authentications)) for (const [name, a] of Object.entries(use.authentications)) checkAuth(ctx, a, joinPointer('use', 'authentications', name));
+  if (isObj(use.catalogs)) for (const [name, c] of Object.entries(use.catalogs)) checkCatalog(ctx, c, joinPointer('use', 'catalogs', name));
   checkExpressions(ctx, doc, '');
 }
 
@@ -265,17 +269,16 @@ function checkCall(ctx: Ctx, task: Task, tp: string): void {
     else if (w.authentication !== undefined) checkAuth(ctx, w.authentication, authPtr);
     return;
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(call)) {
-    ctx.rep.warn(`${tp}/call`, UNSUPPORTED.externalFunction);
+  // A function document by URI: the interpreter worker fetches it when it pins the definition.
+  if (isUriCall(call)) {
+    if (!/^(https?|file):/i.test(call)) ctx.rep.error(`${tp}/call`, `cannot fetch a function from '${call.slice(0, call.indexOf(':'))}:' addresses`, 'http, https and file URIs are supported');
     return;
   }
-  const cataloged = /^(.+):([^:@]+)@([^@]+)$/.exec(call);
+  const cataloged = parseCatalogCall(call);
   if (cataloged) {
-    const catalog = cataloged[3];
-    if (catalog === 'default') return; // swflow's default catalog: adapter activities
     const catalogs = isObj(ctx.use.catalogs) ? Object.keys(ctx.use.catalogs) : [];
-    if (!catalogs.includes(catalog)) ctx.rep.error(`${tp}/call`, `unknown catalog '${catalog}'`, catalogs.length ? `use.catalogs defines: ${catalogs.join(', ')}` : 'define it under use.catalogs, or use @default');
-    else ctx.rep.warn(`${tp}/call`, UNSUPPORTED.catalog);
+    if (cataloged.catalog === 'default') return; // swflow's default catalog (adapter activities), unless use.catalogs.default overrides it
+    if (!catalogs.includes(cataloged.catalog)) ctx.rep.error(`${tp}/call`, `unknown catalog '${cataloged.catalog}'`, catalogs.length ? `use.catalogs defines: ${catalogs.join(', ')}` : 'define it under use.catalogs, or use @default');
     return;
   }
   ref(ctx, 'functions', call, `${tp}/call`, 'function');
@@ -291,6 +294,19 @@ function checkA2A(ctx: Ctx, w: Obj, tp: string): void {
   const endpoint = card ? card.endpoint : w.server;
   const at = card ? `${tp}/with/agentCard/endpoint/authentication` : `${tp}/with/server/authentication`;
   if (isObj(endpoint) && endpoint.authentication !== undefined) checkAuth(ctx, endpoint.authentication, at);
+}
+
+/**
+ * A catalog's endpoint is read when the definition is pinned (before the run has data): a literal
+ * URI (http, https, file, or a path), with an authentication policy whose `$secrets` the worker reads.
+ */
+function checkCatalog(ctx: Ctx, catalog: unknown, pointer: string): void {
+  if (!isObj(catalog)) return;
+  const { uri, authentication } = endpointParts(catalog.endpoint);
+  const uriPointer = isObj(catalog.endpoint) ? `${pointer}/endpoint/uri` : `${pointer}/endpoint`;
+  if (uri !== undefined && uri.includes('${')) ctx.rep.error(uriPointer, 'a catalog endpoint cannot be a runtime expression', 'catalogs are read when the definition is pinned, before the run has data');
+  else if (uri !== undefined && /^[a-z][a-z0-9+.-]*:/i.test(uri) && !/^(https?|file):/i.test(uri)) ctx.rep.error(uriPointer, `cannot read a catalog at '${uri}'`, 'http, https and file URIs (or paths) are supported');
+  if (authentication !== undefined) checkAuth(ctx, authentication, `${pointer}/endpoint/authentication`);
 }
 
 function checkAuth(ctx: Ctx, auth: unknown, pointer: string): void {
@@ -344,7 +360,7 @@ function checkExpressions(ctx: Ctx, doc: Obj, base: string): void {
       const always = !data && key !== undefined && ALWAYS_EXPRESSION.has(key) && !(key === 'from' && parentKey === 'jitter');
       if (!always && !v.includes('${')) return;
       if (SECRETS_RE.test(v) && !inWith) {
-        ctx.rep.error(p, '$secrets may only be used in the arguments (with) of a call', 'secret values are resolved by the activity, so they never enter workflow history');
+        ctx.rep.error(p, '$secrets may only be used in the arguments (with) of a call and in a catalog endpoint\'s authentication', 'secret values are resolved by the worker, so they never enter workflow history');
       }
       const problem = checkExpressionSyntax(v);
       if (problem) ctx.rep.error(p, `invalid runtime expression: ${problem}`);
@@ -356,7 +372,7 @@ function checkExpressions(ctx: Ctx, doc: Obj, base: string): void {
     else if (isObj(v)) {
       for (const [k, x] of Object.entries(v)) {
         if (!inner && (NOT_EXPRESSIONS.has(k) || isName(k, key))) continue;
-        visit(x, `${p}${joinPointer(k)}`, k, key, inner, inWith || (k === 'with' && 'call' in v));
+        visit(x, `${p}${joinPointer(k)}`, k, key, inner, inWith || (k === 'with' && 'call' in v) || (k === 'authentication' && CATALOG_ENDPOINT.test(p)));
       }
     }
   };

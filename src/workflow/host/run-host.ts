@@ -12,6 +12,7 @@
 import { makeContinueAsNewFunc, workflowInfo, type WorkflowInfo } from '@temporalio/workflow';
 import type { Json } from '../../common/model';
 import type { Definition } from '../../common/model';
+import type { PinnedFunction } from '../../common/model-v1';
 import type { InstanceState, StartOptions } from '../../common/contracts';
 import { Mailbox } from '../events/mailbox';
 import { beforeBlocking, Tracker } from '../ui';
@@ -62,6 +63,8 @@ export class RunHost {
 
   features: ReadonlySet<string> = new Set();
   resolved!: ResolveResult;
+  /** The function documents the run calls (v1-catalogs): pinned by this run's resolve, or carried from the previous run of its chain. */
+  functions?: Readonly<Record<string, PinnedFunction>>;
   /** What the previous run of the chain carried over (continue-as-new), or undefined. */
   readonly carried?: Carried;
   tracker!: Tracker;
@@ -95,6 +98,7 @@ export class RunHost {
   pin(resolved: ResolveResult): void {
     this.resolved = resolved;
     this.features = new Set(resolved.features ?? []);
+    this.functions = this.options.functions ?? resolved.functions;
   }
 
   /** Plugs the front end in: the tracker, the definition's search attributes and lifecycle events are set up here. */
@@ -237,7 +241,13 @@ export class RunHost {
     const carried: Carried = { host: this.hostCarry(), front };
     this.tracker.flush();
     const next = makeContinueAsNewFunc({ workflowType: this.info.workflowType, taskQueue: this.info.taskQueue });
-    const opts: StartOptions = { definition, ...(this.options.subflows ? { subflows: this.options.subflows } : {}), carried: carried as unknown as Json };
+    const opts: StartOptions = {
+      definition,
+      ...(this.options.subflows ? { subflows: this.options.subflows } : {}),
+      carried: carried as unknown as Json,
+      // Pinned function documents go with the chain (only runs with v1-catalogs have any).
+      ...(this.functions ? { functions: { ...this.functions } } : {}),
+    };
     return next(data, opts);
   }
 

@@ -6,7 +6,7 @@
  * (test/workflow/units/).
  */
 import type { Json } from '../../common/model';
-import type { FlowDirective, Task, TaskList, V1Definition } from '../../common/model-v1';
+import type { FlowDirective, PinnedFunction, Task, TaskList, V1Definition } from '../../common/model-v1';
 import type { StartOptions } from '../../common/contracts';
 import type { Effects } from '../effects';
 import type { Mailbox } from '../events/mailbox';
@@ -56,6 +56,8 @@ export interface TaskContext {
   readonly subflows?: StartOptions['subflows'];
   /** The run's events: a listen takes them (waiting through `effects`). */
   readonly mailbox: Pick<Mailbox, 'takeWhere' | 'correlating'>;
+  /** The function documents (cataloged functions, functions by URI) pinned with the definition, by call string (v1-catalogs). */
+  readonly functions?: Readonly<Record<string, PinnedFunction>>;
   /** The interpreter features this run was started with (resolve.ts): old runs replay the old way. */
   readonly features: ReadonlySet<string>;
   /** Correlation values fixed by the first event that matched a `correlate` without `expect`. */

@@ -15,7 +15,7 @@
  */
 import { ApplicationFailure, ContinueAsNew, isCancellation, scheduleLocalActivity, type WorkflowInfo } from '@temporalio/workflow';
 import type { Json } from '../../common/model';
-import { entryOf, taskTypeOf, type Duration, type FlowDirective, type SchemaDef, type Task, type TaskList, type TaskType, type V1Definition } from '../../common/model-v1';
+import { entryOf, taskTypeOf, type Duration, type FlowDirective, type PinnedFunction, type SchemaDef, type Task, type TaskList, type TaskType, type V1Definition } from '../../common/model-v1';
 import type { StartOptions } from '../../common/contracts';
 import type { Mailbox } from '../events/mailbox';
 import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalLooseSync, evalValue, evalValueSync } from '../expr';
@@ -314,6 +314,10 @@ export class V1Run implements TaskContext, FrontEnd {
 
   get taskQueue(): string {
     return this.info.taskQueue;
+  }
+
+  get functions(): Readonly<Record<string, PinnedFunction>> | undefined {
+    return this.host.functions;
   }
 
   get subflows(): StartOptions['subflows'] {

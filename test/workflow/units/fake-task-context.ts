@@ -12,7 +12,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { CancelledFailure } from '@temporalio/common';
 import { isCancellation } from '@temporalio/workflow';
 import type { Json } from '../../../src/common/model';
-import { entryOf, taskTypeOf, V1_KIND, type FlowDirective, type Task, type TaskList, type TaskType, type V1Definition } from '../../../src/common/model-v1';
+import { entryOf, taskTypeOf, V1_KIND, type FlowDirective, type PinnedFunction, type Task, type TaskList, type TaskType, type V1Definition } from '../../../src/common/model-v1';
 import { formatProblem, loadAnyDefinition } from '../../../src/dsl';
 import type { StartOptions } from '../../../src/common/contracts';
 import { initExpressions } from '../../../src/expr';
@@ -390,6 +390,8 @@ export interface FakeOptions {
   /** The run's interpreter features: default, what a new run gets (INTERPRETER_FEATURES). */
   features?: Iterable<string>;
   subflows?: StartOptions['subflows'];
+  /** Function documents pinned with the definition (v1-catalogs), by call string. */
+  functions?: Record<string, PinnedFunction>;
   /** `$workflow.input`. */
   workflowInput?: Json;
 }
@@ -405,6 +407,7 @@ export class FakeTaskContext implements TaskContext {
   readonly runId = 'run-1';
   readonly taskQueue = 'swflow-interpreter';
   readonly subflows?: StartOptions['subflows'];
+  readonly functions?: Record<string, PinnedFunction>;
   readonly mailbox = new Mailbox();
   readonly features: ReadonlySet<string>;
   readonly sync: boolean;
@@ -422,6 +425,7 @@ export class FakeTaskContext implements TaskContext {
     this.sync = this.features.has(FEATURE_SYNC_EXPRESSIONS);
     this.mailbox.effects = this.effects;
     this.subflows = opts.subflows;
+    this.functions = opts.functions;
     this.workflowInput = opts.workflowInput ?? null;
   }
 

@@ -12,7 +12,7 @@ import { ParentClosePolicy } from '@temporalio/workflow';
 import type { Json } from '../../../src/common/model';
 import type { V1Definition } from '../../../src/common/model-v1';
 import type { CloudEventJson, FunctionCall } from '../../../src/common/contracts';
-import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_A2A_CALLS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_MCP_CALLS } from '../../../src/common/features';
+import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_A2A_CALLS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_MCP_CALLS } from '../../../src/common/features';
 import { INTERPRETER_FEATURES } from '../../../src/common/features';
 import { UNLIMITED_CALL_MS } from '../../../src/workflow/timeouts';
 import { WorkflowError } from '../../../src/workflow/v1/errors';
@@ -112,6 +112,33 @@ test('call of a use.functions entry: runs the function as its own task on the ev
   assert.equal(fc.action, 'getPetById');
   assert.equal(fc.state, '/do/0/fetch');
   assert.equal(ctx.effects.of('activity')[0].options.summary, '/do/0/fetch → GET https://petstore.example/pets/42');
+});
+
+test('call of a pinned function document (v1-catalogs): runs its task on the evaluated `with`, named by the call; without the feature a 501 as before', async () => {
+  const doc = {
+    use: { catalogs: { pets: { endpoint: 'https://catalog.example' } } },
+    do: [{ fetch: { call: 'getPet:1.0.0@pets', with: { id: '${ .petId }' } } }],
+  };
+  const functions = { 'getPet:1.0.0@pets': { task: { call: 'http', with: { method: 'get', endpoint: 'https://petstore.example/pets/{id}' } }, source: 'https://catalog.example/functions/getPet/1.0.0/function.yaml' } };
+  const ctx = await FakeTaskContext.of(doc, { functions });
+  ctx.effects.activities['sw.http'] = http((fc) => ({ got: (fc.arguments as { endpoint: { uri: string } }).endpoint.uri }));
+  assert.deepEqual(await ctx.exec('fetch', { petId: 7 }), { output: { got: 'https://petstore.example/pets/7' } });
+  assert.deepEqual(ctx.entered, ['/do/0/fetch']);
+  const fc = callOf(ctx.effects.of('activity')[0].args);
+  assert.equal(fc.function.name, 'getPet:1.0.0@pets'); // what `swflow test` mocks it by
+  assert.equal(fc.state, '/do/0/fetch');
+
+  const old = await FakeTaskContext.of(doc, { functions, features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_CATALOGS) });
+  const err = await old.exec('fetch', { petId: 7 }).catch((e) => e);
+  assert.ok(err instanceof WorkflowError);
+  assert.equal(err.problem.status, 501);
+  assert.equal(old.effects.commands.length, 0);
+
+  // With the feature, a call whose document was not pinned is a runtime error, not a silent adapter call.
+  const unpinned = await FakeTaskContext.of(doc);
+  const e2 = await unpinned.exec('fetch', { petId: 7 }).catch((e) => e);
+  assert.ok(e2 instanceof WorkflowError);
+  assert.match(e2.problem.detail ?? '', /was not pinned with the definition/);
 });
 
 test('call: a platform failure is made again (summary says why), a service error is not', async () => {

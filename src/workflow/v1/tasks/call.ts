@@ -3,7 +3,10 @@
  * `sw.grpc`, `sw.asyncapiCall`, `sw.mcp`, `sw.a2a`) of the built-in adapter worker (adapters/http, rest, rpc, asyncapi, mcp, a2a) on `swflow-adapters` (or the task's `metadata.worker` queue); a
  * function of `use.functions` runs as its own task, on the evaluated `with` as input; a call
  * to swflow's default catalog, `<activity>:<version>@default`, is the adapter activity of that
- * name (the 1.0 way to reach custom adapters). Every call activity gets a FunctionCall
+ * name (the 1.0 way to reach custom adapters); a cataloged function (`<name>:<version>@<catalog>`)
+ * or a function by URI runs its document's task like a `use.functions` function: the interpreter
+ * worker fetched it when it pinned the definition (`ctx.functions`, feature `v1-catalogs`;
+ * src/dsl/v1/catalogs.ts). Every call activity gets a FunctionCall
  * (src/common/contracts.ts) in the 0.8 calls' wire format (`v1-call-headers`: the evaluated `with`
  * as the input, the rest in the `swflow-call` header; ../../call-context.ts), so adapters and
  * `swflow test` mocks serve both; runs recorded before it send the whole FunctionCall as the input.
@@ -18,7 +21,8 @@ import type { Json } from '../../../common/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
 import { heartbeatTimeoutMs, isLocalCall } from '../../../common/metadata';
 import { lastHeartbeatDetails, platformFailure, throughPlatformFailures } from '../../platform';
-import { FEATURE_LOCAL_CALLS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_GRPC_ASYNCAPI_CALLS, FEATURE_V1_MCP_CALLS } from '../../../common/features';
+import { needsDocument } from '../../../common/catalogs';
+import { FEATURE_LOCAL_CALLS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_GRPC_ASYNCAPI_CALLS, FEATURE_V1_MCP_CALLS } from '../../../common/features';
 import { iterateMessages, splitSubscription, subscribes, subscriptionArgument } from './asyncapi-subscription';
 import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
@@ -44,10 +48,22 @@ export async function runCall(task: Task, at: TaskAt, input: Json, ctx: TaskCont
   if ((BUILTIN_CALLS as readonly string[]).includes(call)) {
     throw WorkflowError.standard('runtime', at.reference, `call: ${call} is not supported by this runtime yet`, 501);
   }
-  const cataloged = DEFAULT_CATALOG.exec(call);
-  if (cataloged) return callAdapter(task, at, input, ctx, cataloged[1]);
-  const fn = ctx.def.workflow.use?.functions?.[call];
-  if (!fn) throw WorkflowError.standard('runtime', at.reference, `function '${call}' cannot be called by this runtime (only use.functions and @default)`, 501);
+  // v1-catalogs: a function document pinned with the definition (a `use.catalogs.default` overrides @default).
+  let fn = ctx.features.has(FEATURE_V1_CATALOGS) ? ctx.functions?.[call]?.task : undefined;
+  if (!fn) {
+    const cataloged = DEFAULT_CATALOG.exec(call);
+    if (cataloged) return callAdapter(task, at, input, ctx, cataloged[1]);
+    fn = ctx.def.workflow.use?.functions?.[call];
+  }
+  if (!fn) {
+    if (ctx.features.has(FEATURE_V1_CATALOGS) && needsDocument(call, ctx.def.workflow.use?.catalogs)) {
+      // Every such call is resolved when the definition is pinned (or the run does not start): a bug if reached.
+      throw WorkflowError.standard('runtime', at.reference, `function '${call}' was not pinned with the definition`);
+    }
+    throw WorkflowError.standard('runtime', at.reference, `function '${call}' cannot be called by this runtime (only use.functions and @default)`, 501);
+  }
+  // A function (use.functions, or a pinned document) runs as its own task on the evaluated `with`, named by the call.
+  // (Inline, not a helper: an extra async frame would add microtask turns and reorder concurrent branches' commands.)
   const fnInput = task.with !== undefined ? await ctx.value(task.with, input, ctx.args(at, { input }), 'with') : input;
   const r = await ctx.runTask(call, fn, at.reference, fnInput, at.locals, call);
   return { output: r.output };
