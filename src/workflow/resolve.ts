@@ -152,6 +152,15 @@ export const FEATURE_V1_CALL_HEADERS = 'v1-call-headers';
  * scope held `$workflow` with the definition and the workflow input, `$task`, `$context`...).
  */
 export const FEATURE_MINIMAL_SECRET_CONTEXT = 'minimal-secret-context';
+/**
+ * A 1.0 input/output/export schema given as a `resource` (an external JSON Schema) is checked: the
+ * first time a run needs it, `swflow.validateData` fetches it in the worker (with the endpoint's
+ * authentication) and returns it with the problems, so the run's history pins it; later checks
+ * send it inline (v1/run.ts). Before, such schemas were not checked.
+ */
+export const FEATURE_V1_SCHEMA_RESOURCES = 'v1-schema-resources';
+/** 1.0 `run.container` is the activity `sw.run.container` on the opt-in process queue (v1/tasks/run.ts); before, a runtime error (501). */
+export const FEATURE_V1_RUN_CONTAINER = 'v1-run-container';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -177,13 +186,24 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_SCHEDULE_AFTER,
   FEATURE_V1_CALL_HEADERS,
   FEATURE_MINIMAL_SECRET_CONTEXT,
+  FEATURE_V1_SCHEMA_RESOURCES,
+  FEATURE_V1_RUN_CONTAINER,
 ];
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
 
 export interface ValidateDataRequest {
-  schema: unknown;
+  /** An inline JSON Schema; or */
+  schema?: unknown;
+  /** a 1.0 external resource (`{ endpoint, name? }`, its policy resolved from `use`): then the answer is a ValidateResourceResult. */
+  resource?: { endpoint?: unknown; name?: string };
   data: unknown;
+}
+
+/** The answer for a `resource`: the problems, and the schema fetched (recorded: the run keeps using it). */
+export interface ValidateResourceResult {
+  problems: string[];
+  schema: unknown;
 }
 
 /** Readable problems (`/path: message`); empty when the data matches the schema. */
