@@ -41,6 +41,8 @@ export interface InterpreterActivitiesOptions {
   features?: string[];
   /** Secrets and OAuth2 tokens for fetching 1.0 schema resources (default: the environment's secrets). */
   services?: AdapterServices;
+  /** Folders relative schema resources are found in (the definition folders). */
+  documentDirs?: string[];
 }
 
 export function createInterpreterActivities(opts: InterpreterActivitiesOptions) {
@@ -60,7 +62,7 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
   };
 
   const features = opts.features ?? INTERPRETER_FEATURES;
-  const schemaResources = new SchemaResources(opts.services ?? adapterServices());
+  const schemaResources = new SchemaResources(opts.services ?? adapterServices(), opts.documentDirs ?? []);
   const check = (schema: unknown, data: unknown, where?: string): string[] => {
     const ajv = new Ajv({ allErrors: true, strict: false });
     addFormats(ajv);

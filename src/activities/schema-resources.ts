@@ -2,19 +2,18 @@
  * External JSON Schemas of 1.0 input/output/export checkpoints (`schema: { resource: { endpoint } }`),
  * fetched by the interpreter worker for `swflow.validateData` — never by the workflow: `http(s)`
  * with the endpoint's authentication policy (basic, bearer, digest, certificate, oauth2, oidc; a
- * secret-based one read from the worker's secrets, as adapters read them), or a `file:` URI / an
- * absolute path on the worker. JSON or YAML. Cached per worker for a few minutes (a run pins the
+ * secret-based one read from the worker's secrets, as adapters read them), or a file: a `file:`
+ * URI or a path, absolute or relative to the worker's definition folders (as call documents are). JSON or YAML. Cached per worker for a few minutes (a run pins the
  * schema it got in its history anyway). Errors name the URL; credentials are redacted from them.
  */
 import { readFile } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ApplicationFailure } from '@temporalio/common';
 import { parse as parseYaml } from 'yaml';
 import type { Json } from '../dsl/model';
 import type { AdapterServices } from '../adapter/activities';
 import { resolveAuth } from '../adapter/auth';
 import { authenticationHeader, tokenAuthentication, type TokenSource } from '../adapter/authentication';
+import { locateDocument } from '../adapter/documents';
 import { isAdapterError } from '../adapter/errors';
 import { sendHttp } from '../adapter/http';
 import { ConfigurationError } from '../adapter/problems';
@@ -38,6 +37,8 @@ export class SchemaResources {
 
   constructor(
     private readonly services: AdapterServices,
+    /** Where relative schema paths are found: the worker's definition folders. */
+    private readonly baseDirs: string[] = [],
     private readonly ttlMs = SCHEMA_CACHE_MS,
   ) {}
 
@@ -61,7 +62,7 @@ export class SchemaResources {
     const redactor = new Redactor();
     let text: string;
     try {
-      text = /^https?:/i.test(uri) ? await this.fetchHttp(uri, policy, redactor, workflow) : await readLocal(uri);
+      text = /^https?:/i.test(uri) ? await this.fetchHttp(uri, policy, redactor, workflow) : await readLocal(uri, this.baseDirs);
     } catch (err) {
       if (err instanceof ApplicationFailure) throw err;
       const e = err as Error & { code?: string; nonRetryable?: boolean };
@@ -109,12 +110,15 @@ export class SchemaResources {
   }
 }
 
-/** A `file:` URI or an absolute path on the worker. */
-async function readLocal(uri: string): Promise<string> {
+/** A `file:` URI or a path: absolute, or relative to the definition folders (as documents of calls are found). */
+async function readLocal(uri: string, baseDirs: string[]): Promise<string> {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(uri) && !/^file:/i.test(uri)) throw new ConfigurationError(`only http(s) and file schema resources are fetched, not ${JSON.stringify(uri)}`);
   let path: string;
-  if (/^file:/i.test(uri)) path = fileURLToPath(uri);
-  else if (isAbsolute(uri)) path = uri;
-  else throw new ConfigurationError(`only http(s) and file: schema resources (or absolute paths) are fetched, not ${JSON.stringify(uri)}`);
+  try {
+    path = locateDocument(uri, baseDirs, 'schema resource');
+  } catch (err) {
+    throw failure((err as Error).message, { status: 404 });
+  }
   try {
     return await readFile(path, 'utf8');
   } catch (err) {

@@ -42,6 +42,8 @@ export interface InterpreterWorkerOptions {
    * its mocks. (Calls of other functions never run here.)
    */
   localCalls?: Record<string, (...args: any[]) => Promise<unknown>>;
+  /** Folders where documents named by relative paths are found (1.0 schema resources); default: the definition folders. */
+  documentDirs?: string[];
   /** `$SECRETS` values of local calls (default: the environment), as the adapter worker's `secrets`. */
   secrets?: SecretValues;
   /** Extra activities to register on the interpreter queue. */
@@ -89,7 +91,7 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
   const localCalls = opts.localCalls ?? builtinCallActivities(definitions.filter((d): d is string => typeof d === 'string'), services);
   const activities = {
     ...localCalls,
-    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log, lifecycleEvents: opts.lifecycleEvents, features: opts.features, services }),
+    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log, lifecycleEvents: opts.lifecycleEvents, features: opts.features, services, documentDirs: opts.documentDirs ?? definitionDirs(definitions) }),
     ...(opts.activities ?? {}),
   };
   const extra = opts.workerOptions ?? {};
@@ -114,6 +116,11 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
 
 /** The built-in adapters' activities, for local calls (documents found relative to these folders or files). */
 function builtinCallActivities(definitionPaths: string[], services: AdapterServices): Record<string, (...args: any[]) => Promise<unknown>> {
-  const baseDirs = definitionPaths.map((p) => (existsSync(p) && statSync(p).isFile() ? dirname(p) : p));
+  const baseDirs = definitionDirs(definitionPaths);
   return adapterActivities(builtinAdapters({ baseDirs }), services) as Record<string, (...args: any[]) => Promise<unknown>>;
+}
+
+/** The folders of the definitions given by path (a file's folder, or the folder itself). */
+function definitionDirs(definitions: (string | Definition)[]): string[] {
+  return definitions.filter((d): d is string => typeof d === 'string').map((p) => (existsSync(p) && statSync(p).isFile() ? dirname(p) : p));
 }

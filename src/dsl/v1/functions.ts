@@ -2,8 +2,10 @@
  * What a 1.0 document calls through activities (sandbox-safe, pure): the names under which
  * `swflow test` mocks answer its calls, and the queues they are served on. A call's name is
  * `http` / `openapi` for inline calls, the `use.functions` entry's name for the calls it makes,
- * and `<activity>:<version>@default` for swflow's default catalog (adapter activities).
+ * `<activity>:<version>@default` for swflow's default catalog (adapter activities), and
+ * `container` for `run.container` tasks.
  */
+import { PROCESS_TASK_QUEUE } from '../../common/contracts';
 import { entryOf, type Task, type TaskList, type V1Definition } from './model';
 
 export interface CalledFunction {
@@ -23,6 +25,8 @@ export function v1Functions(def: V1Definition): CalledFunction[] {
       else if (/@default$/.test(t.call)) out.set(t.call, { name: t.call, type: 'custom', ...(worker ? { worker } : {}) });
       else if (fns[t.call]) visitTask(fns[t.call], t.call);
     }
+    // run.container: the process worker's `sw.run.container`, mocked as `container` (a case needs no container engine).
+    if (t.run?.container) out.set('container', { name: 'container', type: 'custom', worker: typeof t.metadata?.worker === 'string' ? t.metadata.worker : PROCESS_TASK_QUEUE });
     for (const list of [t.do, t.try, t.catch?.do, t.foreach?.do, t.fork?.branches]) visitList(list, as);
   };
   const visitList = (list: TaskList | undefined, as?: string) => (list ?? []).forEach((item) => visitTask(entryOf(item)[1], as));
