@@ -32,7 +32,7 @@ import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { assertNoSecrets } from '../helpers/leaks';
 import { startDevEnv } from '../helpers/temporal';
-import { loadAny, sharedBundle } from '../workflow/helpers';
+import { loadAny, saveHistory, sharedBundle } from '../workflow/helpers';
 
 const DIGEST_PW = 'digest-pw-5e5e';
 const REFRESH = 'refresh-tok-7a7a';
@@ -304,6 +304,7 @@ test('schema resource: an external JSON Schema behind basic authentication check
   const history = historyText(await env.client.workflow.getHandle(good.workflowId).fetchHistory());
   // The definition names the schema's URL only: its content in the history is the recorded fetch.
   assert.ok(history.includes('minimum'), 'the fetched schema is recorded in the run history');
+  await saveHistory(env.client, good.workflowId, 'interpreter-v1-schema-resource'); // replayed by test/workflow/replay.test.ts
   const bad = await fault(doc('schema-bad'), { id: 'o-2', qty: 0 });
   assert.match(String(bad.problem.type), /errors\/validation$/);
   assert.equal(bad.problem.instance, '/do/0/check');

@@ -25,7 +25,7 @@ import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { createProcessWorker } from '../../src/worker/process-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { startDevEnv } from '../helpers/temporal';
-import { loadAny, sharedBundle } from '../workflow/helpers';
+import { loadAny, saveHistory, sharedBundle } from '../workflow/helpers';
 
 const IMAGE = 'localhost/swflow-busybox:test';
 const RUN_ARGS = ['--runtime', 'runc', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024'];
@@ -113,6 +113,7 @@ test('run.container: the image runs the command with stdin, arguments, environme
     first: 'STDIN was: Hello World\nARGS are Foo Bar\nGREETING=hi Hello World\nfrom the volume\n',
     last: { code: 0, stdout: 'default cmd\n', stderr: '' },
   });
+  await saveHistory(env.client, h.workflowId, 'interpreter-v1-run-container'); // replayed by test/workflow/replay.test.ts
   // The kept container is there (cleanup: never), and the removed one is not.
   const names = podman('ps', '-a', '--format', '{{.Names}}').split('\n');
   assert.ok(names.includes(name), `kept container ${name} in ${names.join(', ')}`);
