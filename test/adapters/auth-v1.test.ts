@@ -70,6 +70,8 @@ function makeCertificates() {
     openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
     openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', ...(name === 'server' ? ['-extfile', 'san.ext'] : []));
   }
+  // A client certificate the server's CA did not sign.
+  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'rogue.key', '-out', 'rogue.crt', '-days', '2', '-subj', '/CN=rogue');
 }
 const file = (name: string) => readFileSync(join(dir, name), 'utf8');
 
@@ -248,14 +250,14 @@ test('digest: the 401 challenge answered (SHA-256 preferred, MD5 when only it is
   for (const id of [workflowId, both.workflowId, wrong.workflowId]) await assertNoSecrets(env.client, id, allSecrets(), [], false);
 });
 
-test('certificate: the client certificate from a secret, or from files; without one the TLS handshake is refused', async () => {
+test('certificate: the client certificate from a secret, or from files; one the server\'s CA did not sign is refused', async () => {
   const { output, workflowId } = await run(docOf('mtls', [{ hello: get(`${secureBase}/hello`, 'mtls') }], { mtls: { certificate: { use: 'clientCert' } } }));
   assert.deepEqual(output, { client: 'workflow-client', path: '/hello' });
   const files = { certificate: join(dir, 'client.crt'), key: pathToFileURL(join(dir, 'client.key')).toString(), ca: join(dir, 'ca.crt') };
   const fromFiles = await run(docOf('mtls-files', [{ hello: get(`${secureBase}/files`, 'mtls') }], { mtls: { certificate: files } }));
   assert.deepEqual(fromFiles.output, { client: 'workflow-client', path: '/files' });
-  // The server's CA but no client certificate: the server refuses the handshake.
-  const refused = await fault(docOf('mtls-none', [{ hello: get(`${secureBase}/nope`, 'anon') }], { anon: { certificate: { certificate: join(dir, 'server.crt'), key: join(dir, 'server.key') } } }));
+  // The client trusts the server (ca) but presents a certificate of its own making: the server refuses the handshake.
+  const refused = await fault(docOf('mtls-rogue', [{ hello: get(`${secureBase}/nope`, 'rogue') }], { rogue: { certificate: { certificate: join(dir, 'rogue.crt'), key: join(dir, 'rogue.key'), ca: join(dir, 'ca.crt') } } }));
   assert.match(String(refused.problem.type), /errors\/communication$/);
   assert.match(String(refused.problem.detail), new RegExp(`GET ${secureBase.replace(/[.:/]/g, '\\$&')}/nope failed`));
   await assertNoSecrets(env.client, workflowId, allSecrets(), [], false);
