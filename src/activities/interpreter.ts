@@ -2,6 +2,8 @@
  * The interpreter worker's own activities (task queue `swflow`):
  * - `swflow.resolveDefinition` (local activity): resolves the definition by workflow type and
  *   pins it into history, with its hash and the server's registered search attributes;
+ * - `swflow.validateData` (local activity): checks data against a JSON Schema, inline or (1.0) an
+ *   external resource it fetches (./schema-resources.ts) and returns for the run to pin;
  * - `swflow.produceEvent`: hands a produced CloudEvent to the worker's event sinks.
  */
 import { ApplicationFailure } from '@temporalio/common';
@@ -9,7 +11,10 @@ import type { NativeConnection } from '@temporalio/worker';
 import type { CloudEventJson } from '../common/contracts';
 import { PRODUCE_EVENT_ACTIVITY, SEARCH_ATTRIBUTES } from '../common/contracts';
 import { INTERPRETER_FEATURES } from '../common/features';
-import { RESOLVE_DEFINITION_ACTIVITY, VALIDATE_DATA_ACTIVITY, type ResolveRequest, type ResolveResult, type ValidateDataRequest, type ValidateDataResult } from '../common/pinning';
+import { RESOLVE_DEFINITION_ACTIVITY, VALIDATE_DATA_ACTIVITY, type ResolveRequest, type ResolveResult, type ValidateDataRequest, type ValidateDataResult, type ValidateResourceResult } from '../common/pinning';
+import { Context } from '@temporalio/activity';
+import { adapterServices, type AdapterServices } from '../adapter/activities';
+import { SchemaResources } from './schema-resources';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { DefinitionNotFound, DefinitionRegistry, definitionHash } from '../definitions/registry';
@@ -32,6 +37,10 @@ export interface InterpreterActivitiesOptions {
   features?: string[];
   /** How 1.0 catalogs and functions by URI are fetched when a definition is pinned (feature v1-catalogs). */
   catalogs?: CatalogOptions;
+  /** Secrets and OAuth2 tokens for fetching 1.0 schema resources (default: the environment's secrets). */
+  services?: AdapterServices;
+  /** Folders relative schema resources are found in (the definition folders). */
+  documentDirs?: string[];
 }
 
 export function createInterpreterActivities(opts: InterpreterActivitiesOptions) {
@@ -63,6 +72,20 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
       throw err;
     }
   };
+  const schemaResources = new SchemaResources(opts.services ?? adapterServices(), opts.documentDirs ?? []);
+  const check = (schema: unknown, data: unknown, where?: string): string[] => {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats(ajv);
+    let validate;
+    try {
+      validate = ajv.compile(schema as object);
+    } catch (err) {
+      if (!where) throw err;
+      throw ApplicationFailure.create({ type: 'SchemaResource', message: `schema resource ${where} is not a usable JSON Schema: ${(err as Error).message}`, details: [{ kind: 'configuration' }], nonRetryable: true });
+    }
+    if (validate(data)) return [];
+    return (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`);
+  };
   return {
     async [RESOLVE_DEFINITION_ACTIVITY](req: ResolveRequest): Promise<ResolveResult> {
       const sa = await searchAttributes();
@@ -83,12 +106,15 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
       return { definition: def, hash: definitionHash(def), source, searchAttributes: sa, features, ...lifecycle, ...functions };
     },
 
-    async [VALIDATE_DATA_ACTIVITY](req: ValidateDataRequest): Promise<ValidateDataResult> {
-      const ajv = new Ajv({ allErrors: true, strict: false });
-      addFormats(ajv);
-      const validate = ajv.compile(req.schema as object);
-      if (validate(req.data)) return [];
-      return (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`);
+    async [VALIDATE_DATA_ACTIVITY](req: ValidateDataRequest): Promise<ValidateDataResult | ValidateResourceResult> {
+      if (req.resource !== undefined && req.schema === undefined) {
+        // A 1.0 schema resource: fetched here (cached per worker); returned so the run pins it.
+        const info = Context.current().info;
+        const schema = await schemaResources.get(req.resource, { id: info.workflowExecution?.workflowId ?? '', instanceId: info.workflowExecution?.runId ?? '', definitionId: info.workflowType ?? '' });
+        const endpoint = req.resource.endpoint as { uri?: string } | string | undefined;
+        return { problems: check(schema, req.data, typeof endpoint === 'string' ? endpoint : endpoint?.uri), schema };
+      }
+      return check(req.schema, req.data);
     },
 
     async [PRODUCE_EVENT_ACTIVITY](event: CloudEventJson): Promise<void> {

@@ -1,21 +1,26 @@
 /**
  * Auth definitions (spec 0.8 "Auth Definition"), resolved inside the activity: `basic`,
- * `bearer` and `oauth2` (grants `clientCredentials`, `password`, `tokenExchange`). Property
+ * `bearer` and `oauth2` (grants `clientCredentials`, `password`, `tokenExchange`, `refreshToken`:
+ * the `refreshToken` property). Property
  * values may be `$SECRETS` expressions; they are evaluated here with the call's secret scope and
  * every credential (and every token obtained) is registered for redaction. The definition
  * itself, with its expressions, is all that travels through history.
  *
  * OAuth2: the token endpoint is `metadata.tokenEndpoint` (absolute, or relative to
  * `authority`), by default `<authority>/oauth2/token` (as Serverless Workflow 1.0 has it). The
- * client authenticates with `client_secret_post` unless `metadata.clientAuthentication` is
- * `client_secret_basic`. Tokens are cached per worker, keyed by the resolved request, until
+ * client authenticates with `client_secret_post` unless `metadata.clientAuthentication` says
+ * `client_secret_basic`, `client_secret_jwt` (an HS256 assertion signed with the client secret),
+ * `private_key_jwt` (the `clientAssertion` property as is, else an RS256/ES256 assertion signed
+ * with `clientSecret` holding the private key in PEM) or `none` (the client id only);
+ * `metadata.requestEncoding: application/json` sends the token request as JSON. Tokens are cached per worker, keyed by the resolved request, until
  * `expires_in` (less a minute) runs out; {@link Auth.refresh} drops the cached one (the HTTP
  * helper does that once on a 401).
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, createPrivateKey, randomUUID, sign } from 'node:crypto';
 import type { FunctionCall } from '../common/contracts';
 import type { AuthDef, Json } from '../common/model';
 import { AdapterError, ErrorCodes, networkFailure } from './errors';
+import type { ClientCertificate } from './certificate';
 import type { Redactor } from './redact';
 import { evaluateSecret, type SecretValues } from './secrets';
 
@@ -24,12 +29,19 @@ export interface Auth {
   /** The auth definition's name and scheme. */
   readonly name: string;
   readonly scheme: AuthDef['scheme'];
-  /** The request headers that carry the credentials (`Authorization: Basic …` / `Bearer …`). */
-  headers(): Promise<Record<string, string>>;
+  /**
+   * The request headers that carry the credentials (`Authorization: Basic …` / `Bearer …`); a
+   * digest answer needs the request it goes with.
+   */
+  headers(request?: { method: string; url: string }): Promise<Record<string, string>>;
   /** The credential alone, for a protocol that carries it elsewhere (an API key parameter, gRPC metadata): the bearer or OAuth2 access token; for basic, the base64 `user:password`. */
   token(): Promise<string>;
   /** Forgets a cached OAuth2 token so the next {@link headers} fetches a new one; false when there is nothing to refresh (basic, bearer). */
   refresh(): Promise<boolean>;
+  /** Digest: takes the challenge of a 401 answer; true when the request should be sent again (with {@link headers}). */
+  challenged?(res: Response): boolean;
+  /** A client certificate: the request goes over TLS with it (see ./certificate.ts). */
+  tls?(): Promise<ClientCertificate>;
 }
 
 interface CachedToken {
@@ -114,9 +126,9 @@ export async function resolveAuth(def: AuthDef, call: FunctionCall, secrets: Sec
     case 'oauth2': {
       const request = await oauth2Request(def, props, value, values, need);
       redactor.add(request.secrets);
-      const key = createHash('sha256').update(JSON.stringify([request.url, request.form, request.basic])).digest('hex');
+      const key = createHash('sha256').update(JSON.stringify([request.url, request.form, request.basic, request.assertion, request.json])).digest('hex');
       const token = async () => {
-        const t = await tokens.get(key, () => requestToken(def, request));
+        const t = await tokens.get(key, () => requestToken(def, request, redactor));
         redactor.add(t.accessToken);
         return t.accessToken;
       };
@@ -141,6 +153,10 @@ interface TokenRequest {
   form: Record<string, string | string[]>;
   /** client_secret_basic credentials. */
   basic?: string;
+  /** client_secret_jwt / private_key_jwt: the assertion to sign per request (a new `jti` each time). */
+  assertion?: { clientId: string; key: string; alg: 'HS256' | 'RS256' | 'ES256' };
+  /** `application/json` (1.0 `request.encoding`) or form-encoded. */
+  json: boolean;
   secrets: string[];
 }
 
@@ -148,7 +164,12 @@ const GRANTS: Record<string, string> = {
   clientCredentials: 'client_credentials',
   password: 'password',
   tokenExchange: 'urn:ietf:params:oauth:grant-type:token-exchange',
+  refreshToken: 'refresh_token',
 };
+
+/** How the client authenticates to the token endpoint (OpenID Connect Core 9, RFC 7523). */
+const CLIENT_AUTHENTICATIONS = ['client_secret_post', 'client_secret_basic', 'client_secret_jwt', 'private_key_jwt', 'none'];
+const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 async function oauth2Request(
   def: AuthDef,
@@ -157,6 +178,9 @@ async function oauth2Request(
   values: (key: string) => Promise<string[]>,
   need: (key: string, v: string | undefined) => string,
 ): Promise<TokenRequest> {
+  if (props.grantType === 'authorizationCode' || props.grantType === 'authorization_code') {
+    throw authError(def, AUTHORIZATION_CODE_REFUSAL);
+  }
   const grant = GRANTS[String(props.grantType)];
   if (!grant) throw authError(def, `grantType must be one of ${Object.keys(GRANTS).join(', ')}, got ${JSON.stringify(props.grantType)}`);
   const metadata = (props.metadata ?? {}) as Record<string, Json>;
@@ -169,7 +193,11 @@ async function oauth2Request(
     throw authError(def, `no token endpoint: give "authority" (a URL) or metadata.tokenEndpoint (absolute)`);
   }
   if (!/^https?:/.test(url)) throw authError(def, `token endpoint ${url} is not http(s)`);
-  const clientId = need('clientId', await value('clientId'));
+  const how = str(metadata.clientAuthentication) ?? 'client_secret_post';
+  if (!CLIENT_AUTHENTICATIONS.includes(how)) throw authError(def, `client authentication must be one of ${CLIENT_AUTHENTICATIONS.join(', ')}, got ${JSON.stringify(how)}`);
+  const encoding = str(metadata.requestEncoding) ?? 'application/x-www-form-urlencoded';
+  if (encoding !== 'application/x-www-form-urlencoded' && encoding !== 'application/json') throw authError(def, `token request encoding must be application/x-www-form-urlencoded or application/json, got ${JSON.stringify(encoding)}`);
+  const clientId = how === 'none' ? await value('clientId') : need('clientId', await value('clientId'));
   const clientSecret = await value('clientSecret');
   const form: Record<string, string | string[]> = { grant_type: grant };
   const secrets: string[] = [];
@@ -190,22 +218,74 @@ async function oauth2Request(
     const issuer = await value('requestedIssuer');
     if (subject) form.requested_subject = subject;
     if (issuer) form.requested_issuer = issuer;
+  } else if (props.grantType === 'refreshToken') {
+    form.refresh_token = need('refreshToken', await value('refreshToken'));
+    secrets.push(form.refresh_token);
   }
   let basic: string | undefined;
-  if (metadata.clientAuthentication === 'client_secret_basic') {
-    basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret ?? '')}`).toString('base64');
+  let assertion: TokenRequest['assertion'];
+  if (how === 'client_secret_basic') {
+    basic = Buffer.from(`${encodeURIComponent(clientId!)}:${encodeURIComponent(clientSecret ?? '')}`).toString('base64');
     secrets.push(basic);
+  } else if (how === 'client_secret_jwt' || how === 'private_key_jwt') {
+    form.client_id = clientId!;
+    form.client_assertion_type = JWT_BEARER;
+    const given = await value('clientAssertion');
+    if (given) {
+      // A signed assertion given as is (1.0 `client.assertion`).
+      form.client_assertion = given;
+      secrets.push(given);
+    } else if (how === 'client_secret_jwt') {
+      assertion = { clientId: clientId!, key: need('clientSecret', clientSecret), alg: 'HS256' };
+    } else {
+      // private_key_jwt without an assertion: `client.secret` is the client's private key (PEM).
+      const key = need('clientSecret (the private key, PEM)', clientSecret);
+      let type: string | undefined;
+      try {
+        type = createPrivateKey(key).asymmetricKeyType;
+      } catch (err) {
+        throw authError(def, `private_key_jwt: the client secret is not a PEM private key (${(err as Error).message})`);
+      }
+      if (type !== 'rsa' && type !== 'ec') throw authError(def, `private_key_jwt: the private key is ${type}, not RSA (RS256) or EC P-256 (ES256)`);
+      assertion = { clientId: clientId!, key, alg: type === 'rsa' ? 'RS256' : 'ES256' };
+    }
   } else {
-    form.client_id = clientId;
-    if (clientSecret) form.client_secret = clientSecret;
+    if (clientId) form.client_id = clientId;
+    if (how === 'client_secret_post' && clientSecret) form.client_secret = clientSecret;
   }
-  return { url, form, basic, secrets };
+  return { url, form, basic, assertion, json: encoding === 'application/json', secrets };
 }
 
-async function requestToken(def: AuthDef, req: TokenRequest): Promise<CachedToken> {
-  const body = new URLSearchParams();
-  for (const [k, v] of Object.entries(req.form)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+/** Why the `authorization_code` grant is refused (the matrix quotes it). */
+export const AUTHORIZATION_CODE_REFUSAL =
+  "the 'authorization_code' grant needs a user agent: a person signs in at the authority in a browser, which brings the code back to a redirect URI; a workflow runs unattended and has neither. Obtain a refresh token once and use the 'refresh_token' grant, or use 'client_credentials'";
+
+const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
+
+/** A client assertion (RFC 7523 section 3): iss = sub = the client, aud = the token endpoint, valid 5 minutes. */
+export function signClientAssertion(a: NonNullable<TokenRequest['assertion']>, audience: string): string {
+  const now = Math.floor(Date.now() / 1000);
+  const head = b64url(JSON.stringify({ alg: a.alg, typ: 'JWT' }));
+  const claims = b64url(JSON.stringify({ iss: a.clientId, sub: a.clientId, aud: audience, jti: randomUUID(), iat: now, exp: now + 300 }));
+  const input = `${head}.${claims}`;
+  const signature =
+    a.alg === 'HS256' ? createHmac('sha256', a.key).update(input).digest() : sign('sha256', Buffer.from(input), a.alg === 'ES256' ? { key: a.key, dsaEncoding: 'ieee-p1363' } : a.key);
+  return `${input}.${b64url(signature)}`;
+}
+
+async function requestToken(def: AuthDef, req: TokenRequest, redactor: Redactor): Promise<CachedToken> {
+  const form = { ...req.form };
+  if (req.assertion) {
+    form.client_assertion = signClientAssertion(req.assertion, req.url);
+    redactor.add(form.client_assertion);
+  }
+  let body: string | URLSearchParams;
+  if (req.json) body = JSON.stringify(form);
+  else {
+    body = new URLSearchParams();
+    for (const [k, v] of Object.entries(form)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
+  }
+  const headers: Record<string, string> = { 'content-type': req.json ? 'application/json' : 'application/x-www-form-urlencoded', accept: 'application/json' };
   if (req.basic) headers.authorization = `Basic ${req.basic}`;
   const request = `POST ${req.url}`;
   let res: Response;

@@ -5,15 +5,24 @@
  * redaction (pass the ActivityContext: it is both).
  *
  * - `basic`, `bearer` → an `Authorization` header ({@link authenticationHeader}).
+ * - `digest` → an {@link Auth} answering the server's 401 challenge (RFC 7616, ./digest.ts);
+ *   `certificate` → an {@link Auth} whose requests carry a client TLS certificate
+ *   (./certificate.ts: `{ certificate, key, ca?, passphrase? }`, PEM texts or files).
  * - `oauth2`, `oidc` → an {@link Auth} whose token the worker requests ({@link tokenAuthentication}):
- *   grants `client_credentials` (default), `password` and token exchange; `client.id`/`secret`
- *   sent as `client_secret_post` (default) or `client_secret_basic`; the token endpoint is
+ *   grants `client_credentials` (default), `password`, token exchange and `refresh_token` (the
+ *   refresh token is `subject.token`); `authorization_code` is refused (it needs a user agent);
+ *   the client authenticates per `client.authentication`: `client_secret_post` (default),
+ *   `client_secret_basic`, `client_secret_jwt`, `private_key_jwt` (`client.assertion`, or an
+ *   assertion signed with `client.secret` holding the private key in PEM), `none`; the token
+ *   request is form-encoded unless `request.encoding` is `application/json`; the token endpoint is
  *   `endpoints.token` relative to `authority` (default `/oauth2/token`), for `oidc` the
  *   `token_endpoint` of `<authority>/.well-known/openid-configuration`. Tokens come from the
  *   worker's cache (the SDK's TokenCache, as for 0.8 `oauth2` auth) and are refreshed once on a 401.
  */
 import type { AuthDef, Json } from '../common/model';
-import type { Auth } from './auth';
+import { AUTHORIZATION_CODE_REFUSAL, type Auth } from './auth';
+import { certificateAuth, pemOf, type ClientCertificate } from './certificate';
+import { digestAuth } from './digest';
 import type { ActivityContext } from './define';
 import { AdapterError, ErrorCodes } from './errors';
 import { ConfigurationError } from './problems';
@@ -61,10 +70,7 @@ export function authenticationHeader(policy: unknown, source: SecretSource): str
     return header(`Basic ${Buffer.from(`${text(b.username ?? '')}:${text(b.password ?? '')}`).toString('base64')}`);
   }
   if (policy.bearer !== undefined) return header(`Bearer ${text(from(policy.bearer).token ?? '')}`);
-  for (const scheme of ['digest', 'certificate']) {
-    if (policy[scheme] !== undefined) throw new ConfigurationError(`'${scheme}' authentication is not supported yet (basic, bearer, oauth2 and oidc are)`);
-  }
-  return undefined;
+  return undefined; // digest, certificate, oauth2, oidc: tokenAuthentication
 }
 
 /** What resolving an OAuth2/OIDC policy uses of the call's context. */
@@ -74,20 +80,46 @@ const GRANTS: Record<string, string> = {
   client_credentials: 'clientCredentials',
   password: 'password',
   'urn:ietf:params:oauth:grant-type:token-exchange': 'tokenExchange',
+  refresh_token: 'refreshToken',
 };
 
+const CLIENT_AUTHENTICATIONS = ['client_secret_post', 'client_secret_basic', 'client_secret_jwt', 'private_key_jwt', 'none'];
+
 /**
- * The credentials of an (evaluated) 1.0 `oauth2` or `oidc` policy, or undefined for any other
- * policy. A policy swflow cannot serve (another grant or client authentication, a JSON token
- * request) is a ConfigurationError here; the token (and, for `oidc`, the discovery) is requested
+ * The credentials of an (evaluated) 1.0 `digest`, `certificate`, `oauth2` or `oidc` policy, for
+ * a request sent with the context's fetch (sendHttp / sendCall), or undefined for any other
+ * policy. A policy swflow cannot serve (`authorization_code`, missing fields) is a
+ * ConfigurationError here; the token (and, for `oidc`, the discovery) is requested
  * when the request is sent, so a refused or unreachable token endpoint fails that request.
  */
 export async function tokenAuthentication(policy: unknown, source: TokenSource): Promise<Auth | undefined> {
   if (!isObj(policy)) return undefined;
+  if (policy.digest !== undefined) {
+    const d = policyBody(policy.digest, source);
+    if (typeof d.username !== 'string' || typeof d.password !== 'string') throw new ConfigurationError("digest: needs 'username' and 'password'");
+    source.redact(d.password);
+    return digestAuth('digest', d.username, d.password);
+  }
+  if (policy.certificate !== undefined) {
+    const c = policyBody(policy.certificate, source);
+    const field = (k: string) => (typeof c[k] === 'string' && c[k] ? (c[k] as string) : undefined);
+    const cert = field('certificate');
+    const key = field('key');
+    if (!cert || !key) throw new ConfigurationError("certificate: needs 'certificate' and 'key' (PEM texts or files)");
+    const passphrase = field('passphrase');
+    if (passphrase) source.redact(passphrase);
+    return certificateAuth('certificate', async () => {
+      const material: ClientCertificate = { cert: await pemOf(cert, 'certificate'), key: await pemOf(key, 'key') };
+      const ca = field('ca');
+      if (ca) material.ca = await pemOf(ca, 'ca');
+      if (passphrase) material.passphrase = passphrase;
+      source.redact(material.key);
+      return material;
+    });
+  }
   const scheme = policy.oauth2 !== undefined ? 'oauth2' : policy.oidc !== undefined ? 'oidc' : undefined;
   if (!scheme) return undefined;
-  const body = policy[scheme];
-  const p = isObj(body) && typeof body.use === 'string' ? secretObject(source, body.use) : isObj(body) ? body : {};
+  const p = policyBody(policy[scheme], source);
   const def = oauth2Def(scheme, p);
   let resolved: Promise<Auth> | undefined;
   const auth = () =>
@@ -114,32 +146,49 @@ export async function tokenAuthentication(policy: unknown, source: TokenSource):
 export async function authenticationHeaders(policy: unknown, source: TokenSource): Promise<Record<string, string>> {
   const header = authenticationHeader(policy, source);
   if (header) return { authorization: header };
+  for (const scheme of ['digest', 'certificate']) {
+    if (isObj(policy) && policy[scheme] !== undefined) throw new ConfigurationError(`'${scheme}' authentication needs an HTTP exchange (call: http or openapi), not this protocol`);
+  }
   const token = await tokenAuthentication(policy, source);
   return token ? token.headers() : {};
 }
 
+/** A policy's body: inline, or the JSON object of the secret a secret-based one names. */
+function policyBody(body: Json, source: SecretSource): Obj {
+  return isObj(body) && typeof body.use === 'string' ? secretObject(source, body.use) : isObj(body) ? body : {};
+}
+
 /** A 1.0 OAuth2 / OpenID Connect policy as the SDK's `oauth2` auth definition (0.8's property names). */
 function oauth2Def(scheme: 'oauth2' | 'oidc', p: Obj): AuthDef {
-  const grantType = GRANTS[String(p.grant ?? 'client_credentials')];
-  if (!grantType) throw new ConfigurationError(`${scheme}: grant '${String(p.grant)}' is not supported yet (${Object.keys(GRANTS).join(', ')} are)`);
+  const grant = String(p.grant ?? 'client_credentials');
+  if (grant === 'authorization_code') throw new ConfigurationError(`${scheme}: ${AUTHORIZATION_CODE_REFUSAL}`);
+  const grantType = GRANTS[grant];
+  if (!grantType) throw new ConfigurationError(`${scheme}: grant '${grant}' is not supported (${Object.keys(GRANTS).join(', ')} are)`);
   const client = isObj(p.client) ? p.client : {};
   const clientAuthentication = String(client.authentication ?? 'client_secret_post');
-  if (clientAuthentication !== 'client_secret_post' && clientAuthentication !== 'client_secret_basic') {
-    throw new ConfigurationError(`${scheme}: client authentication '${clientAuthentication}' is not supported yet (client_secret_post and client_secret_basic are)`);
-  }
-  if (isObj(p.request) && p.request.encoding !== undefined && p.request.encoding !== 'application/x-www-form-urlencoded') {
-    throw new ConfigurationError(`${scheme}: token request encoding '${String(p.request.encoding)}' is not supported yet (application/x-www-form-urlencoded is)`);
+  if (!CLIENT_AUTHENTICATIONS.includes(clientAuthentication)) throw new ConfigurationError(`${scheme}: client authentication '${clientAuthentication}' is not one of ${CLIENT_AUTHENTICATIONS.join(', ')}`);
+  const requestEncoding = isObj(p.request) && p.request.encoding !== undefined ? String(p.request.encoding) : 'application/x-www-form-urlencoded';
+  if (requestEncoding !== 'application/x-www-form-urlencoded' && requestEncoding !== 'application/json') {
+    throw new ConfigurationError(`${scheme}: token request encoding '${requestEncoding}' is not application/x-www-form-urlencoded or application/json`);
   }
   const endpoints = isObj(p.endpoints) ? p.endpoints : {};
   const properties: Obj = {
     grantType,
     authority: p.authority ?? null,
     clientId: client.id ?? null,
-    metadata: { ...(scheme === 'oauth2' && endpoints.token !== undefined ? { tokenEndpoint: endpoints.token } : {}), clientAuthentication },
+    metadata: {
+      ...(scheme === 'oauth2' && endpoints.token !== undefined ? { tokenEndpoint: endpoints.token } : {}),
+      clientAuthentication,
+      ...(requestEncoding === 'application/json' ? { requestEncoding } : {}),
+      ...(isObj(p.subject) && typeof p.subject.type === 'string' && grant !== 'refresh_token' ? { subjectTokenType: p.subject.type } : {}),
+    },
   };
   if (client.secret !== undefined) properties.clientSecret = client.secret;
+  if (client.assertion !== undefined) properties.clientAssertion = client.assertion;
   for (const key of ['scopes', 'audiences', 'username', 'password'] as const) if (p[key] !== undefined) properties[key] = p[key];
-  if (isObj(p.subject) && p.subject.token !== undefined) properties.subjectToken = p.subject.token;
+  // refresh_token: the 1.0 policy has no refresh-token property; the token is the `subject`'s.
+  if (isObj(p.subject) && p.subject.token !== undefined) properties[grant === 'refresh_token' ? 'refreshToken' : 'subjectToken'] = p.subject.token;
+  if (grant === 'refresh_token' && properties.refreshToken === undefined) throw new ConfigurationError(`${scheme}: the refresh_token grant takes the refresh token from 'subject.token'`);
   return { name: scheme, scheme: 'oauth2', properties };
 }
 

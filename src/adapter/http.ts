@@ -5,7 +5,8 @@
  */
 import type { Json } from '../common/model';
 import type { Auth } from './auth';
-import { AdapterError, ErrorCodes, networkFailure } from './errors';
+import { fetchWithCertificate } from './certificate';
+import { AdapterError, ErrorCodes, isAdapterError, networkFailure } from './errors';
 
 export interface HttpRequest {
   method: string;
@@ -38,21 +39,29 @@ export function describeRequest(req: Pick<HttpRequest, 'method' | 'url'>): strin
 /**
  * Sends a request with the auth's headers (an explicit `authorization` header wins). A network
  * failure throws an {@link AdapterError} with its code (ConnectionRefused, HostNotFound, ...);
- * a 401 with refreshable auth (OAuth2) is tried once more with a new token.
+ * a 401 with refreshable auth (OAuth2) is tried once more with a new token, a 401 with a digest
+ * challenge once more with its answer; a client certificate sends the request over node:https.
  */
 export async function sendHttp(req: HttpRequest, opts: HttpOptions = {}): Promise<Response> {
   const request = describeRequest(req);
   const send = async (): Promise<Response> => {
-    const headers = { ...((await opts.auth?.headers()) ?? {}), ...lowerKeys(req.headers ?? {}) };
+    const headers = { ...((await opts.auth?.headers({ method: req.method, url: req.url })) ?? {}), ...lowerKeys(req.headers ?? {}) };
+    const tls = await opts.auth?.tls?.();
     try {
+      if (tls) return await fetchWithCertificate(req.url, { method: req.method, headers, body: req.body, signal: opts.signal, redirect: opts.redirect }, tls);
       return await fetch(req.url, { method: req.method, headers, body: req.body, signal: opts.signal, ...(opts.redirect ? { redirect: opts.redirect } : {}) });
     } catch (err) {
-      if (opts.signal?.aborted) throw err;
+      if (opts.signal?.aborted || isAdapterError(err)) throw err;
       const failure = networkFailure(err);
       throw new AdapterError(failure.code, `${request} failed: ${failure.message}`, { request, cause: err });
     }
   };
   const res = await send();
+  // Digest: the 401 carries the challenge the request is sent again to answer.
+  if (res.status === 401 && opts.auth?.challenged?.(res)) {
+    await res.body?.cancel();
+    return send();
+  }
   if (res.status === 401 && opts.auth && (await opts.auth.refresh())) {
     await res.body?.cancel();
     return send();

@@ -12,13 +12,13 @@ import { createProcessWorker } from '../worker/process-worker';
 export function register(program: Command): void {
   program
     .command('processes')
-    .description("Run the opt-in worker for 1.0 run.shell / run.script tasks (executes the documents' commands)")
+    .description("Run the opt-in worker for 1.0 run.shell / run.script / run.container tasks (executes the documents' commands)")
     .option('-q, --task-queue <queue>', 'task queue', PROCESS_TASK_QUEUE)
     .action(async (opts: { taskQueue: string }) => {
       const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
       const connection = await NativeConnection.connect(connectionOptions(target));
       const worker = await createProcessWorker({ connection, namespace: target.namespace, taskQueue: opts.taskQueue });
-      console.log(`[swflow processes] serving task queue ${opts.taskQueue} on ${target.address} (namespace ${target.namespace}): run.shell / run.script execute with this process's rights`);
+      console.log(`[swflow processes] serving task queue ${opts.taskQueue} on ${target.address} (namespace ${target.namespace}): run.shell / run.script / run.container execute with this process's rights`);
       await worker.run();
       await connection.close();
     });

@@ -65,7 +65,7 @@ export function register(program: Command): void {
     .option('--db <file>', 'dev server SQLite file (default .data/temporal.sqlite)')
     .option('--gateway-port <port>', 'event gateway port (CloudEvents over HTTP)', String(GATEWAY_PORT))
     .option('--lifecycle-events', 'publish 1.0 lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks')
-    .option('--allow-processes', "also serve 1.0 run.shell / run.script tasks (queue swflow-processes): they execute the documents' commands and scripts with this process's rights")
+    .option('--allow-processes', "also serve 1.0 run.shell / run.script / run.container tasks (queue swflow-processes): they execute the documents' commands and scripts with this process's rights")
     .option('--event-sink <urls...>', 'where produced CloudEvents are POSTed (default: $SWFLOW_EVENT_SINKS, comma-separated)');
   addGatewayOptions(cmd).action((opts: StartCommandOptions) => start(opts));
 }
@@ -112,7 +112,7 @@ async function start(opts: StartCommandOptions): Promise<void> {
     const dirs = definitionDirs(opts.definitions);
     const adapters = await createBuiltinAdapterWorker({ connection, namespace: target.namespace, baseDirs: dirs });
     const processes = opts.allowProcesses ? await createProcessWorker({ connection, namespace: target.namespace }) : undefined;
-    if (processes) log('Serving run.shell / run.script on swflow-processes (--allow-processes): documents run commands with this process\'s rights.');
+    if (processes) log('Serving run.shell / run.script / run.container on swflow-processes (--allow-processes): documents run commands with this process\'s rights.');
 
     let exampleService: Server | undefined;
     if (dirs.includes(EXAMPLES_DIR)) {

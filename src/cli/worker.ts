@@ -34,7 +34,7 @@ export function register(program: Command): void {
     .option('-d, --definitions <paths...>', 'definition folders or files', [join(PROJECT_ROOT, 'examples')])
     .option('-a, --adapter <modules...>', 'serve the adapters these modules export (defineAdapter) instead of the interpreter')
     .option('-q, --task-queue <queue>', `task queue (default ${INTERPRETER_TASK_QUEUE}; with --adapter ${ADAPTER_TASK_QUEUE})`)
-    .option('--secrets <file>', 'a JSON or YAML file of $SECRETS values for the adapters\' calls (with --adapter) or the local calls (swflow.local) of the interpreter (default: the environment)')
+    .option('--secrets <file>', 'a JSON or YAML file of $SECRETS values for the adapters\' calls (with --adapter) or, for the interpreter, its local calls (swflow.local) and the authentication of 1.0 schema resources (default: the environment)')
     .option('--no-schedules', 'do not create/update/delete the Temporal Schedules of scheduled definitions')
     .action((opts: WorkerCliOptions) => (opts.adapter ? runAdapters(opts) : runWorker(opts)));
 }

@@ -167,6 +167,15 @@ export const FEATURE_V1_A2A_CALLS = 'v1-a2a-calls';
  * failed with a runtime error (501).
  */
 export const FEATURE_V1_CATALOGS = 'v1-catalogs';
+/**
+ * A 1.0 input/output/export schema given as a `resource` (an external JSON Schema) is checked: the
+ * first time a run needs it, `swflow.validateData` fetches it in the worker (with the endpoint's
+ * authentication) and returns it with the problems, so the run's history pins it; later checks
+ * send it inline (v1/run.ts). Before, such schemas were not checked.
+ */
+export const FEATURE_V1_SCHEMA_RESOURCES = 'v1-schema-resources';
+/** 1.0 `run.container` is the activity `sw.run.container` on the opt-in process queue (v1/tasks/run.ts); before, a runtime error (501). */
+export const FEATURE_V1_RUN_CONTAINER = 'v1-run-container';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -200,5 +209,6 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_MCP_CALLS,
   FEATURE_V1_A2A_CALLS,
   FEATURE_V1_CATALOGS,
+  FEATURE_V1_SCHEMA_RESOURCES,
+  FEATURE_V1_RUN_CONTAINER,
 ];
-

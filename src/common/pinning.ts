@@ -51,8 +51,17 @@ export interface ResolveResult {
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
 
 export interface ValidateDataRequest {
-  schema: unknown;
+  /** An inline JSON Schema; or */
+  schema?: unknown;
+  /** a 1.0 external resource (`{ endpoint, name? }`, its policy resolved from `use`): then the answer is a ValidateResourceResult. */
+  resource?: { endpoint?: unknown; name?: string };
   data: unknown;
+}
+
+/** The answer for a `resource`: the problems, and the schema fetched (recorded: the run keeps using it). */
+export interface ValidateResourceResult {
+  problems: string[];
+  schema: unknown;
 }
 
 /** Readable problems (`/path: message`); empty when the data matches the schema. */

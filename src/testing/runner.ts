@@ -300,6 +300,9 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
       catalogs: { baseDir: tc.workflow.kind === 'file' ? dirname(tc.workflow.path) : dirname(tc.file), secrets: tc.secrets },
       // Calls marked `swflow.local` run on this worker: mocked (or served by the case's adapters) as the others.
       localCalls: { default: serve },
+      // 1.0 schema resources: files beside the case (or its workflow file), fetched with the case's secrets.
+      documentDirs: [tc.workflow.kind === 'file' ? dirname(tc.workflow.path) : dirname(tc.file)],
+      secrets: tc.secrets,
     }),
   );
   for (const taskQueue of functionTaskQueues(allDefs)) {

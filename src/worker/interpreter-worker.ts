@@ -17,7 +17,7 @@ import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts
 import { createInterpreterActivities } from '../activities/interpreter';
 import { DefinitionRegistry } from '../definitions/registry';
 import type { CatalogOptions } from '../activities/catalogs';
-import { adapterActivities, adapterServices, callInterceptor, type SecretValues } from '../adapter';
+import { adapterActivities, adapterServices, callInterceptor, type AdapterServices, type SecretValues } from '../adapter';
 import { builtinAdapters } from './adapter-worker';
 
 export type WorkflowBundle = { code: string; sourceMap?: string };
@@ -44,6 +44,8 @@ export interface InterpreterWorkerOptions {
    * its mocks. (Calls of other functions never run here.)
    */
   localCalls?: Record<string, (...args: any[]) => Promise<unknown>>;
+  /** Folders where documents named by relative paths are found (1.0 schema resources); default: the definition folders. */
+  documentDirs?: string[];
   /** `$SECRETS` values of local calls (default: the environment), as the adapter worker's `secrets`. */
   secrets?: SecretValues;
   /**
@@ -82,10 +84,12 @@ export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 
 export async function createInterpreterWorker(opts: InterpreterWorkerOptions): Promise<Worker> {
   const definitions = opts.definitions ?? [DEFAULT_DEFINITIONS_DIR];
   const registry = new DefinitionRegistry(definitions);
-  const localCalls = opts.localCalls ?? builtinCallActivities(definitions.filter((d): d is string => typeof d === 'string'), opts.secrets);
+  // One worker's secrets and OAuth2 tokens, for local calls and for fetching 1.0 schema resources.
+  const services = adapterServices(opts.secrets);
+  const localCalls = opts.localCalls ?? builtinCallActivities(definitions.filter((d): d is string => typeof d === 'string'), services);
   const activities = {
     ...localCalls,
-    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log, lifecycleEvents: opts.lifecycleEvents, features: opts.features, catalogs: { ...(opts.secrets ? { secrets: opts.secrets } : {}), ...opts.catalogs } }),
+    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log, lifecycleEvents: opts.lifecycleEvents, features: opts.features, catalogs: { ...(opts.secrets ? { secrets: opts.secrets } : {}), ...opts.catalogs }, services, documentDirs: opts.documentDirs ?? definitionDirs(definitions) }),
     ...(opts.activities ?? {}),
   };
   const extra = opts.workerOptions ?? {};
@@ -109,7 +113,12 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
 }
 
 /** The built-in adapters' activities, for local calls (documents found relative to these folders or files). */
-function builtinCallActivities(definitionPaths: string[], secrets?: SecretValues): Record<string, (...args: any[]) => Promise<unknown>> {
-  const baseDirs = definitionPaths.map((p) => (existsSync(p) && statSync(p).isFile() ? dirname(p) : p));
-  return adapterActivities(builtinAdapters({ baseDirs }), adapterServices(secrets)) as Record<string, (...args: any[]) => Promise<unknown>>;
+function builtinCallActivities(definitionPaths: string[], services: AdapterServices): Record<string, (...args: any[]) => Promise<unknown>> {
+  const baseDirs = definitionDirs(definitionPaths);
+  return adapterActivities(builtinAdapters({ baseDirs }), services) as Record<string, (...args: any[]) => Promise<unknown>>;
+}
+
+/** The folders of the definitions given by path (a file's folder, or the folder itself). */
+function definitionDirs(definitions: (string | Definition)[]): string[] {
+  return definitions.filter((d): d is string => typeof d === 'string').map((p) => (existsSync(p) && statSync(p).isFile() ? dirname(p) : p));
 }

@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { httpRequest } from '../../adapters/http/request';
+import { digestAuthorization, parseDigestChallenges } from '../../src/adapter/digest';
 import { ConfigurationError, shapeOutput, statusProblem, tokenAuthentication, type Json, type ReceivedResponse, type TokenSource } from '../../src/adapter';
 
 /** A secret store as the activity context's `secret` reads it. */
@@ -23,8 +24,20 @@ test('request: method, query appended, headers lower-cased, JSON body, authentic
   const s = httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { bearer: { use: 'tok' } } } }, store({ tok: '{"token":"t1"}' }));
   assert.equal(s.headers.authorization, 'Bearer t1');
   assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { basic: { use: 'nope' } } } }, store({})), ConfigurationError);
-  assert.throws(() => httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { digest: {} } } }, store({})), /'digest' authentication is not supported yet/);
+  assert.equal(httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { digest: { username: 'u', password: 'p' } } } }, store({})).headers.authorization, undefined, 'digest answers a challenge: no header up front');
   assert.equal(httpRequest({ method: 'get', endpoint: { uri: 'http://h', authentication: { oauth2: {} } } }, store({})).headers.authorization, undefined, 'an OAuth2 token is the worker\'s to request');
+});
+
+test('digest (RFC 7616 section 3.9.1): the Authorization answer for MD5 and SHA-256; the strongest challenge first', () => {
+  const challenge = (algorithm: string) =>
+    `Digest realm="http-auth@example.org", qop="auth, auth-int", algorithm=${algorithm}, nonce="7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS"`;
+  const offered = parseDigestChallenges(`${challenge('MD5')}, ${challenge('SHA-256')}, Basic realm="x"`);
+  assert.deepEqual(offered.map((c) => c.algorithm), ['SHA-256', 'MD5']);
+  const answer = (i: number) => digestAuthorization(offered[i], 'Mufasa', 'Circle of Life', 'GET', '/dir/index.html', 1, 'f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ');
+  assert.match(answer(0), /response="753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1"/);
+  assert.match(answer(1), /response="8ca523f5e9506fed4657c9700eebdbec"/);
+  assert.match(answer(1), /^Digest username="Mufasa", realm="http-auth@example.org", nonce="7ypf[^"]+", uri="\/dir\/index.html", algorithm=MD5, response="[0-9a-f]+", qop=auth, nc=00000001, cnonce="f2[^"]+", opaque="FQhe[^"]+"$/);
+  assert.deepEqual(parseDigestChallenges('Digest realm="r", nonce="n", qop="auth-int"'), [], 'auth-int only: not answered');
 });
 
 test('tokenAuthentication: oauth2/oidc policies as the SDK\'s oauth2 auth, requested lazily; unsupported ones refused clearly', async () => {
@@ -43,8 +56,13 @@ test('tokenAuthentication: oauth2/oidc policies as the SDK\'s oauth2 auth, reque
     { name: 'oauth2', scheme: 'oauth2', properties: { grantType: 'password', authority: 'http://idp', clientId: 'c', clientSecret: 's', scopes: ['a'], username: 'u', password: 'p', metadata: { tokenEndpoint: '/t', clientAuthentication: 'client_secret_basic' } } },
     { name: 'oidc', scheme: 'oauth2', properties: { grantType: 'clientCredentials', authority: 'http://idp', clientId: 'c', clientSecret: 's', metadata: { tokenEndpoint: 'http://idp/token', clientAuthentication: 'client_secret_post' } } },
   ]);
-  await assert.rejects(tokenAuthentication({ oauth2: { authority: 'http://idp', grant: 'authorization_code' } }, source), /grant 'authorization_code' is not supported yet/);
-  await assert.rejects(tokenAuthentication({ oidc: { authority: 'http://idp', client: { id: 'c', authentication: 'private_key_jwt' } } }, source), /client authentication 'private_key_jwt' is not supported yet/);
+  await assert.rejects(tokenAuthentication({ oauth2: { authority: 'http://idp', grant: 'authorization_code' } }, source), /'authorization_code' grant needs a user agent/);
+  await assert.rejects(tokenAuthentication({ oauth2: { authority: 'http://idp', grant: 'refresh_token', client: { id: 'c' } } }, source), /takes the refresh token from 'subject.token'/);
+  asked.length = 0;
+  await (await tokenAuthentication({ oauth2: { authority: 'http://idp', grant: 'refresh_token', subject: { token: 'rt', type: 'urn:ietf:params:oauth:token-type:refresh_token' }, client: { id: 'c', assertion: 'a.b.c', authentication: 'private_key_jwt' }, request: { encoding: 'application/json' } } }, source))!.headers();
+  assert.deepEqual(asked, [
+    { name: 'oauth2', scheme: 'oauth2', properties: { grantType: 'refreshToken', authority: 'http://idp', clientId: 'c', clientAssertion: 'a.b.c', refreshToken: 'rt', metadata: { clientAuthentication: 'private_key_jwt', requestEncoding: 'application/json' } } },
+  ]);
   await assert.rejects(tokenAuthentication({ oauth2: { use: 'nope' } }, source), ConfigurationError);
 });
 

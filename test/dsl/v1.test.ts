@@ -41,17 +41,22 @@ test('call: mcp: the HTTP transport endpoint\'s authentication is checked as any
   const doc = (auth: unknown) => ({ document: { dsl: '1.0.3', namespace: 'tests', name: 'mcp', version: '0.1.0' }, do: [{ c: { call: 'mcp', with: { method: 'tools/list', transport: { http: { endpoint: { uri: 'http://h/mcp', authentication: auth } } } } } }] });
   const problems = async (auth: unknown) => (await loadAnyDefinition(doc(auth))).problems.map(formatProblem).join('\n');
   assert.equal(await problems({ bearer: { token: 't' } }), '');
-  assert.match(await problems({ digest: { username: 'u', password: 'p' } }), /warning: 'digest' authentication is not supported yet .* at \/do\/0\/c\/with\/transport\/http\/endpoint\/authentication\/digest/);
+  assert.equal(await problems({ digest: { username: 'u', password: 'p' } }), '');
   assert.match(await problems({ use: 'nope' }), /error: unknown authentication 'nope' at \/do\/0\/c\/with\/transport\/http\/endpoint\/authentication\/use/);
 });
 
-test('authentication: oauth2/oidc load clean; digest, other grants and client authentications are warnings', async () => {
+test('authentication: every policy, grant and client authentication loads clean, except authorization_code (no user agent) and a refresh_token grant without its token', async () => {
   const doc = (auth: unknown) => ({ document: { dsl: '1.0.3', namespace: 'tests', name: 'auth', version: '0.1.0' }, do: [{ c: { call: 'http', with: { method: 'get', endpoint: { uri: 'http://h', authentication: auth } } } }] });
   const warnings = async (auth: unknown) => (await loadAnyDefinition(doc(auth))).problems.map((p) => p.message);
   assert.deepEqual(await warnings({ oauth2: { authority: 'http://idp', grant: 'client_credentials', client: { id: 'a', secret: 'b', authentication: 'client_secret_basic' } } }), []);
   assert.deepEqual(await warnings({ oidc: { authority: 'http://idp', grant: 'password', username: 'u', password: 'p', client: { id: 'a' } } }), []);
-  assert.match((await warnings({ oauth2: { authority: 'http://idp', grant: 'authorization_code', client: { id: 'a', authentication: 'private_key_jwt' } } })).join('\n'), /oauth2 grant 'authorization_code' is not supported yet[^]*client authentication 'private_key_jwt' is not supported yet/);
-  assert.match((await warnings({ digest: { username: 'u', password: 'p' } })).join('\n'), /'digest' authentication is not supported yet/);
+  assert.deepEqual(await warnings({ oauth2: { authority: 'http://idp', grant: 'refresh_token', subject: { token: 'r', type: 'urn:ietf:params:oauth:token-type:refresh_token' }, client: { id: 'a', authentication: 'private_key_jwt', assertion: 'x.y.z' }, request: { encoding: 'application/json' } } }), []);
+  assert.deepEqual(await warnings({ oidc: { authority: 'http://idp', grant: 'client_credentials', client: { id: 'a', authentication: 'none' } } }), []);
+  assert.deepEqual(await warnings({ digest: { username: 'u', password: 'p' } }), []);
+  assert.deepEqual(await warnings({ certificate: { certificate: '/etc/client.crt', key: '/etc/client.key' } }), []);
+  assert.match((await warnings({ oauth2: { authority: 'http://idp', grant: 'authorization_code', client: { id: 'a' } } })).join('\n'), /oauth2 grant 'authorization_code' cannot be used by a workflow: it needs a user agent/);
+  assert.match((await warnings({ oidc: { authority: 'http://idp', grant: 'refresh_token', client: { id: 'a' } } })).join('\n'), /oidc grant 'refresh_token' takes the refresh token from 'subject.token'/);
+  assert.match((await loadAnyDefinition(doc({ certificate: { key: '/etc/client.key' } }))).problems.map(formatProblem).join('\n'), /error: .* at \/do\/0\/c\/with\/endpoint\/authentication\/certificate/);
 });
 
 test('call a2a: the spec\'s example loads clean; it needs agentCard or server; its authentication is checked; never swflow.local', async () => {

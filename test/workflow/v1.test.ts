@@ -231,9 +231,9 @@ test('authentication: oauth2 client_credentials and oidc (discovery) against a r
   assert.equal(refused.type, 'https://serverlessworkflow.io/spec/1.0.0/errors/authentication');
   assert.equal(refused.status, 401);
   assert.equal(refused.instance, '/do/0/c');
-  const unsupported = await fault(docOf('digest', [{ c: { call: 'http', with: { method: 'get', endpoint: { uri: `${base}/o5`, authentication: { digest: { username: 'u', password: 'p' } } } } } }]));
+  const unsupported = await fault(docOf('digest', [{ c: { call: 'http', with: { method: 'get', endpoint: { uri: `${base}/o5`, authentication: { digest: { use: 'missingCreds' } } } } } }], { use: { secrets: ['missingCreds'] } }));
   assert.equal(unsupported.type, 'https://serverlessworkflow.io/spec/1.0.0/errors/configuration');
-  assert.match(String(unsupported.detail), /'digest' authentication is not supported yet/);
+  assert.match(String(unsupported.detail), /secret 'missingCreds' is not available to this worker/);
 });
 
 test('call <activity>:<version>@default reaches a custom adapter on its queue', async () => {

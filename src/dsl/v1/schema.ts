@@ -32,7 +32,8 @@ const SHALLOW_ID = 'https://swflow.local/schemas/1.0.3/shallow.yaml';
 /**
  * What changed on the specification's main branch after 1.0.3 (shared SOURCE.md) and is
  * accepted: `catch.then`; `for.in` as an inline array; `schedule.on.read`; `emit.event.with`
- * without `source` (the runtime generates it, as it does `id`). (`run.workflow` requiring
+ * without `source` (the runtime generates it, as it does `id`); a `certificate` authentication
+ * policy (see patchAfter103). (`run.workflow` requiring
  * `namespace` and the new standard error URIs need no schema change.)
  */
 function patchAfter103(schema: Obj): void {
@@ -49,6 +50,27 @@ function patchAfter103(schema: Obj): void {
   strategy.properties = { read: { type: 'string', enum: ['data', 'envelope', 'raw'] } };
   defs.scheduleOnStrategy = strategy;
   ((schema.properties as Obj).schedule as Obj).properties = { ...(((schema.properties as Obj).schedule as Obj).properties as Obj), on: { $ref: '#/$defs/scheduleOnStrategy' } };
+  // The reference names a `certificate` policy but defines no shape for it (and the schema has
+  // none): swflow's is a client TLS certificate, inline (PEM texts or files) or from a secret.
+  ((defs.authenticationPolicy as Obj).oneOf as Obj[]).push({
+    title: 'CertificateAuthenticationPolicy',
+    description: 'Use a client TLS certificate (swflow: the reference leaves its shape undefined).',
+    properties: {
+      certificate: {
+        type: 'object',
+        unevaluatedProperties: false,
+        oneOf: [
+          {
+            title: 'CertificateAuthenticationProperties',
+            properties: { certificate: { type: 'string' }, key: { type: 'string' }, ca: { type: 'string' }, passphrase: { type: 'string' } },
+            required: ['certificate', 'key'],
+          },
+          { $ref: '#/$defs/secretBasedAuthenticationPolicy' },
+        ],
+      },
+    },
+    required: ['certificate'],
+  });
 }
 
 /** The same schema whose task lists accept any single-key object (tasks are checked one by one). */

@@ -38,14 +38,12 @@ export const SUBSCRIPTION_FOREACH =
 
 /** Why swflow cannot run something yet (the warning text; the matrix quotes it). */
 export const UNSUPPORTED = {
-  container: "'run.container' is not supported (no container runtime on swflow's workers)",
+  container: "'run.container' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes) and has a container engine (podman by default): it runs arbitrary images",
   script: "'run.script' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
   shell: "'run.shell' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes): it executes arbitrary code",
   scheduleEveryExpression: "'schedule.every' as a runtime expression is not supported: the interval of the Temporal Schedule is fixed when the schedule is made, before any run has data to evaluate it on; write an ISO 8601 duration or an inline one",
-  schemaResource: "a schema 'resource' is not supported yet: only inline schema 'document's are checked",
-  auth: (scheme: string) => `'${scheme}' authentication is not supported yet (basic, bearer, oauth2 and oidc are)`,
-  grant: (scheme: string, grant: string) => `${scheme} grant '${grant}' is not supported yet (client_credentials, password and token exchange are)`,
-  clientAuth: (scheme: string, how: string) => `${scheme} client authentication '${how}' is not supported yet (client_secret_post and client_secret_basic are)`,
+  authorizationCode: (scheme: string) =>
+    `${scheme} grant 'authorization_code' cannot be used by a workflow: it needs a user agent (a person signing in at the authority in a browser, which brings the code back to a redirect URI); obtain a refresh token once and use the 'refresh_token' grant (subject.token), or 'client_credentials'`,
 } as const;
 
 interface Ctx {
@@ -53,8 +51,6 @@ interface Ctx {
   use: Obj;
 }
 
-/** The OAuth2 grants the SDK's `tokenAuthentication` requests tokens with. */
-const OAUTH2_GRANTS = ['client_credentials', 'password', 'urn:ietf:params:oauth:grant-type:token-exchange'];
 
 export function checkV1Semantics(doc: Obj, rep: Reporter): void {
   const use = isObj(doc.use) ? doc.use : {};
@@ -318,11 +314,9 @@ function checkAuth(ctx: Ctx, auth: unknown, pointer: string): void {
   for (const scheme of ['basic', 'bearer', 'digest', 'oauth2', 'oidc', 'certificate']) {
     const body = auth[scheme];
     if (body === undefined) continue;
-    if (scheme === 'digest' || scheme === 'certificate') ctx.rep.warn(`${pointer}/${scheme}`, UNSUPPORTED.auth(scheme));
     if ((scheme === 'oauth2' || scheme === 'oidc') && isObj(body)) {
-      if (typeof body.grant === 'string' && !OAUTH2_GRANTS.includes(body.grant)) ctx.rep.warn(`${pointer}/${scheme}/grant`, UNSUPPORTED.grant(scheme, body.grant));
-      const how = isObj(body.client) ? body.client.authentication : undefined;
-      if (typeof how === 'string' && how !== 'client_secret_post' && how !== 'client_secret_basic') ctx.rep.warn(`${pointer}/${scheme}/client/authentication`, UNSUPPORTED.clientAuth(scheme, how));
+      if (body.grant === 'authorization_code') ctx.rep.error(`${pointer}/${scheme}/grant`, UNSUPPORTED.authorizationCode(scheme));
+      if (body.grant === 'refresh_token' && !(isObj(body.subject) && body.subject.token !== undefined)) ctx.rep.error(`${pointer}/${scheme}/subject`, `${scheme} grant 'refresh_token' takes the refresh token from 'subject.token'`, "give subject: { token: <refresh token>, type: 'urn:ietf:params:oauth:token-type:refresh_token' }");
     }
     if (isObj(body) && typeof body.use === 'string') {
       const secrets: unknown[] = Array.isArray(ctx.use.secrets) ? ctx.use.secrets : [];
@@ -331,12 +325,13 @@ function checkAuth(ctx: Ctx, auth: unknown, pointer: string): void {
   }
 }
 
-/** input/output/export schemas: only inline JSON schema documents are checked. */
+/** input/output/export schemas: JSON Schema, inline or an external resource (fetched by the worker, with its authentication). */
 function checkDataSlots(ctx: Ctx, holder: Obj, base: string): void {
   for (const slot of ['input', 'output', 'export']) {
     const s = isObj(holder[slot]) && isObj(holder[slot].schema) ? holder[slot].schema : undefined;
     if (!s) continue;
-    if (s.resource !== undefined && s.document === undefined) ctx.rep.warn(`${base}/${slot}/schema/resource`, UNSUPPORTED.schemaResource);
+    const endpoint = isObj(s.resource) ? s.resource.endpoint : undefined;
+    if (isObj(endpoint)) checkAuth(ctx, endpoint.authentication, `${base}/${slot}/schema/resource/endpoint/authentication`);
     if (s.format !== undefined && !/^json(:|$)/.test(String(s.format))) ctx.rep.error(`${base}/${slot}/schema/format`, `schema format '${s.format}' is not supported`, "only 'json' (JSON Schema) is");
   }
 }

@@ -23,8 +23,8 @@ import { withTimeout } from '../timeouts';
 import { temporalEffects, type Effects } from '../effects';
 import { summary as uiSummary, type Tracker } from '../ui';
 import type { FrontEnd, RunHost } from '../host/run-host';
-import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_AWAITED_EVENTS, FEATURE_V1_EXTENSIONS, FEATURE_V1_LOOSE_EVALUATION, FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW } from '../../common/features';
-import { VALIDATE_DATA_ACTIVITY } from '../../common/pinning';
+import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_AWAITED_EVENTS, FEATURE_V1_EXTENSIONS, FEATURE_V1_LOOSE_EVALUATION, FEATURE_V1_SCHEMA_RESOURCES, FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW } from '../../common/features';
+import { VALIDATE_DATA_ACTIVITY, type ValidateResourceResult } from '../../common/pinning';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from './context';
 import { exportContext, exportContextSync, transformInput, transformInputSync, transformOutput, transformOutputSync } from './data';
 import { durationIso, durationMs, isDurationExpression, timeoutAfter } from './durations';
@@ -82,6 +82,7 @@ function dateTime(ms: number): Json {
 const escapeSeg = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 const hasSchema = (schema: SchemaDef | undefined): schema is SchemaDef => Boolean(schema && schema.document !== undefined && schema.document !== null);
+const hasResource = (schema: SchemaDef | undefined): schema is SchemaDef => Boolean(schema && (schema.document === undefined || schema.document === null) && schema.resource && typeof schema.resource === 'object');
 
 export class V1Run implements TaskContext, FrontEnd {
   readonly info: WorkflowInfo;
@@ -109,6 +110,9 @@ export class V1Run implements TaskContext, FrontEnd {
   readonly effects: Effects;
   /** The workflow timeout's `after`, when an expression gave it (carried across continue-as-new). */
   private evaluatedTimeout?: Duration;
+  /** v1-schema-resources: the external schemas fetched in this run (by resource), pinned for its rest. */
+  private readonly schemaResources = new Map<string, Json>();
+  private readonly resourceSchemas: boolean;
 
   constructor(
     private readonly host: RunHost,
@@ -130,6 +134,7 @@ export class V1Run implements TaskContext, FrontEnd {
     this.sync = this.features.has(FEATURE_SYNC_EXPRESSIONS);
     this.extensions = this.features.has(FEATURE_V1_EXTENSIONS) && (def.workflow.use?.extensions?.length ?? 0) > 0;
     this.loose = this.features.has(FEATURE_V1_LOOSE_EVALUATION) && def.workflow.evaluate?.mode === 'loose';
+    this.resourceSchemas = this.features.has(FEATURE_V1_SCHEMA_RESOURCES);
     if (this.features.has(FEATURE_V1_AWAITED_EVENTS)) host.trackAwaited(() => this.mailbox.sortedAwaitedEntries());
     const carried = host.carried;
     if (carried) {
@@ -369,17 +374,46 @@ export class V1Run implements TaskContext, FrontEnd {
 
   /** Whether a data checkpoint's validation runs: always awaited without sync-expressions, else only with a schema. */
   private mayValidate(schema: SchemaDef | undefined): boolean {
-    return !this.sync || hasSchema(schema);
+    return !this.sync || hasSchema(schema) || (this.resourceSchemas && hasResource(schema));
   }
 
   async validate(schema: SchemaDef | undefined, data: Json, instance: string, what: string): Promise<void> {
-    if (!hasSchema(schema)) return;
-    const problems = await scheduleLocalActivity<string[]>(VALIDATE_DATA_ACTIVITY, [{ schema: schema.document, data }], {
-      startToCloseTimeout: '30 seconds',
-      retry: { maximumAttempts: 3 },
-      summary: uiSummary(instance, undefined, `validate ${what}`),
-    });
+    const options = { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 }, summary: uiSummary(instance, undefined, `validate ${what}`) } as const;
+    let problems: string[];
+    if (this.resourceSchemas && hasResource(schema)) {
+      // An external schema: fetched by the worker the first time this run needs it (the local
+      // activity's result, recorded in history, carries it), then checked here as an inline one,
+      // so a schema changed at its URL never changes a running run.
+      const resource = this.resourceWithPolicy(schema.resource as unknown as Record<string, Json>);
+      const key = JSON.stringify(resource);
+      const pinned = this.schemaResources.get(key);
+      if (pinned !== undefined) problems = await scheduleLocalActivity<string[]>(VALIDATE_DATA_ACTIVITY, [{ schema: pinned, data }], options);
+      else {
+        let r: ValidateResourceResult;
+        try {
+          r = await scheduleLocalActivity<ValidateResourceResult>(VALIDATE_DATA_ACTIVITY, [{ resource, data }], { ...options, summary: uiSummary(instance, undefined, `fetch schema, validate ${what}`) });
+        } catch (err) {
+          if (isCancellation(err)) throw err;
+          throw schemaResourceError(err, instance, what);
+        }
+        this.schemaResources.set(key, r.schema as Json);
+        problems = r.problems;
+      }
+    } else {
+      if (!hasSchema(schema)) return;
+      problems = await scheduleLocalActivity<string[]>(VALIDATE_DATA_ACTIVITY, [{ schema: schema.document, data }], options);
+    }
     if (problems.length) throw WorkflowError.standard('validation', instance, `the ${what} does not match its schema: ${problems.slice(0, 10).join('; ')}`);
+  }
+
+  /** A schema resource with its endpoint's `authentication: { use }` replaced by the named policy (as call tasks do). */
+  private resourceWithPolicy(resource: Record<string, Json>): Record<string, Json> {
+    const endpoint = resource.endpoint;
+    if (!endpoint || typeof endpoint !== 'object' || Array.isArray(endpoint)) return resource;
+    const auth = endpoint.authentication as Record<string, Json> | undefined;
+    if (!auth || typeof auth !== 'object' || typeof auth.use !== 'string' || Object.keys(auth).length !== 1) return resource;
+    const named = this.def.workflow.use?.authentications?.[auth.use];
+    return { ...resource, endpoint: { ...endpoint, authentication: (named ?? {}) as Json } };
   }
 
   async exportContext(as: string | Json | undefined, output: Json, args: Args): Promise<void> {
@@ -396,3 +430,17 @@ export class V1Run implements TaskContext, FrontEnd {
 
 }
 
+/**
+ * A schema resource the worker could not fetch or use: a `communication` problem with the status
+ * the worker saw (an `authentication` one for 401/403), a `configuration` one for a schema that
+ * is not JSON Schema; the worker's message names the URL.
+ */
+function schemaResourceError(err: unknown, instance: string, what: string): WorkflowError {
+  let cause = err as { cause?: unknown; message?: string; details?: unknown[] } | undefined;
+  while (cause && !(cause instanceof ApplicationFailure) && cause.cause) cause = cause.cause as typeof cause;
+  const d = (cause instanceof ApplicationFailure && (cause.details?.[0] as { status?: number; kind?: string } | undefined)) || {};
+  const detail = `the schema of the ${what}: ${cause?.message ?? String(err)}`;
+  if (d.kind === 'configuration') return WorkflowError.standard('configuration', instance, detail);
+  if (d.status === 401 || d.status === 403) return WorkflowError.standard('authentication', instance, detail, d.status);
+  return WorkflowError.standard('communication', instance, detail, typeof d.status === 'number' ? d.status : 503);
+}

@@ -12,7 +12,7 @@ import { ParentClosePolicy } from '@temporalio/workflow';
 import type { Json } from '../../../src/common/model';
 import type { V1Definition } from '../../../src/common/model-v1';
 import type { CloudEventJson, FunctionCall } from '../../../src/common/contracts';
-import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_A2A_CALLS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_MCP_CALLS } from '../../../src/common/features';
+import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_A2A_CALLS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_MCP_CALLS, FEATURE_V1_RUN_CONTAINER } from '../../../src/common/features';
 import { INTERPRETER_FEATURES } from '../../../src/common/features';
 import { UNLIMITED_CALL_MS } from '../../../src/workflow/timeouts';
 import { WorkflowError } from '../../../src/workflow/v1/errors';
@@ -598,6 +598,27 @@ test('run shell/script: the evaluated process spec as an activity on its queue',
   assert.equal(js.options.taskQueue, 'swflow-processes');
   assert.equal(js.state, 'pending');
   assert.equal(ctx.effects.elapsed, 0);
+});
+
+test('run container: the evaluated container spec on the process queue, named by convention; runs without v1-run-container keep the 501', async () => {
+  const doc = {
+    do: [{ box: { run: { container: { image: 'alpine', command: '${ "echo " + .name }', ports: { 8080: 80 }, volumes: { '/data': '/mnt' }, environment: { A: '${ .name }' }, lifetime: { cleanup: 'eventually', after: { seconds: 30 } } } } } }],
+  };
+  const ctx = await FakeTaskContext.of(doc);
+  ctx.effects.activities['sw.run.container'] = () => 'pets\n';
+  assert.deepEqual(await ctx.exec('box', { name: 'pets' }), { output: 'pets\n' });
+  const [box] = ctx.effects.of('activity');
+  assert.equal(box.type, 'sw.run.container');
+  assert.equal(box.options.taskQueue, 'swflow-processes');
+  const args = (box.args[0] as FunctionCall).arguments as Record<string, unknown>;
+  assert.match(String(args.name), /^units-[0-9a-f-]{36}\.test-box$/);
+  assert.deepEqual({ ...args, name: undefined }, {
+    kind: 'container', code: 'echo pets', arguments: [], environment: { A: 'pets' }, return: 'stdout',
+    image: 'alpine', name: undefined, ports: { 8080: 80 }, volumes: { '/data': '/mnt' }, cleanup: 'eventually', afterMs: 30_000,
+  });
+  const before = await FakeTaskContext.of(doc, { features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_RUN_CONTAINER) });
+  await assert.rejects(before.exec('box', {}), /run.container is not supported by this runtime/);
+  assert.equal(before.effects.of('activity').length, 0);
 });
 
 // ------------------------------------------------------------------ set, switch

@@ -8,21 +8,25 @@
  * `run.shell` / `run.script` are activities (`sw.run.shell`, `sw.run.script`) on the opt-in
  * `swflow-processes` queue (or the task's `metadata.worker`), which no worker serves unless its
  * operator starts one (they execute arbitrary code): the command or code, `arguments`,
- * `environment` and `stdin` are evaluated here, the process runs there. `run.container` is not
- * supported.
+ * `environment` and `stdin` are evaluated here, the process runs there. `run.container`
+ * (feature `v1-run-container`; before, a runtime error) is `sw.run.container` on the same queue:
+ * the process worker runs the image with its container engine (podman by default).
  */
 import { ParentClosePolicy } from '@temporalio/workflow';
-import type { Task } from '../../../common/model-v1';
+import type { Duration, Task } from '../../../common/model-v1';
 import type { Json } from '../../../common/model';
 import { PROCESS_TASK_QUEUE, type FunctionCall, type StartOptions } from '../../../common/contracts';
 import { CALL_ACTIVITY_TIMEOUT_MS } from './call';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';
+import { durationMs } from '../durations';
+import { FEATURE_V1_RUN_CONTAINER } from '../../../common/features';
 
 export async function runRun(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
   const run = task.run!;
   const w = run.workflow;
   if (run.shell || run.script) return runProcess(task, at, input, ctx);
+  if (run.container && ctx.features.has(FEATURE_V1_RUN_CONTAINER)) return runProcess(task, at, input, ctx);
   if (!w) throw WorkflowError.standard('runtime', at.reference, 'run.container is not supported by this runtime', 501);
   const id = `${w.namespace}/${w.name}`;
   const type = w.version && w.version !== 'latest' ? `${id}@${w.version}` : id;
@@ -47,10 +51,19 @@ export async function runRun(task: Task, at: TaskAt, input: Json, ctx: TaskConte
 
 async function runProcess(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
   const run = task.run!;
-  const kind = run.shell ? 'shell' : 'script';
-  const p = (run.shell ?? run.script)! as Record<string, Json>;
+  const kind = run.shell ? 'shell' : run.script ? 'script' : 'container';
+  const p = (run.shell ?? run.script ?? run.container)! as Record<string, Json>;
   const spec = (await ctx.value(
-    { kind, code: (p.command ?? p.code ?? '') as Json, ...(p.language ? { language: p.language } : {}), arguments: (p.arguments ?? []) as Json, environment: (p.environment ?? {}) as Json, ...(p.stdin !== undefined ? { stdin: p.stdin } : {}), return: run.return ?? 'stdout' },
+    {
+      kind,
+      code: (p.command ?? p.code ?? '') as Json,
+      ...(p.language ? { language: p.language } : {}),
+      arguments: (p.arguments ?? []) as Json,
+      environment: (p.environment ?? {}) as Json,
+      ...(p.stdin !== undefined ? { stdin: p.stdin } : {}),
+      return: run.return ?? 'stdout',
+      ...(kind === 'container' ? containerFields(p, at, ctx) : {}),
+    },
     input,
     ctx.args(at, { input }),
     `run.${kind}`,
@@ -75,4 +88,24 @@ async function runProcess(task: Task, at: TaskAt, input: Json, ctx: TaskContext)
     return { output: input };
   }
   return { output: await done };
+}
+
+/**
+ * A container's own fields: image, ports, volumes, pull policy, and its lifetime (`cleanup`,
+ * `after` in ms); its name is the task's `name` (an expression), else the reference's convention
+ * `{workflow.name}-{uuid}.{workflow.namespace}-{task.name}` (a name `eventually` can remove it by).
+ */
+function containerFields(p: Record<string, Json>, at: TaskAt, ctx: TaskContext): Record<string, Json> {
+  const lifetime = (p.lifetime ?? {}) as { cleanup?: string; after?: Duration };
+  const doc = ctx.def.workflow.document;
+  const name = p.name ?? `${doc.name}-${ctx.effects.uuid4()}.${doc.namespace}-${at.name}`.replace(/[^A-Za-z0-9_.-]/g, '-');
+  return {
+    image: p.image ?? '',
+    name,
+    ports: (p.ports ?? {}) as Json,
+    volumes: (p.volumes ?? {}) as Json,
+    ...(p.pullPolicy ? { pullPolicy: p.pullPolicy } : {}),
+    cleanup: lifetime.cleanup ?? 'never',
+    ...(lifetime.after !== undefined ? { afterMs: durationMs(lifetime.after) } : {}),
+  };
 }
