@@ -26,7 +26,7 @@ test('unsupported constructs are warnings, errors with --strict', async () => {
   const container = join(EXAMPLES, 'run-container.yaml');
   const lax = await loadAnyDefinitionFile(container);
   assert.ok(lax.definition);
-  assert.match(lax.problems.map(formatProblem).join('\n'), /run-container\.yaml:10:11: warning: 'run\.container' is not supported/);
+  assert.match(lax.problems.map(formatProblem).join('\n'), /run-container\.yaml:10:11: warning: 'run\.container' runs only where a worker serves the opt-in process queue/);
   const strict = await loadAnyDefinitionFile(container, { strict: true });
   assert.equal(strict.definition, undefined);
   // supported now: no warning
