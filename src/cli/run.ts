@@ -79,7 +79,7 @@ function readJsonArg(what: string, value: string): Json {
 export async function runCommand(file: string, opts: RunCliOptions, out: (line: string) => void = (l) => console.log(l)): Promise<number> {
   const dsl = await import('../dsl');
   const loaded = await dsl.loadAnyDefinitionFile(file);
-  for (const p of loaded.problems) if (p.severity === 'warning') console.error(dsl.formatProblem(p));
+  for (const p of loaded.problems) if (p.severity !== 'error') console.error(dsl.formatProblem(p));
   const errors = loaded.problems.filter((p) => p.severity === 'error');
   if (errors.length || !loaded.definition) {
     for (const p of errors) console.error(dsl.formatProblem(p));

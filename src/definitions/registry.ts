@@ -151,7 +151,7 @@ export class DefinitionRegistry {
       const { definition, problems } = await dsl.loadAnyDefinitionFile(path, {});
       if (definition) result = { mtimeMs, entry: { def: definition, source: path } };
       else {
-        const first = problems.find((p: any) => p.severity !== 'warning') ?? problems[0];
+        const first = problems.find((p: any) => p.severity === 'error') ?? problems[0];
         result = { mtimeMs, problem: first ? dsl.formatProblem(first) : 'not a definition' };
       }
     } catch (err) {

@@ -1,9 +1,13 @@
 /** Problems found while loading a definition, and their formatting. */
 import type { SourceMap } from './source';
 
-/** A problem found in a definition document (an error or a warning, located). */
+/**
+ * A problem found in a definition document, located: an error (the document is refused), a
+ * warning (accepted; refused with --strict), or an info (what the document needs to run, e.g. an
+ * opt-in worker: never refused, even with --strict, since the document itself is right).
+ */
 export interface DefinitionProblem {
-  severity: 'error' | 'warning';
+  severity: 'error' | 'warning' | 'info';
   message: string;
   file?: string;
   line?: number;
@@ -51,6 +55,10 @@ export class Reporter {
 
   warn(pointer: string, message: string, hint?: string, opts?: { key?: boolean }): void {
     this.add('warning', pointer, message, hint, opts);
+  }
+
+  info(pointer: string, message: string, hint?: string, opts?: { key?: boolean }): void {
+    this.add('info', pointer, message, hint, opts);
   }
 
   push(p: DefinitionProblem): void {

@@ -22,13 +22,16 @@ test('every 1.0.3 example validates', async () => {
   }
 });
 
-test('unsupported constructs are warnings, errors with --strict', async () => {
+test('what a document needs to run (an opt-in worker) is an info, accepted with --strict; what swflow cannot run is a warning, an error with --strict', async () => {
   const container = join(EXAMPLES, 'run-container.yaml');
   const lax = await loadAnyDefinitionFile(container);
   assert.ok(lax.definition);
-  assert.match(lax.problems.map(formatProblem).join('\n'), /run-container\.yaml:10:11: warning: 'run\.container' runs only where a worker serves the opt-in process queue/);
+  assert.match(lax.problems.map(formatProblem).join('\n'), /run-container\.yaml:10:11: info: 'run\.container' runs only where a worker serves the opt-in process queue/);
   const strict = await loadAnyDefinitionFile(container, { strict: true });
-  assert.equal(strict.definition, undefined);
+  assert.ok(strict.definition, 'an info never refuses the document');
+  const every = { document: { dsl: '1.0.3', namespace: 'tests', name: 'every', version: '0.1.0' }, schedule: { every: '${ .x }' }, do: [{ a: { set: { a: 1 } } }] };
+  assert.ok((await loadAnyDefinition(every)).definition);
+  assert.equal((await loadAnyDefinition(every, { strict: true })).definition, undefined);
   // supported now: no warning
   assert.deepEqual((await loadAnyDefinitionFile(join(EXAMPLES, 'call-grpc.yaml'))).problems, []);
   assert.deepEqual((await loadAnyDefinitionFile(join(EXAMPLES, 'call-asyncapi-publish.yaml'))).problems, []);

@@ -222,9 +222,9 @@ function checkTask(ctx: Ctx, task: Task, tp: string, _inFork: boolean): void {
       checkList(ctx, task.foreach?.do, `${tp}/foreach/do`, false);
       break;
     case 'run':
-      if (isObj(task.run?.container)) ctx.rep.warn(`${tp}/run/container`, UNSUPPORTED.container);
-      if (isObj(task.run?.script)) ctx.rep.warn(`${tp}/run/script`, UNSUPPORTED.script);
-      if (isObj(task.run?.shell)) ctx.rep.warn(`${tp}/run/shell`, UNSUPPORTED.shell);
+      if (isObj(task.run?.container)) ctx.rep.info(`${tp}/run/container`, UNSUPPORTED.container);
+      if (isObj(task.run?.script)) ctx.rep.info(`${tp}/run/script`, UNSUPPORTED.script);
+      if (isObj(task.run?.shell)) ctx.rep.info(`${tp}/run/shell`, UNSUPPORTED.shell);
       break;
     default:
       break;
