@@ -32,9 +32,6 @@ const REFUSED: Record<string, RegExp> = {
   // Arbitrary code runs only on an opt-in worker: the warning is the point of --strict.
   'run-script-with-stdin-and-arguments.yaml': PROCESSES,
   'run-shell-stdin-and-arguments.yaml': PROCESSES,
-  // A subscription that consumes forever never runs its foreach here (the adapter consumes, then the
-  // workflow iterates): the warning says so, and --strict refuses what would not do what it says.
-  'call-asyncapi-subscribe-consume-forever-foreach.yaml': /^a subscription's foreach runs once its consumption has ended/,
 };
 
 interface Result {
