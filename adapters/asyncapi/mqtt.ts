@@ -2,7 +2,8 @@
  * MQTT with the `mqtt` client: one connection per call (a workflow's publishes are rare next to
  * a connection's cost, and nothing is left open between calls). A publish waits for the broker's
  * acknowledgement at QoS 1 unless the operation's MQTT binding says otherwise; a receive
- * subscribes and returns the first message. Both end when the activity is cancelled.
+ * subscribes and returns the first message. Both end when the activity is cancelled. A
+ * subscription consumed in steps keeps a persistent session between its calls ({@link subscribeStep}).
  */
 import { randomUUID } from 'node:crypto';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';

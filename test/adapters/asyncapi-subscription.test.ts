@@ -7,6 +7,10 @@
  * The test cannot know the moment the run's activity has subscribed, so a publisher sends a
  * numbered message every 40 ms until the run ends: the run consumes a run of consecutive numbers
  * from wherever it joined the stream (no retained messages: a subscription is a live stream).
+ *
+ * Streamed subscriptions (a foreach governed by while/until, v1-subscription-streaming): the
+ * workflow calls the activity once per step, between which the broker keeps the messages in the
+ * subscription's persistent session; foreach runs per message as it comes.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
