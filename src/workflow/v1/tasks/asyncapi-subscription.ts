@@ -20,6 +20,12 @@
  * `amount` is counted here, `for` is a deadline from the first step. A last call ends the
  * subscription's session, also when the task fails or is cancelled. The filter stays the
  * activity's (it reads the variables as they are at each step).
+ *
+ * History: every step adds an activity's events (and `foreach`'s tasks add theirs), and the 1.0
+ * host continues as new only between top-level tasks, so a subscription that never ends grows
+ * its run's history until Temporal's limit (50,000 events: several thousand messages). Not
+ * bounded yet: continuing as new inside a task would need the task's state (the messages
+ * consumed, the outputs, the session) carried over.
  */
 import type { Json } from '../../../common/model';
 import type { SubscriptionIterator } from '../../../common/model-v1';
