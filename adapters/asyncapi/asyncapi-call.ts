@@ -9,15 +9,16 @@
  * - `with.message`: its payload is published (over HTTP, `message.headers` are HTTP headers).
  * - `with.subscription`: messages are consumed until the consumption policy is met
  *   (./subscription.ts) and returned in order: over MQTT a subscription to the channel's topic,
- *   over HTTP a long poll of the channel's path (./transport.ts).
+ *   over HTTP a long poll of the channel's path (./transport.ts); or, with `subscription.step`,
+ *   the next message(s) of a subscription the workflow consumes in steps.
  * - `with.authentication` (basic, bearer, an OAuth2/OIDC token): basic credentials are the MQTT
  *   username/password, a bearer token the password; over HTTP, the `Authorization` header.
  */
 import { authenticationHeaders, ConfigurationError, configurationFailure, ErrorCodes, ErrorTypes, ExpressionError, fetchDocument, isAdapterError, locateDocument, problemFailure, type ActivityContext, type Json } from '../../src/adapter';
 import { findCallOperation, loadDocument } from './document';
 import { MQTT_NOT_AUTHORIZED } from './mqtt';
-import { overHttp, overMqtt, subscribeOverHttp, subscribeOverMqtt, type AsyncCredentials } from './transport';
-import { consumption, type SubscriptionArgs } from './subscription';
+import { overHttp, overMqtt, subscribeOverHttp, subscribeOverMqtt, subscribeStepOverHttp, subscribeStepOverMqtt, type AsyncCredentials } from './transport';
+import { consumption, stepFilter, type SubscriptionArgs } from './subscription';
 
 type AsyncApiWith = {
   document?: { endpoint?: string | { uri?: string } };
@@ -61,6 +62,11 @@ export async function invokeAsyncApiCall(args: Json, ctx: ActivityContext, baseD
     if (!subscribing && op.direction !== 'send') throw new ConfigurationError(`${name} receives messages: a message can only be published by an operation the workflow sends (2.x publish, 3.x send)`);
     if (subscribing && op.direction !== 'receive') throw new ConfigurationError(`${name} sends messages: a subscription needs an operation the workflow receives (2.x subscribe, 3.x receive)`);
     const credentials = policyCredentials((await authenticationHeaders(w.authentication, ctx)).authorization);
+    if (subscribing && w.subscription!.step) {
+      // v1-subscription-streaming: one step of a subscription the workflow consumes (./subscription.ts).
+      const step = /^https?$/.test(op.server.protocol) ? subscribeStepOverHttp : subscribeStepOverMqtt;
+      return (await step(op, w.subscription!.step, stepFilter(w.subscription!), ctx, credentials)) as unknown as Json;
+    }
     if (subscribing) {
       const subscribe = /^https?$/.test(op.server.protocol) ? subscribeOverHttp : subscribeOverMqtt;
       return (await subscribe(op, consumption(w.subscription!), ctx, credentials)) as unknown as Json;

@@ -2,7 +2,8 @@
  * MQTT with the `mqtt` client: one connection per call (a workflow's publishes are rare next to
  * a connection's cost, and nothing is left open between calls). A publish waits for the broker's
  * acknowledgement at QoS 1 unless the operation's MQTT binding says otherwise; a receive
- * subscribes and returns the first message. Both end when the activity is cancelled.
+ * subscribes and returns the first message. Both end when the activity is cancelled. A
+ * subscription consumed in steps keeps a persistent session between its calls ({@link subscribeStep}).
  */
 import { randomUUID } from 'node:crypto';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
@@ -33,9 +34,11 @@ function failure(err: unknown, call: MqttCall): AdapterError {
   return new AdapterError(net.code, `${call.request} failed: ${net.message}`, { request: call.request, cause: err });
 }
 
-/** Connects, runs `use`, disconnects; cancellation ends the connection at once. */
-async function withClient<T>(call: MqttCall, use: (client: MqttClient) => Promise<T>): Promise<T> {
-  const options: IClientOptions = { reconnectPeriod: 0, connectTimeout: 30_000, clientId: `swflow-${randomUUID()}`, clean: true, ...call.credentials };
+/** Connects (a fresh clean session unless `session` says otherwise), runs `use`, disconnects; cancellation ends the connection at once. */
+async function withClient<T>(call: MqttCall, use: (client: MqttClient) => Promise<T>, session: Pick<IClientOptions, 'clientId' | 'clean'> = {}, prepare?: (client: MqttClient) => void): Promise<T> {
+  // A persistent session ends with a DISCONNECT, so the acknowledgements written reach the broker first.
+  const graceful = session.clean === false;
+  const options: IClientOptions = { reconnectPeriod: 0, connectTimeout: 30_000, clientId: `swflow-${randomUUID()}`, clean: true, ...session, ...call.credentials };
   let client: MqttClient | undefined;
   const aborted = new Promise<never>((_, reject) => {
     const onAbort = () => {
@@ -47,7 +50,7 @@ async function withClient<T>(call: MqttCall, use: (client: MqttClient) => Promis
   });
   aborted.catch(() => {});
   try {
-    client = await Promise.race([mqtt.connectAsync(call.url, options, false), aborted]);
+    client = await Promise.race([prepare ? connectPrepared(call.url, options, prepare) : mqtt.connectAsync(call.url, options, false), aborted]);
     // A connection lost mid-call is an error event with no pending promise to reject: fail the call with it.
     const lost = new Promise<never>((_, reject) => client!.once('error', reject).once('close', () => reject(Object.assign(new Error('connection closed by the broker'), { code: 'ECONNRESET' }))));
     lost.catch(() => {});
@@ -56,8 +59,22 @@ async function withClient<T>(call: MqttCall, use: (client: MqttClient) => Promis
     if (call.signal.aborted) throw err;
     throw failure(err, call);
   } finally {
+    if (graceful && client?.connected) await Promise.race([client.endAsync(false).catch(() => {}), new Promise((r) => setTimeout(r, 2_000).unref())]);
     await client?.endAsync(true).catch(() => {});
   }
+}
+
+/** mqtt.connectAsync (without retries), with `prepare` called on the client before it connects (before a persistent session's queued messages arrive). */
+function connectPrepared(url: string, options: IClientOptions, prepare: (client: MqttClient) => void): Promise<MqttClient> {
+  return new Promise<MqttClient>((resolve, reject) => {
+    const client = mqtt.connect(url, options);
+    prepare(client);
+    const off = () => client.off('connect', onConnect).off('error', onError).off('close', onClose);
+    const onConnect = () => (off(), resolve(client));
+    const onError = (err: Error) => (off(), client.end(true), reject(err));
+    const onClose = () => onError(new Error("Couldn't connect to server"));
+    client.on('connect', onConnect).on('error', onError).on('close', onClose);
+  });
 }
 
 /** Publishes one message; resolves when the broker has it (QoS ≥ 1) or it is written (QoS 0). */
@@ -110,4 +127,90 @@ export function subscribe(call: MqttCall, topic: string, qos: 0 | 1 | 2, onMessa
     await Promise.race([ended, done()]);
     over = true;
   });
+}
+
+/** One step of a stepped subscription (feature v1-subscription-streaming): see {@link subscribeStep}. */
+export interface MqttStep {
+  /** The persistent session's client id (the same for every step of one subscription). */
+  clientId: string;
+  /** The first step: a session left by an earlier subscription of that id is discarded first. */
+  first: boolean;
+  /** At most this many messages taken. */
+  max: number;
+  /** After the first message taken, how long more may be taken with it (ms). */
+  windowMs: number;
+  /** How long to wait for a first message (ms): absent, as long as it takes. */
+  waitMs?: number;
+}
+
+/**
+ * One step of a subscription consumed in steps: connects with a persistent session (`clean:
+ * false`, the step's client id), subscribes when the broker has no session for it (the first
+ * step, or a broker that lost it), takes the messages `take` accepts (up to `max`, those that
+ * arrive within `windowMs` of the first) and disconnects without unsubscribing, so the broker
+ * keeps for the next step what arrives meanwhile. A message is acknowledged only when handled:
+ * taken, or refused by `take` (the filter); the one that would exceed `max` is never
+ * acknowledged (the client stops reading there) and the broker delivers it again to the next step.
+ */
+export async function subscribeStep(call: MqttCall, topic: string, qos: 1 | 2, step: MqttStep, take: (m: MqttMessage) => boolean): Promise<MqttMessage[]> {
+  if (step.first) await endSession(call, step.clientId);
+  const taken: MqttMessage[] = [];
+  let finish!: () => void;
+  const ended = new Promise<void>((resolve) => (finish = resolve));
+  let over = false;
+  let window: NodeJS.Timeout | undefined;
+  let wait: NodeJS.Timeout | undefined;
+  const stop = () => {
+    over = true;
+    finish();
+  };
+  // handleMessage runs before the PUBACK and holds the client's reading until its callback; set
+  // before connecting: a persistent session's queued messages come right after the CONNACK.
+  let sessionPresent = false;
+  const prepare = (client: MqttClient) => {
+    client.once('connect', (connack) => (sessionPresent = connack.sessionPresent));
+    client.handleMessage = (packet, acknowledge) => {
+      if (over) return; // never acknowledged: delivered again to the next step
+      const props = packet.properties;
+      const m: MqttMessage = { topic: packet.topic, payload: Buffer.from(packet.payload as Buffer), userProperties: props?.userProperties, correlationData: props?.correlationData };
+      let accepted: boolean;
+      try {
+        accepted = take(m);
+      } catch {
+        return stop(); // the caller's error (the filter, which keeps it): not acknowledged
+      }
+      acknowledge();
+      if (!accepted) return;
+      taken.push(m);
+      if (taken.length >= step.max) return stop();
+      if (taken.length === 1) {
+        clearTimeout(wait);
+        window = setTimeout(stop, step.windowMs);
+      }
+    };
+  };
+  return withClient(
+    call,
+    async (client) => {
+      if (!sessionPresent) {
+        const [grant] = await client.subscribeAsync(topic, { qos });
+        if (grant && grant.qos === 128) throw Object.assign(new Error(`subscription to ${topic} refused`), { code: 135 });
+      }
+      if (step.waitMs !== undefined && !over && taken.length === 0) wait = setTimeout(stop, Math.max(0, step.waitMs));
+      try {
+        await ended;
+      } finally {
+        clearTimeout(window);
+        clearTimeout(wait);
+      }
+      return taken;
+    },
+    { clientId: step.clientId, clean: false },
+    prepare,
+  );
+}
+
+/** Ends the persistent session of `clientId` (a clean-session connection discards it: subscription and queued messages). */
+export function endSession(call: MqttCall, clientId: string): Promise<void> {
+  return withClient(call, async () => {}, { clientId, clean: true });
 }

@@ -17,7 +17,14 @@
  *   expressions read): `$context` does not change while the subscription consumes, since
  *   `foreach` (and its `export.as`) runs after it.
  *
- * Durability: the activity heartbeats; a lost worker is a failure of the platform and the call
+ * Stepped (feature v1-subscription-streaming, `subscription.step`): a subscription with a
+ * `foreach` governed by `while`/`until` is consumed by the workflow, one call per step: each call
+ * returns the next message(s) that pass the filter (./transport.ts subscribeStepOverMqtt/Http),
+ * and the workflow runs `foreach` and evaluates the policy in between. Over MQTT the steps share a
+ * persistent session (`clean: false`, a client id derived from the workflow id and the task's
+ * reference, QoS ≥ 1): the broker keeps what arrives between two steps; the last call ends it.
+ *
+ * Durability (in one call): the activity heartbeats; a lost worker is a failure of the platform and the call
  * is made again — a new subscription. A subscription is a live stream (a clean MQTT session,
  * messages acknowledged to the broker as they arrive): the messages the lost worker had received
  * are not seen by the run, nor those published while no subscription was active.
@@ -33,6 +40,33 @@ export interface SubscriptionArgs {
    * workflow evaluated these expressions as arguments), and the call is refused as it was then.
    */
   scope?: { variables?: Record<string, Json> };
+  /**
+   * One step of a subscription the workflow consumes in steps (feature v1-subscription-streaming):
+   * the activity returns the next message(s) that pass the filter, and `consume` is the workflow's.
+   */
+  step?: SubscriptionStep;
+}
+
+/** What one step of a stepped subscription asks for (sent by v1/tasks/asyncapi-subscription.ts). */
+export interface SubscriptionStep {
+  /** Names the subscription (the workflow id and the task's reference): the persistent MQTT session's client id is derived from it. */
+  session: string;
+  /** The subscription's first step (a session left by an earlier one of that name is discarded). */
+  first?: boolean;
+  /** The subscription has ended: its session is ended (nothing consumed). */
+  end?: boolean;
+  /** At most this many messages. */
+  max?: number;
+  /** After the first message, how long more may be taken with it (ms). */
+  windowMs?: number;
+  /** How long to wait for a first message (ms, what is left of `consume.for`): absent, as long as it takes; none comes: `[]`. */
+  waitMs?: number;
+}
+
+/** A stepped subscription's filter: true when a message passes it (no filter: every message). */
+export function stepFilter(sub: SubscriptionArgs): (message: InboundMessage) => boolean {
+  const scope: ExprScope = { variables: sub.scope?.variables ?? {} };
+  return (message) => sub.filter === undefined || evaluateCondition(sub.filter, message as unknown as Json, scope);
 }
 
 /** A consumed message (the spec's AsyncAPI Inbound Message). */

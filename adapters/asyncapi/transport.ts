@@ -6,8 +6,9 @@
 import type { ActivityContext, Json } from '../../src/adapter';
 import type { AsyncOperation } from './document';
 import { channelAddress, decodePayload, encodePayload } from './message';
-import { publish, receive, subscribe, type MqttCall, type MqttMessage } from './mqtt';
-import type { Consumption, InboundMessage } from './subscription';
+import { createHash } from 'node:crypto';
+import { endSession, publish, receive, subscribe, subscribeStep, type MqttCall, type MqttMessage } from './mqtt';
+import type { Consumption, InboundMessage, SubscriptionStep } from './subscription';
 
 /** What a publish returns. */
 export interface Published {
@@ -90,6 +91,81 @@ export async function subscribeOverMqtt(op: AsyncOperation, consumption: Consump
   }
   if (failed) throw failed.error;
   return consumption.messages;
+}
+
+/** At most this many messages in one step of a stepped subscription (unless the step asks for fewer). */
+export const STEP_MAX = 16;
+/** After a step's first message, how long more are taken with it (ms, unless the step says otherwise). */
+export const STEP_WINDOW_MS = 100;
+
+/**
+ * The persistent session's MQTT client id of a stepped subscription: derived from its name (the
+ * workflow id and the task's reference), the same for every step and every attempt; 23
+ * characters, what every MQTT 3.1.1 broker must accept.
+ */
+export function stepClientId(session: string): string {
+  return `sw${createHash('sha256').update(session).digest('hex').slice(0, 21)}`;
+}
+
+/**
+ * One step of a subscription over MQTT consumed in steps (v1-subscription-streaming): the next
+ * message(s) that pass `accepts`, from the subscription's persistent session (./mqtt.ts
+ * subscribeStep); a step with `end` ends the session. A failing filter fails the call with its error.
+ */
+export async function subscribeStepOverMqtt(op: AsyncOperation, step: SubscriptionStep, accepts: (m: InboundMessage) => boolean, ctx: ActivityContext, credentials: AsyncCredentials): Promise<InboundMessage[]> {
+  const topic = channelAddress(op.channel, {}, 'mqtt', '+');
+  const url = op.server.url.replace(/^secure-mqtt:/, 'mqtts:');
+  const clientId = stepClientId(step.session);
+  const call: MqttCall = { url, request: `MQTT subscribe ${topic} at ${url}`, credentials: await credentials.mqtt(), signal: ctx.signal };
+  if (step.end) {
+    await endSession(call, clientId);
+    return [];
+  }
+  let failed: { error: unknown } | undefined;
+  const taken: InboundMessage[] = [];
+  const take = (m: MqttMessage): boolean => {
+    try {
+      const message = inbound(m, op.contentType);
+      if (!accepts(message)) return false;
+      taken.push(message);
+      return true;
+    } catch (error) {
+      failed = { error };
+      throw error;
+    }
+  };
+  ctx.heartbeat({ subscribed: topic, step: true });
+  const qos = op.bindings.qos === 2 ? 2 : 1;
+  await subscribeStep(call, topic, qos, { clientId, first: step.first === true, max: Math.max(1, step.max ?? STEP_MAX), windowMs: step.windowMs ?? STEP_WINDOW_MS, ...(step.waitMs !== undefined ? { waitMs: step.waitMs } : {}) }, take);
+  if (failed) throw failed.error;
+  return taken;
+}
+
+/**
+ * One step of a subscription over HTTP consumed in steps: the channel long-polled until one
+ * answer passes `accepts` (one message per answer: nothing is lost between two steps, the server
+ * keeps what it has not answered with), or `waitMs` is over (`[]`). A step with `end` has nothing to end.
+ */
+export async function subscribeStepOverHttp(op: AsyncOperation, step: SubscriptionStep, accepts: (m: InboundMessage) => boolean, ctx: ActivityContext, credentials: AsyncCredentials): Promise<InboundMessage[]> {
+  if (step.end) return [];
+  const url = `${op.server.url}/${channelAddress(op.channel, {}, 'http').replace(/^\//, '')}`;
+  const auth = await credentials.http();
+  const time = step.waitMs !== undefined ? AbortSignal.timeout(Math.max(1, step.waitMs)) : undefined;
+  const signal = time ? AbortSignal.any([ctx.signal, time]) : ctx.signal;
+  const method = typeof op.bindings.method === 'string' ? op.bindings.method : 'GET';
+  ctx.heartbeat({ subscribed: url, step: true });
+  for (;;) {
+    let body: Json;
+    try {
+      const answer = await ctx.http({ method, url, ...(auth ? { headers: auth } : {}) }, { signal });
+      body = answer.status === 204 ? null : answer.body;
+      if (body === null) await pause(HTTP_POLL_MS, signal);
+    } catch (err) {
+      if (time?.aborted === true && !ctx.signal.aborted) return [];
+      throw err;
+    }
+    if (body !== null && accepts({ payload: body })) return [{ payload: body }];
+  }
 }
 
 /** How long an HTTP subscription waits before asking again when the server had no message (204). */

@@ -176,6 +176,16 @@ export const FEATURE_V1_CATALOGS = 'v1-catalogs';
 export const FEATURE_V1_SCHEMA_RESOURCES = 'v1-schema-resources';
 /** 1.0 `run.container` is the activity `sw.run.container` on the opt-in process queue (v1/tasks/run.ts); before, a runtime error (501). */
 export const FEATURE_V1_RUN_CONTAINER = 'v1-run-container';
+/**
+ * A 1.0 subscription with a `foreach` whose consumption `while`/`until` governs is consumed in
+ * steps (v1/tasks/asyncapi-subscription.ts): the workflow calls the adapter activity again and
+ * again, each call returning the next message(s) (over MQTT a persistent session keeps what
+ * arrives between two calls), runs `foreach` over each as it comes, and evaluates `while`/`until`
+ * itself with the current variables (`$context` as `export.as` left it); `amount` and `for` are
+ * counted in the workflow; a last call ends the session. Runs recorded before consumed the whole
+ * subscription in one activity, then ran `foreach` over what it returned.
+ */
+export const FEATURE_V1_SUBSCRIPTION_STREAMING = 'v1-subscription-streaming';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -211,4 +221,5 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_CATALOGS,
   FEATURE_V1_SCHEMA_RESOURCES,
   FEATURE_V1_RUN_CONTAINER,
+  FEATURE_V1_SUBSCRIPTION_STREAMING,
 ];

@@ -7,6 +7,10 @@
  * The test cannot know the moment the run's activity has subscribed, so a publisher sends a
  * numbered message every 40 ms until the run ends: the run consumes a run of consecutive numbers
  * from wherever it joined the stream (no retained messages: a subscription is a live stream).
+ *
+ * Streamed subscriptions (a foreach governed by while/until, v1-subscription-streaming): the
+ * workflow calls the activity once per step, between which the broker keeps the messages in the
+ * subscription's persistent session; foreach runs per message as it comes.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,6 +25,7 @@ import { formatProblem, loadAnyDefinition } from '../../src/dsl';
 import type { ActivityContext } from '../../src/adapter';
 import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { invokeAsyncApiCall } from '../../adapters/asyncapi/asyncapi-call';
+import { stepClientId } from '../../adapters/asyncapi/transport';
 import { startMqttBroker, type MqttBroker } from '../helpers/mqtt-broker';
 import { adapterHarness, failureText, type AdapterHarness } from './harness';
 
@@ -29,6 +34,11 @@ let dir: string;
 let http: Server;
 /** The HTTP inbox: GETs answered so far; every third is a 204 (no message yet). */
 let polls = 0;
+/** What a foreach posted to /seen (a user's service it calls per message), and who waits for how many. */
+const seen: unknown[] = [];
+let seenWaiters: { n: number; resolve: () => void }[] = [];
+/** Resolves once `n` messages were posted to /seen. */
+const seenCount = (n: number) => new Promise<void>((resolve) => (seen.length >= n ? resolve() : seenWaiters.push({ n, resolve })));
 let h: AdapterHarness;
 
 /**
@@ -72,6 +82,16 @@ const httpInbox = (url: string) => ({
 before(async () => {
   broker = await startMqttBroker();
   http = createServer((req, res) => {
+    if (req.method === 'POST' && req.url === '/seen') {
+      let body = '';
+      req.on('data', (c) => (body += c)).on('end', () => {
+        seen.push(JSON.parse(body));
+        for (const w of seenWaiters.filter((w) => seen.length >= w.n)) w.resolve();
+        seenWaiters = seenWaiters.filter((w) => seen.length < w.n);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+      return;
+    }
     if (req.method !== 'GET' || req.url !== '/inbox') return res.writeHead(404).end();
     polls++;
     if (polls % 3 === 0) return res.writeHead(204).end();
@@ -191,6 +211,78 @@ test('foreach: each message through foreach.do with item/at, output.as and expor
   assert.deepEqual(seen, [0, 1, 2]);
 });
 
+test('streaming: while over the $context that foreach exports stops at the right count; no message lost between the steps while foreach works', async () => {
+  const read = inbox({
+    consume: { while: '${ ($context.count // 0) < 6 }' },
+    foreach: {
+      item: 'message',
+      // Slower than the publisher: messages arrive while the workflow is between two steps.
+      do: [{ pause: { wait: { milliseconds: 150 } } }, { seq: { set: { seq: '${ $message.payload.seq }' } } }],
+      output: { as: '${ .seq }' },
+      export: { as: '${ ($context // {}) | .count = ((.count // 0) + 1) }' },
+    },
+  });
+  const { result } = await runWhilePublishing('sub-stream-while', [{ read }, { after: { set: { out: '${ . }', count: '${ $context.count }' } } }], 'chat/stream/inbox', (seq) => ({ seq }));
+  const { out, count } = result as { out: number[]; count: number };
+  assert.equal(count, 6);
+  assert.equal(out.length, 6);
+  assert.ok(consecutive(out), JSON.stringify(out));
+});
+
+test('streaming: a forever subscription runs foreach per message as it arrives (an HTTP call each), keeps what is published between two steps, and is cancelled', async () => {
+  seen.length = 0;
+  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const read = inbox({
+    filter: '${ .payload.kind == "note" }',
+    consume: { while: '${ true }' },
+    foreach: {
+      item: 'message',
+      do: [
+        { tell: { call: 'http', with: { method: 'post', endpoint: `${base}/seen`, body: { seq: '${ $message.payload.seq }' } } } },
+        // The workflow is busy here, between two steps: no activity holds the subscription.
+        { pause: { wait: { seconds: 1 } } },
+      ],
+    },
+  });
+  const handle = await h.start(doc('sub-stream-forever', [{ read }]));
+  const pub = await mqtt.connectAsync(broker.url);
+  try {
+    const send = (seq: number, kind = 'note') => pub.publishAsync('chat/forever/inbox', JSON.stringify({ seq, kind }), { qos: 1 });
+    // The run subscribes at its first step: publish until the first message is seen.
+    let first = 0;
+    const got1 = seenCount(1);
+    for (let i = 0; seen.length === 0 && i < 200; i++) {
+      await send(first++);
+      await Promise.race([got1, new Promise((r) => setTimeout(r, 100))]);
+    }
+    await got1;
+    const firstSeq = (seen[0] as { seq: number }).seq;
+    assert.deepEqual(seen, [{ seq: firstSeq }]);
+    // While foreach waits (1 s) after its HTTP call: three messages (and one the filter drops), then each is processed in turn.
+    await send(1000);
+    await send(1001, 'chatter');
+    await send(1002);
+    await send(1003);
+    // Messages the run was sent before its first one was seen (and after it) are there too, in order.
+    const expected = [...Array.from({ length: first - firstSeq - 1 }, (_, i) => firstSeq + 1 + i), 1000, 1002, 1003];
+    await seenCount(expected.length + 1);
+    assert.deepEqual(seen.slice(1).map((s) => (s as { seq: number }).seq), expected);
+    // It is still running (forever): the test cancels it; its session is ended.
+    const description = await handle.describe();
+    assert.equal(description.status.name, 'RUNNING');
+    await handle.cancel();
+    await assert.rejects(handle.result(), (e: unknown) => /cancel/i.test(failureText(e)));
+    const present = await new Promise<boolean>((resolve, reject) => {
+      const probe = mqtt.connect(broker.url, { clientId: stepClientId(`${handle.workflowId}/do/0/read`), clean: false, reconnectPeriod: 0 });
+      probe.once('connect', (connack) => (resolve(connack.sessionPresent), probe.end())).once('error', reject);
+    });
+    assert.equal(present, false, 'the subscription\'s persistent session was ended');
+  } finally {
+    await pub.endAsync();
+    await handle.terminate().catch(() => {});
+  }
+});
+
 test('channel without operation (AsyncAPI 2.6: the channel subscribe operation), protocol selecting the server, a protocol not spoken, a failing filter', async () => {
   const byChannel = { call: 'asyncapi', with: { document: { endpoint: 'file://feed.yaml' }, channel: 'feed/items', subscription: { consume: { amount: 2 } } } };
   const { result } = await runWhilePublishing('sub-channel', [{ read: byChannel }], 'feed/items', (seq) => ({ seq }));
@@ -227,6 +319,23 @@ test('over HTTP: the channel path long-polled, one message per answer, a 204 ask
   const ms = Date.now() - started;
   assert.ok(messages.length >= 2, JSON.stringify(messages));
   assert.ok(ms >= 1000 && ms < 10_000, `took ${ms} ms`);
+});
+
+test('streaming over HTTP: one long poll per step, foreach per message, while over the exported $context', async () => {
+  polls = 0;
+  const read = {
+    call: 'asyncapi',
+    with: {
+      document: { endpoint: 'file://http-inbox.yaml' },
+      operation: 'readInbox',
+      protocol: 'http',
+      subscription: { consume: { while: '${ ($context.count // 0) < 3 }' }, foreach: { item: 'm', output: { as: '${ $m.payload.seq }' }, export: { as: '${ { count: (($context.count // 0) + 1) } }' } } },
+    },
+  };
+  const { result } = await h.run(doc('sub-http-stream', [{ read }]));
+  // Polls 1, 2, (3: 204, asked again), 4: three messages, and no poll after the third.
+  assert.deepEqual(await result, [1, 2, 4]);
+  assert.equal(polls, 4);
 });
 
 test('a subscription from a run that started before v1-asyncapi-subscriptions (no scope: its workflow evaluated the expressions as arguments) is refused as it was then', async () => {

@@ -32,10 +32,6 @@ const SECRETS_RE = /\$secrets(?![A-Za-z0-9_])/;
 /** A catalog's endpoint: its authentication may read `$secrets` (the worker evaluates it when it pins the definition). */
 const CATALOG_ENDPOINT = /^\/use\/catalogs\/[^/]+\/endpoint$/;
 
-/** swflow consumes a subscription's messages first (the adapter activity), then runs its foreach over them. */
-export const SUBSCRIPTION_FOREACH =
-  "a subscription's foreach runs once its consumption has ended (the activity consumes, then the workflow iterates over the messages): without consume.amount or consume.for it runs only when while/until end it, and they see $context as it was when the call started";
-
 /** Why swflow cannot run something yet (the warning text; the matrix quotes it). */
 export const UNSUPPORTED = {
   container: "'run.container' runs only where a worker serves the opt-in process queue (swflow start --allow-processes, or swflow processes) and has a container engine (podman by default): it runs arbitrary images",
@@ -249,11 +245,8 @@ function checkCall(ctx: Ctx, task: Task, tp: string): void {
     if (call === 'a2a') return checkA2A(ctx, w, tp);
     // A subscription's iterator runs its tasks in the workflow, as a listen's.
     const sub = call === 'asyncapi' && isObj(w.subscription) ? (w.subscription as Obj) : undefined;
-    if (sub && isObj(sub.foreach)) {
-      checkList(ctx, (sub.foreach as Obj).do as Task['do'], `${tp}/with/subscription/foreach/do`, false);
-      const consume = isObj(sub.consume) ? (sub.consume as Obj) : {};
-      if (consume.amount === undefined && consume.for === undefined) ctx.rep.warn(`${tp}/with/subscription/foreach`, SUBSCRIPTION_FOREACH);
-    }
+    // (Governed by while/until, it runs as the messages come: v1-subscription-streaming.)
+    if (sub && isObj(sub.foreach)) checkList(ctx, (sub.foreach as Obj).do as Task['do'], `${tp}/with/subscription/foreach/do`, false);
     const service = isObj(w.service) ? (w.service as Obj) : undefined;
     if (call === 'grpc' && service?.authentication !== undefined) checkAuth(ctx, service.authentication, `${tp}/with/service/authentication`);
     const mcpHttp = call === 'mcp' && isObj(w.transport) && isObj((w.transport as Obj).http) ? ((w.transport as Obj).http as Obj) : undefined;

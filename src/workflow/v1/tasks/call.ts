@@ -22,8 +22,8 @@ import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts
 import { heartbeatTimeoutMs, isLocalCall } from '../../../common/metadata';
 import { lastHeartbeatDetails, platformFailure, throughPlatformFailures } from '../../platform';
 import { needsDocument } from '../../../common/catalogs';
-import { FEATURE_LOCAL_CALLS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_GRPC_ASYNCAPI_CALLS, FEATURE_V1_MCP_CALLS } from '../../../common/features';
-import { iterateMessages, splitSubscription, subscribes, subscriptionArgument } from './asyncapi-subscription';
+import { FEATURE_LOCAL_CALLS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_GRPC_ASYNCAPI_CALLS, FEATURE_V1_MCP_CALLS, FEATURE_V1_SUBSCRIPTION_STREAMING } from '../../../common/features';
+import { iterateMessages, splitSubscription, streamMessages, streams, subscribes, subscriptionArgument } from './asyncapi-subscription';
 import { UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';
@@ -160,12 +160,27 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
   // v1-a2a-calls: a call made again after a heartbeat timeout carries the lost attempt's last
   // heartbeat details, so its adapter can resume (adapters/a2a follows the agent task it recorded).
   const resumable = ctx.features.has(FEATURE_V1_A2A_CALLS);
-  const once = (again?: string, lost?: unknown) => {
+  const once = (again?: string, lost?: unknown, made: FunctionCall = fc) => {
     const opts = { ...options, ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) };
     const details = resumable && !local ? lastHeartbeatDetails(lost) : undefined;
-    const call: FunctionCall = details !== undefined ? { ...fc, heartbeatDetails: details as Json } : fc;
+    const call: FunctionCall = details !== undefined ? { ...made, heartbeatDetails: details as Json } : made;
     return local ? ctx.effects.localCall<Json>(activity, callActivityArgs(call, headers), opts) : ctx.effects.activity<Json>(activity, callActivityArgs(call, headers), opts);
   };
+  // v1-subscription-streaming: the workflow consumes the subscription in steps, one call each (asyncapi-subscription.ts).
+  if (sub && ctx.features.has(FEATURE_V1_SUBSCRIPTION_STREAMING) && streams(sub.subscription)) {
+    const step = async (subscription: Json): Promise<Json> => {
+      const made: FunctionCall = { ...fc, arguments: { ...w, subscription } };
+      try {
+        return await once(undefined, undefined, made);
+      } catch (err) {
+        const why = ctx.features.has(FEATURE_V1_CALL_PLATFORM_FAILURES) ? platformFailure(err, false) : undefined;
+        if (why === undefined || ctx.effects.cancelled()) throw err;
+        return await throughPlatformFailures(false, (again, lost) => once(again ?? why, lost ?? err, made), ctx.effects);
+      }
+    };
+    const output = await streamMessages(sub.subscription, input, at, ctx, step);
+    return { output, ...(authorization !== undefined ? { authorization } : {}) };
+  }
   let output: Json;
   try {
     // Awaited directly, as before the feature: concurrent branches keep the order of their commands.
