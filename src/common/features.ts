@@ -186,6 +186,15 @@ export const FEATURE_V1_RUN_CONTAINER = 'v1-run-container';
  * subscription in one activity, then ran `foreach` over what it returned.
  */
 export const FEATURE_V1_SUBSCRIPTION_STREAMING = 'v1-subscription-streaming';
+/**
+ * A lost worker is noticed before the definition's timeout (timeouts.ts scaledHeartbeatMs): a call
+ * with a declared timeout (0.8 `actionExecTimeout`, a 1.0 call task's `timeout.after`) gets a
+ * heartbeat timeout of a third of it (at least 2 s, at most the default heartbeat timeout; an
+ * explicit `swflow.heartbeat` is kept), so a call in flight on a killed adapter is made again
+ * (platform.ts) instead of failing when the declared timeout runs out. A 0.8 call the service keeps
+ * busy past `actionExecTimeout` fails with a timeout error naming it (was: "timed out (startToClose)").
+ */
+export const FEATURE_SCALED_HEARTBEATS = 'scaled-heartbeats';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -222,4 +231,5 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_SCHEMA_RESOURCES,
   FEATURE_V1_RUN_CONTAINER,
   FEATURE_V1_SUBSCRIPTION_STREAMING,
+  FEATURE_SCALED_HEARTBEATS,
 ];

@@ -14,7 +14,9 @@
  *
  * Hardening: listens on 127.0.0.1 unless told otherwise; a body limit (1 MiB) checked on
  * Content-Length before reading and while reading; a body deadline; optional bearer-token and
- * HMAC authentication (auth.ts); a structured access log line per request; `close()` stops
+ * HMAC authentication (auth.ts); every refusal reaches its sender: the rest of a refused body is
+ * read and discarded (bounded) before the connection closes, never reset under it (drain.ts);
+ * a structured access log line per request; `close()` stops
  * accepting, lets in-flight deliveries finish (up to `shutdownGraceMs`), then closes.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -23,11 +25,14 @@ import type { CloudEventJson } from '../common/contracts';
 import { authConfigured, bearerOutcome, signatureOutcome, SIGNATURE_HEADER, type AuthOptions, type AuthOutcome } from './auth';
 import { EventProblem, eventsFromHttp } from './cloudevents';
 import { Dispatcher, isUnavailable, type DispatcherOptions, type EventResult, type Plan } from './dispatch';
+import { drainAfterRefusal } from './drain';
 
 export { TARGET_ATTRIBUTE } from './dispatch';
 
 export const GATEWAY_PORT = 8090;
 export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
+/** Most bytes of a refused body read and discarded so that its sender sees the refusal (drain.ts). */
+export const DEFAULT_DRAIN_MAX_BYTES = 32 << 20;
 
 export interface GatewayOptions extends DispatcherOptions {
   /** Interface to listen on. Default 127.0.0.1 (reachable from this machine only). */
@@ -44,6 +49,13 @@ export interface GatewayOptions extends DispatcherOptions {
   auth?: AuthOptions;
   /** With credentials configured: still accept events without credentials (routed by the definitions; never `swflowworkflowid`). */
   allowAnonymous?: boolean;
+  /**
+   * After a refusal answered before the body arrived (413, 401, 404, 503…), the rest of the body is
+   * read and discarded so the sender sees the answer (drain.ts), up to this many bytes. Default 32 MiB.
+   */
+  drainMaxBytes?: number;
+  /** …and within this time. Default: the body timeout. */
+  drainTimeoutMs?: number;
   /** How long close() lets in-flight requests finish. Default 10 s. */
   shutdownGraceMs?: number;
   /** Operational messages (deliveries, errors). */
@@ -90,6 +102,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const bodyTimeoutMs = opts.bodyTimeoutMs ?? 10_000;
   const auth = opts.auth ?? {};
   const credentialsRequired = authConfigured(auth) && !opts.allowAnonymous;
+  const drainLimits = { maxBytes: opts.drainMaxBytes ?? DEFAULT_DRAIN_MAX_BYTES, timeoutMs: opts.drainTimeoutMs ?? bodyTimeoutMs };
   const dispatcher = new Dispatcher(opts);
   let inFlight = 0;
   let closing = false;
@@ -184,12 +197,14 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       entry.status = status;
       if (res.headersSent) return;
-      // A refused body (401, 413) is read to its end and discarded, on an open connection: closing
-      // while the sender still writes would reset it before it reads the answer. A body too slow
-      // (408) is given up: that connection closes.
+      // The rest of a refused body is read and discarded before the connection closes (if it
+      // closes): closing while the sender still writes would reset it before it reads the answer
+      // (drain.ts). A body too slow (408) is given up: that connection closes at once.
       const connection = closing || status === 408 ? { connection: 'close' } : {};
-      res.writeHead(status, { 'content-type': 'application/json', ...connection, ...headers });
-      res.end(JSON.stringify(body));
+      if (status >= 400 && status !== 408) drainAfterRefusal(req, drainLimits);
+      const json = JSON.stringify(body);
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)), ...connection, ...headers });
+      res.end(json);
     };
     inFlight++;
     try {

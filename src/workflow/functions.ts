@@ -18,8 +18,8 @@ import { evalExpr, evalExprSync, evalValue, evalValueSync, splitSecretArguments,
 import { merge } from './data/merge';
 import { nativeRetryOf, withRetries } from './retry';
 import { throughPlatformFailures } from './platform';
-import { callTimeouts, LEGACY_CALL_TIMEOUT_MS } from './timeouts';
-import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_LOCAL_CALLS, FEATURE_PLATFORM_FAILURES, FEATURE_SELECTION_SET_EXPRESSIONS } from '../common/features';
+import { actionTimeoutError, callTimeouts, LEGACY_CALL_TIMEOUT_MS } from './timeouts';
+import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_LOCAL_CALLS, FEATURE_PLATFORM_FAILURES, FEATURE_SCALED_HEARTBEATS, FEATURE_SELECTION_SET_EXPRESSIONS } from '../common/features';
 import { callActivityArgs, secretContextOfCall } from './call-context';
 import type { StateContext } from './states/context';
 
@@ -138,9 +138,11 @@ export async function callFunction(
   };
   const summary = ctx.summary(state.name, label, fn.name);
   const platform = ctx.features.has(FEATURE_PLATFORM_FAILURES);
+  // scaled-heartbeats: the heartbeat timeout scaled to the actionExecTimeout, whose running out is named as such.
+  const scaled = platform && ctx.features.has(FEATURE_SCALED_HEARTBEATS);
   const options: ActivityOptions = {
     taskQueue: taskQueueOf(fn),
-    ...(platform ? callTimeouts(fn, actionTimeout) : { startToCloseTimeout: actionTimeout ? parseDuration(actionTimeout) : LEGACY_CALL_TIMEOUT_MS }),
+    ...(platform ? callTimeouts(fn, actionTimeout, scaled) : { startToCloseTimeout: actionTimeout ? parseDuration(actionTimeout) : LEGACY_CALL_TIMEOUT_MS }),
     retry: { maximumAttempts: 1 },
     summary,
   };
@@ -158,7 +160,9 @@ export async function callFunction(
       const opts = { ...options, ...(retry ? { retry } : {}), ...(again ? { summary: `${summary} (again: ${again})`.slice(0, 200) } : {}) };
       return local ? effects.localCall<Json>(type, activityArgs(), opts) : effects.activity<Json>(type, activityArgs(), opts);
     };
-    return platform ? throughPlatformFailures(actionTimeout !== undefined, once, effects) : once();
+    if (!platform) return once();
+    const made = throughPlatformFailures(actionTimeout !== undefined, once, effects);
+    return scaled && actionTimeout !== undefined ? made.catch((err) => Promise.reject(actionTimeoutError(err, actionTimeout))) : made;
   };
   if (ref.invoke === 'async') {
     // Fire and forget: errors are ignored, the state does not wait.

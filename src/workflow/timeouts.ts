@@ -3,10 +3,10 @@
  * state's onErrors can handle), branchExecTimeout, actionExecTimeout resolution, and the
  * workflow's workflowExecTimeout. Every timer carries a summary.
  */
-import type { ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
 import type { FunctionDef, StateDef, WorkflowDef } from '../common/model';
 import { parseDuration } from '../common/duration';
-import { heartbeatTimeoutMs } from '../common/metadata';
+import { HEARTBEAT_METADATA, heartbeatTimeoutMs } from '../common/metadata';
 import { SwTimeoutError } from './errors';
 import { temporalEffects, type Effects } from './effects';
 
@@ -19,16 +19,48 @@ export const UNLIMITED_CALL_MS = 10 * 365 * 24 * 3600_000;
 /** The start-to-close timeout of a call without actionExecTimeout on runs before the platform-failures feature. */
 export const LEGACY_CALL_TIMEOUT_MS = 10 * 60_000;
 
+/** The shortest heartbeat timeout scaled to a declared timeout: an adapter beats every third of it, and a beat is a server round trip. */
+export const MIN_SCALED_HEARTBEAT_MS = 2_000;
+
+/**
+ * The heartbeat timeout (ms) of a call whose definition declares a timeout of `declaredMs`
+ * (scaled-heartbeats): a third of it, at least {@link MIN_SCALED_HEARTBEAT_MS}, at most the
+ * function's heartbeat timeout, so that a lost worker is noticed (and the call made again:
+ * platform.ts) before the declared timeout runs out and is not mistaken for it. An explicit
+ * `swflow.heartbeat` is kept as written: it says how often that adapter can heartbeat (an
+ * adapter that beats less often than a shorter timeout would be "lost" again and again).
+ * Undefined: no heartbeat timeout (`off`).
+ */
+export function scaledHeartbeatMs(metadata: Record<string, string> | undefined, declaredMs: number | undefined): number | undefined {
+  const configured = heartbeatTimeoutMs(metadata);
+  const explicit = metadata?.[HEARTBEAT_METADATA] !== undefined && metadata[HEARTBEAT_METADATA] !== '';
+  if (configured === undefined || explicit || declaredMs === undefined) return configured;
+  return Math.min(configured, Math.max(MIN_SCALED_HEARTBEAT_MS, Math.floor(declaredMs / 3)));
+}
+
 /**
  * The timeouts of a function call's activity: start-to-close = the definition's actionExecTimeout
- * (per attempt), else {@link UNLIMITED_CALL_MS}; and the function's heartbeat timeout
- * (`metadata['swflow.heartbeat']`, default PT30S; none when `off`), so that a lost worker is
- * noticed within it (platform.ts) whatever the start-to-close is.
+ * (per attempt: a call made again after a platform failure gets the whole of it again, as the
+ * spec's "single action execution"), else {@link UNLIMITED_CALL_MS}; and the function's heartbeat
+ * timeout (`metadata['swflow.heartbeat']`, default PT30S; none when `off`; with `scaled`, the
+ * scaled-heartbeats feature, {@link scaledHeartbeatMs} of the actionExecTimeout), so that a lost
+ * worker is noticed within it (platform.ts) whatever the start-to-close is. A heartbeat timeout
+ * not shorter than the start-to-close is left out (it would never fire first).
  */
-export function callTimeouts(fn: FunctionDef, actionTimeout: string | undefined): Pick<ActivityOptions, 'startToCloseTimeout' | 'heartbeatTimeout'> {
+export function callTimeouts(fn: FunctionDef, actionTimeout: string | undefined, scaled = false): Pick<ActivityOptions, 'startToCloseTimeout' | 'heartbeatTimeout'> {
   const startToClose = actionTimeout ? parseDuration(actionTimeout) : UNLIMITED_CALL_MS;
-  const heartbeat = heartbeatTimeoutMs(fn.metadata);
+  const heartbeat = scaled ? scaledHeartbeatMs(fn.metadata, actionTimeout ? startToClose : undefined) : heartbeatTimeoutMs(fn.metadata);
   return { startToCloseTimeout: startToClose, ...(heartbeat !== undefined && heartbeat < startToClose ? { heartbeatTimeout: heartbeat } : {}) };
+}
+
+/**
+ * The error of a call that ran out of the definition's actionExecTimeout (its start-to-close,
+ * scaled-heartbeats): a timeout error naming the definition's timeout, not Temporal's.
+ */
+export function actionTimeoutError(err: unknown, actionTimeout: string): unknown {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  if (cause instanceof TimeoutFailure && cause.timeoutType === 'START_TO_CLOSE') return new SwTimeoutError(`the call did not finish within its actionExecTimeout ${actionTimeout}`);
+  return err;
 }
 
 /**

@@ -139,10 +139,11 @@ after(async () => {
 // ------------------------------------------------------------------ definitions and runs
 
 /** One REST call of a job, no retries defined; `extra` adds errors, onErrors, function metadata. */
-function jobDefinition(id: string, extra: { metadata?: Record<string, string>; onErrors?: boolean } = {}): Promise<WorkflowDef> {
+function jobDefinition(id: string, extra: { metadata?: Record<string, string>; onErrors?: boolean; actionExecTimeout?: string } = {}): Promise<WorkflowDef> {
   return def({
     id,
     start: 'Run',
+    ...(extra.actionExecTimeout ? { timeouts: { actionExecTimeout: extra.actionExecTimeout } } : {}),
     errors: [{ name: 'Unavailable', code: '503' }],
     functions: [{ name: 'runJob', operation: service.operation, ...(extra.metadata ? { metadata: extra.metadata } : {}) }],
     states: [
@@ -260,4 +261,87 @@ test('1.0 call: kill -9 of the adapter worker mid-call, no timeout defined: the 
   assert.equal(Number(scheduled.heartbeatTimeout?.seconds), 5);
   assert.ok(Number(scheduled.startToCloseTimeout?.seconds) >= 365 * 24 * 3600, 'no timeout defined: unlimited (years), not ten minutes');
   await saveHistory(env.client, handle.workflowId, 'v1-call-platform-heartbeat-timeout');
+});
+
+// ------------------------------------------------------------------ a declared timeout (scaled-heartbeats)
+
+/** The first scheduled activity's heartbeat and start-to-close timeouts (seconds). */
+async function scheduledTimeouts(workflowId: string): Promise<{ heartbeat: number; startToClose: number }> {
+  const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const a = events.find((e) => e.activityTaskScheduledEventAttributes)!.activityTaskScheduledEventAttributes!;
+  return { heartbeat: Number(a.heartbeatTimeout?.seconds ?? 0), startToClose: Number(a.startToCloseTimeout?.seconds ?? 0) };
+}
+
+async function v1JobDefinition(name: string) {
+  const loaded = await loadAnyDefinition({
+    document: { dsl: '1.0.3', namespace: 'tests', name, version: '0.1.0' },
+    do: [{ runJob: { call: 'http', with: { method: 'post', endpoint: `http://127.0.0.1:${service.port}/jobs`, body: { job: '${ .job }' } }, timeout: { after: 'PT6S' } } }],
+  });
+  assert.ok(loaded.definition, loaded.problems.map(formatProblem).join('\n'));
+  return loaded.definition!;
+}
+
+test('0.8 actionExecTimeout PT6S: the adapter killed mid-call is noticed by a heartbeat timeout scaled to it (2 s), the call made again, the run completes', async () => {
+  service.requests.length = 0;
+  service.answers.push('hold');
+  const handle = await start(await jobDefinition('platform-kill-timeout', { actionExecTimeout: 'PT6S' }), { job: 'report-5' });
+  await service.waitForRequests(1);
+  await stopAdapters('SIGKILL');
+  await startAdapters();
+  assert.deepEqual(await handle.result(), { job: 'report-5', result: { done: true } });
+  assert.deepEqual(service.requests, [{ job: 'report-5' }, { job: 'report-5' }]);
+  const story = await activityStory(handle.workflowId);
+  assert.equal(story[1], 'timed out: HEARTBEAT', story.join('\n'));
+  assert.match(story[2], /\(again: its worker stopped heartbeating/);
+  assert.equal(story[3], 'completed');
+  // per attempt: the call made again has the whole actionExecTimeout again
+  assert.deepEqual(await scheduledTimeouts(handle.workflowId), { heartbeat: 2, startToClose: 6 });
+  await saveHistory(env.client, handle.workflowId, 'interpreter-scaled-heartbeat-kill');
+});
+
+test('0.8 actionExecTimeout PT6S: a service that keeps the call busy longer fails it with the definition\'s timeout, named as such (the adapter heartbeats meanwhile)', async () => {
+  service.requests.length = 0;
+  service.answers.push('hold');
+  const handle = await start(await jobDefinition('platform-busy-timeout', { actionExecTimeout: 'PT6S' }), { job: 'report-6' });
+  const err = await handle.result().then(
+    () => assert.fail('the run should fail with the timeout'),
+    (e) => e,
+  );
+  assert.ok(err instanceof WorkflowFailedError);
+  assert.match(String(err.cause?.message), /state "Run", action "run", function "runJob" failed: the call did not finish within its actionExecTimeout PT6S/);
+  assert.doesNotMatch(String(err.cause?.message), /START_TO_CLOSE|startToClose/);
+  assert.equal(service.requests.length, 1, 'not made again: the service held it, the worker was alive');
+  assert.deepEqual(await activityStory(handle.workflowId), [(await activityStory(handle.workflowId))[0], 'timed out: START_TO_CLOSE']);
+});
+
+test('1.0 call with timeout.after PT6S: the adapter killed mid-call is noticed by a heartbeat timeout scaled to it, the call made again within the task timeout', async () => {
+  service.requests.length = 0;
+  service.answers.push('hold');
+  const d = await v1JobDefinition('v1-platform-kill-timeout');
+  const handle = await env.client.workflow.start(d.id, { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: `v1-platform-kill-timeout-${Date.now()}`, args: [{ job: 'report-7' }, { definition: d }] });
+  await service.waitForRequests(1);
+  await stopAdapters('SIGKILL');
+  await startAdapters();
+  assert.deepEqual(await handle.result(), { done: true });
+  assert.deepEqual(service.requests, [{ job: 'report-7' }, { job: 'report-7' }]);
+  const story = await activityStory(handle.workflowId);
+  assert.equal(story[1], 'timed out: HEARTBEAT', story.join('\n'));
+  assert.equal(story[3], 'completed');
+  assert.equal((await scheduledTimeouts(handle.workflowId)).heartbeat, 2);
+  await saveHistory(env.client, handle.workflowId, 'v1-call-scaled-heartbeat-kill');
+});
+
+test('1.0 call with timeout.after PT6S: a service that keeps the call busy longer fails the task with a timeout naming timeout.after', async () => {
+  service.requests.length = 0;
+  service.answers.push('hold');
+  const d = await v1JobDefinition('v1-platform-busy-timeout');
+  const handle = await env.client.workflow.start(d.id, { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: `v1-platform-busy-timeout-${Date.now()}`, args: [{ job: 'report-8' }, { definition: d }] });
+  const err = await handle.result().then(
+    () => assert.fail('the run should fail with the timeout'),
+    (e) => e,
+  );
+  assert.ok(err instanceof WorkflowFailedError);
+  assert.match(JSON.stringify(err.cause), /did not finish within PT6S \(timeout\.after\)/);
+  assert.equal(service.requests.length, 1, 'not made again: the worker heartbeated all along');
+  assert.ok(!(await activityStory(handle.workflowId)).includes('timed out: HEARTBEAT'));
 });

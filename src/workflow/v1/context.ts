@@ -24,6 +24,8 @@ export interface TaskAt {
   fn?: string;
   /** `$task`: name, reference, definition, raw input, startedAt (and raw output once known). */
   task?: Json;
+  /** The task's `timeout.after` (ms), when it has one: a call's heartbeat timeout is scaled to it (scaled-heartbeats). */
+  timeoutMs?: number;
 }
 
 /** What an executor returns: the task's raw output, and a flow directive overriding the task's own `then`. */

@@ -273,6 +273,8 @@ export class V1Run implements TaskContext, FrontEnd {
       const exec = () => EXECUTORS[type](task, at, input, this);
       const after = timeoutAfter(this, task.timeout, input, () => this.args(at, { input }));
       const iso = after ? durationIso(after) : undefined;
+      // The call executor scales its activity's heartbeat timeout to the task's timeout (scaled-heartbeats).
+      if (after) at.timeoutMs = durationMs(after);
       const timed = iso ? () => withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec, this.effects) : exec;
       const outcome = await this.extended(type, task, at, descriptor, input, fn, timed);
       descriptor.output = outcome.output;

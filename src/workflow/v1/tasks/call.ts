@@ -22,9 +22,9 @@ import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts
 import { heartbeatTimeoutMs, isLocalCall } from '../../../common/metadata';
 import { lastHeartbeatDetails, platformFailure, throughPlatformFailures } from '../../platform';
 import { needsDocument } from '../../../common/catalogs';
-import { FEATURE_LOCAL_CALLS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_GRPC_ASYNCAPI_CALLS, FEATURE_V1_MCP_CALLS, FEATURE_V1_SUBSCRIPTION_STREAMING } from '../../../common/features';
+import { FEATURE_LOCAL_CALLS, FEATURE_SCALED_HEARTBEATS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_GRPC_ASYNCAPI_CALLS, FEATURE_V1_MCP_CALLS, FEATURE_V1_SUBSCRIPTION_STREAMING } from '../../../common/features';
 import { iterateMessages, splitSubscription, streamMessages, streams, subscribes, subscriptionArgument } from './asyncapi-subscription';
-import { UNLIMITED_CALL_MS } from '../../timeouts';
+import { scaledHeartbeatMs, UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';
 import { splitSecrets } from '../secrets';
@@ -148,7 +148,7 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
   const summary = ctx.summary(at.reference, target);
   const options: ActivityOptions = {
     taskQueue: queue,
-    ...callTimeouts(task, ctx.features),
+    ...callTimeouts(task, ctx.features, at.timeoutMs),
     retry: { maximumAttempts: 1 }, // 1.0 retries are explicit: try/catch retry
     summary: summary.slice(0, 200),
   };
@@ -217,12 +217,15 @@ async function mcpTarget(w: Record<string, Json>, resolveAuth: (holder: { authen
 
 /**
  * The call activity's timeouts: unlimited (a task `timeout` bounds the task by a timer) with the
- * task's heartbeat timeout (`metadata['swflow.heartbeat']`, as 0.8 functions), or, on runs
- * before the v1-call-platform-failures feature, ten minutes.
+ * task's heartbeat timeout (`metadata['swflow.heartbeat']`, as 0.8 functions; with
+ * scaled-heartbeats and a task `timeout.after` of `timeoutMs`, scaled to it: timeouts.ts
+ * scaledHeartbeatMs, so a lost adapter is noticed and the call made again before the task's
+ * timer runs out), or, on runs before the v1-call-platform-failures feature, ten minutes.
  */
-function callTimeouts(task: Task, features: ReadonlySet<string>): Pick<ActivityOptions, 'startToCloseTimeout' | 'heartbeatTimeout'> {
+function callTimeouts(task: Task, features: ReadonlySet<string>, timeoutMs: number | undefined): Pick<ActivityOptions, 'startToCloseTimeout' | 'heartbeatTimeout'> {
   if (!features.has(FEATURE_V1_CALL_PLATFORM_FAILURES)) return { startToCloseTimeout: CALL_ACTIVITY_TIMEOUT_MS };
-  const heartbeat = heartbeatTimeoutMs(task.metadata as Record<string, string> | undefined);
+  const metadata = task.metadata as Record<string, string> | undefined;
+  const heartbeat = features.has(FEATURE_SCALED_HEARTBEATS) ? scaledHeartbeatMs(metadata, timeoutMs) : heartbeatTimeoutMs(metadata);
   return { startToCloseTimeout: UNLIMITED_CALL_MS, ...(heartbeat !== undefined ? { heartbeatTimeout: heartbeat } : {}) };
 }
 
