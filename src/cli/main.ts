@@ -6,12 +6,24 @@
 import { Command } from 'commander';
 
 const COMMANDS = ['start', 'worker', 'adapters', 'processes', 'gateway', 'event', 'suspend', 'schedules', 'validate', 'diagram', 'run', 'test'];
+/** Commands registered by a module of another name. */
+const MODULE_OF: Record<string, string> = { resume: 'suspend' };
+
+/**
+ * The modules to load: only the named command's when there is one (`swflow validate` need not
+ * load the workers, Temporal's SDK and the adapters: seconds and ~70 MB), else all (help, typos).
+ */
+function modulesFor(argv: string[]): string[] {
+  const name = argv[2];
+  const mod = name === undefined ? undefined : (MODULE_OF[name] ?? name);
+  return mod !== undefined && COMMANDS.includes(mod) ? [mod] : COMMANDS;
+}
 
 async function main(): Promise<void> {
   const program = new Command('swflow')
     .description('Run CNCF Serverless Workflow definitions durably on Temporal')
     .showHelpAfterError();
-  for (const name of COMMANDS) {
+  for (const name of modulesFor(process.argv)) {
     let mod: { register?: (p: Command) => void };
     try {
       mod = require(`./${name}`);

@@ -65,6 +65,21 @@ export async function jqProblem(expr: string): Promise<string | undefined> {
   return undefined;
 }
 
+/**
+ * `check` called once per distinct text: documents repeat their expressions (the same
+ * `${ .order.id }` in many actions, in every state), and each jq check is a compile of its
+ * own (about a millisecond). Make one per validation: the map lives as long as the function.
+ */
+export function oncePerText<T>(check: (text: string) => T): (text: string) => T {
+  const seen = new Map<string, T>();
+  return (text) => {
+    if (seen.has(text)) return seen.get(text) as T;
+    const result = check(text);
+    seen.set(text, result);
+    return result;
+  };
+}
+
 function templateParts(text: string): string[] {
   const whole = /^\s*\$\{([\s\S]*)\}\s*$/.exec(text);
   if (whole) return [whole[1]];

@@ -5,7 +5,7 @@
  */
 import { durationProblem } from '../common/duration';
 import { parseCron, parseDateTime, parseInterval, timezoneProblem } from './schedule';
-import { fnRefs, jqProblem, referencesSecrets, unwrap } from './expressions';
+import { fnRefs, jqProblem, oncePerText, referencesSecrets, unwrap } from './expressions';
 import { hasUntranslatedJsonPath } from './kogito';
 import { HEARTBEAT_METADATA, heartbeatProblem, isLocalCall, LOCAL_METADATA, localProblem, servedByBuiltinAdapters } from '../common/metadata';
 import type { Reporter } from './problems';
@@ -38,6 +38,7 @@ const list = (names: Iterable<string>, max = 8) => {
 export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOptions = {}): Promise<void> {
   const states = statesOf(doc);
   const byName = new Map<string, Obj>();
+  const knownWorkflows = opts.knownWorkflows && new Set(opts.knownWorkflows);
 
   // Unique names.
   for (const { state, pointer } of states) {
@@ -101,7 +102,7 @@ export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOpti
       if (isObj(holder.end) && holder.end.continueAs !== undefined) {
         const ca = holder.end.continueAs;
         const id = typeof ca === 'string' ? ca : isObj(ca) ? str(ca.workflowId) : undefined;
-        if (id && opts.knownWorkflows && !opts.knownWorkflows.includes(id)) rep.error(`${hp}/end/continueAs`, `continueAs names unknown workflow '${id}'`);
+        if (id && knownWorkflows && !knownWorkflows.has(id)) rep.error(`${hp}/end/continueAs`, `continueAs names unknown workflow '${id}'`);
       }
     }
 
@@ -142,7 +143,7 @@ export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOpti
       if (action.subFlowRef !== undefined && opts.knownWorkflows) {
         const sf = action.subFlowRef;
         const id = typeof sf === 'string' ? sf : isObj(sf) ? str(sf.workflowId) : undefined;
-        if (id && !opts.knownWorkflows.includes(id)) rep.error(`${ap}/subFlowRef`, `subflow '${id}' is not a known workflow`, `known: ${list(opts.knownWorkflows)}`);
+        if (id && !knownWorkflows?.has(id)) rep.error(`${ap}/subFlowRef`, `subflow '${id}' is not a known workflow`, `known: ${list(opts.knownWorkflows)}`);
       }
       if (typeof action.retryRef === 'string' && !retries.has(action.retryRef) && !opts.unresolved?.has('retries')) rep.error(`${ap}/retryRef`, `action refers to unknown retry '${action.retryRef}'`, retries.size ? `defined retries: ${list(retries)}` : 'the workflow defines no retries');
       for (const k of ['retryableErrors', 'nonRetryableErrors']) {
@@ -264,16 +265,18 @@ export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOpti
   const exprFunctions = [...functions.values()].filter((f) => f.type === 'expression').map((f) => String(f.name));
   const exprOps: Record<string, string> = Object.fromEntries(exprFunctions.map((n) => [n, String(functions.get(n)?.operation ?? '')]));
   const isJq = (doc.expressionLang === undefined || doc.expressionLang === 'jq') && !hasUntranslatedJsonPath(doc);
+  const problemOf = oncePerText(jqProblem);
+  const secretsIn = oncePerText((text) => referencesSecrets(text, exprOps));
   for (const slot of expressionSlots(doc)) {
     const jq = unwrap(slot.text);
-    const problem = isJq ? await jqProblem(slot.text) : undefined;
+    const problem = isJq ? await problemOf(slot.text) : undefined;
     if (problem) rep.error(slot.pointer, `expression does not compile: ${problem.split('\n')[0].trim()}: ${JSON.stringify(slot.text)}`);
     for (const fn of fnRefs(jq)) {
       const f = functions.get(fn);
       if (!f) rep.error(slot.pointer, `expression calls unknown function 'fn:${fn}'`, exprFunctions.length ? `expression functions: ${list(exprFunctions)}` : 'define it in functions with type: expression');
       else if (f.type !== 'expression') rep.error(slot.pointer, `expression calls 'fn:${fn}', which is not an expression function (type ${f.type ?? 'rest'})`);
     }
-    if (!slot.inArguments && referencesSecrets(slot.text, exprOps)) {
+    if (!slot.inArguments && secretsIn(slot.text)) {
       rep.error(slot.pointer, `$SECRETS used outside function arguments: ${JSON.stringify(slot.text)}`, 'secret values may only be passed as function arguments, so they never enter workflow data or history');
     }
   }
@@ -341,13 +344,18 @@ function checkSchedule(schedule: unknown, start: Obj | undefined, rep: Reporter)
 }
 
 function reach(from: string, edges: { from: string; to: string }[]): Set<string> {
+  const next = new Map<string, string[]>();
+  for (const e of edges) {
+    const list = next.get(e.from);
+    if (list) list.push(e.to);
+    else next.set(e.from, [e.to]);
+  }
   const seen = new Set([from]);
   const todo = [from];
   while (todo.length) {
-    const n = todo.pop()!;
-    for (const e of edges) if (e.from === n && !seen.has(e.to)) {
-      seen.add(e.to);
-      todo.push(e.to);
+    for (const to of next.get(todo.pop()!) ?? []) if (!seen.has(to)) {
+      seen.add(to);
+      todo.push(to);
     }
   }
   return seen;

@@ -3,7 +3,7 @@
  * (possibly rewritten, possibly assembled from several files) document back to
  * `file:line:col`.
  */
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode, type Pair, type YAMLMap } from 'yaml';
 import type { DefinitionProblem } from './problems';
 import { deepBracketOffset, MAX_NESTING } from './nesting';
 
@@ -80,7 +80,7 @@ export class SourceDoc {
     for (let i = 0; i < segs.length; i++) {
       const seg = segs[i];
       if (isMap(node)) {
-        const pair = node.items.find((p) => isPair(p) && keyString(p.key) === seg);
+        const pair = pairsOf(node).get(seg);
         if (!pair) break;
         const last = i === segs.length - 1;
         const kpos = rangeStart(pair.key);
@@ -125,6 +125,24 @@ function syntaxHint(code: string): string | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * A map's pairs by key (the first of duplicates, as a search from the start finds), indexed on
+ * the first lookup: placing one problem per entry of a 20,000-entry map stays linear.
+ */
+const pairIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
+function pairsOf(node: YAMLMap): Map<string, Pair> {
+  let index = pairIndex.get(node);
+  if (!index) {
+    index = new Map();
+    for (const p of node.items) {
+      const k = isPair(p) ? keyString(p.key) : undefined;
+      if (k !== undefined && !index.has(k)) index.set(k, p);
+    }
+    pairIndex.set(node, index);
+  }
+  return index;
 }
 
 function keyString(k: unknown): string | undefined {

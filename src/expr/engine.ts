@@ -231,9 +231,10 @@ class JqInstance {
 }
 
 // State lives in this closure only (never exported: a preloaded module's exports are frozen).
-const state: { module?: WasmModule; instance?: JqInstance; error?: unknown; instances: number; runs: number; cacheSize: number } = {
+const state: { module?: WasmModule; instance?: JqInstance; error?: unknown; instances: number; runs: number; checks: number; cacheSize: number } = {
   instances: 0,
   runs: 0,
+  checks: 0,
   cacheSize: PROGRAM_CACHE_SIZE,
 };
 
@@ -307,6 +308,7 @@ export function runJq(program: string, inputJson: string, limit = 0): JqResult {
 
 /** jq's compile errors for `program` (as the CLI prints them), or undefined if it compiles. Never runs it. */
 export function checkJq(program: string): string | undefined {
+  state.checks++;
   return guarded((jq) => jq.check(program));
 }
 
@@ -351,6 +353,11 @@ export function setProgramCacheSize(size: number): void {
 /** How many jq runs this context made (tests and benchmarks use it to count batching). */
 export function jqRunCount(): number {
   return state.runs;
+}
+
+/** How many programs {@link checkJq} compiled in this context (tests count validation's jq compiles with it). */
+export function jqCheckCount(): number {
+  return state.checks;
 }
 
 /** The engine's state in this context: instances created so far, the current one's cache and memory. */

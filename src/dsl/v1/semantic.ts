@@ -22,6 +22,7 @@ import { parseCron } from '../schedule';
 import type { Reporter } from '../problems';
 import { joinPointer } from '../source';
 import { isObj, type Obj } from '../walk';
+import { oncePerText } from '../expressions';
 import { endpointParts, isUriCall, parseCatalogCall } from '../../common/catalogs';
 import { ADAPTER_ACTIVITY_OF_CALL, BUILTIN_CALLS, entryOf, taskTypeOf, type ConsumptionStrategy, type Task } from '../../common/model-v1';
 import { readsEventOnly, strategyFilters } from '../../common/awaited-events';
@@ -45,12 +46,22 @@ export const UNSUPPORTED = {
 interface Ctx {
   rep: Reporter;
   use: Obj;
+  /** jq's message for an expression, or undefined: each distinct text compiled once. */
+  syntax: (expr: string) => string | undefined;
+  /** The names `use.<kind>` defines (an object's keys), indexed once: a document refers to them from every task. */
+  defined: (kind: 'functions' | 'errors' | 'retries' | 'timeouts' | 'authentications' | 'catalogs') => Set<string>;
 }
 
 
 export function checkV1Semantics(doc: Obj, rep: Reporter): void {
   const use = isObj(doc.use) ? doc.use : {};
-  const ctx: Ctx = { rep, use };
+  const index = new Map<string, Set<string>>();
+  const defined: Ctx['defined'] = (kind) => {
+    let names = index.get(kind);
+    if (!names) index.set(kind, (names = new Set(isObj(use[kind]) ? Object.keys(use[kind]) : [])));
+    return names;
+  };
+  const ctx: Ctx = { rep, use, syntax: oncePerText((expr) => checkExpressionSyntax(expr)), defined };
   const ev = isObj(doc.evaluate) ? doc.evaluate : {};
   if (ev.language !== undefined && ev.language !== 'jq') rep.error('/evaluate/language', `expression language '${ev.language}' is not supported`, "only 'jq' is");
   if (isObj(doc.schedule)) checkSchedule(doc.schedule, rep);
@@ -149,8 +160,8 @@ function checkRetryDurations(ctx: Ctx, r: unknown, pointer: string): void {
 }
 
 function ref(ctx: Ctx, kind: 'functions' | 'errors' | 'retries' | 'timeouts' | 'authentications', name: string, pointer: string, what: string): void {
-  const defined = isObj(ctx.use[kind]) ? Object.keys(ctx.use[kind]) : [];
-  if (!defined.includes(name)) {
+  if (!ctx.defined(kind).has(name)) {
+    const defined = [...ctx.defined(kind)];
     ctx.rep.error(pointer, `unknown ${what} '${name}'`, defined.length ? `use.${kind} defines: ${defined.join(', ')}` : `define it under use.${kind}`);
   }
 }
@@ -164,11 +175,11 @@ function checkList(ctx: Ctx, list: unknown, pointer: string, inFork: boolean, ex
     if (names.has(name)) ctx.rep.error(joinPointer(...pointer.slice(1).split('/'), i, name), `duplicate task name '${name}'`, 'task names must be unique within their list', { key: true });
     else names.set(name, i);
   });
-  const known = [...names.keys(), ...extraTargets];
+  const known = new Set([...names.keys(), ...extraTargets]);
   const target = (t: unknown, p: string) => {
     if (typeof t !== 'string' || DIRECTIVES.has(t)) return;
     if (inFork) ctx.rep.error(p, `'then: ${t}' cannot leave a fork branch`, 'branches run concurrently: only continue, exit and end apply');
-    else if (!known.includes(t)) ctx.rep.error(p, `'then' names task '${t}', which is not in this task list`, `flow directives may only go to tasks of their own list: ${known.join(', ') || 'none'}`);
+    else if (!known.has(t)) ctx.rep.error(p, `'then' names task '${t}', which is not in this task list`, `flow directives may only go to tasks of their own list: ${[...known].join(', ') || 'none'}`);
   };
   list.forEach((item, i) => {
     if (!isObj(item) || Object.keys(item).length !== 1) return;
@@ -265,9 +276,9 @@ function checkCall(ctx: Ctx, task: Task, tp: string): void {
   }
   const cataloged = parseCatalogCall(call);
   if (cataloged) {
-    const catalogs = isObj(ctx.use.catalogs) ? Object.keys(ctx.use.catalogs) : [];
+    const catalogs = ctx.defined('catalogs');
     if (cataloged.catalog === 'default') return; // swflow's default catalog (adapter activities), unless use.catalogs.default overrides it
-    if (!catalogs.includes(cataloged.catalog)) ctx.rep.error(`${tp}/call`, `unknown catalog '${cataloged.catalog}'`, catalogs.length ? `use.catalogs defines: ${catalogs.join(', ')}` : 'define it under use.catalogs, or use @default');
+    if (!catalogs.has(cataloged.catalog)) ctx.rep.error(`${tp}/call`, `unknown catalog '${cataloged.catalog}'`, catalogs.size ? `use.catalogs defines: ${[...catalogs].join(', ')}` : 'define it under use.catalogs, or use @default');
     return;
   }
   ref(ctx, 'functions', call, `${tp}/call`, 'function');
@@ -350,7 +361,7 @@ function checkExpressions(ctx: Ctx, doc: Obj, base: string): void {
       if (SECRETS_RE.test(v) && !inWith) {
         ctx.rep.error(p, '$secrets may only be used in the arguments (with) of a call and in a catalog endpoint\'s authentication', 'secret values are resolved by the worker, so they never enter workflow history');
       }
-      const problem = checkExpressionSyntax(v);
+      const problem = ctx.syntax(v);
       if (problem) ctx.rep.error(p, `invalid runtime expression: ${problem}`);
       return;
     }
