@@ -8,7 +8,7 @@
  *   npx tsx bench/interpreter.ts [--runs 30] [--throughput 300] [--without sync-expressions]
  *
  * `--without <features>` (comma-separated) runs the interpreter as a worker from before those
- * interpreter features (src/workflow/resolve.ts) would.
+ * interpreter features (src/common/features.ts) would.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * The `sync-expressions` feature (src/workflow/resolve.ts) on concurrent work whose commands'
+ * The `sync-expressions` feature (src/common/features.ts) on concurrent work whose commands'
  * order depends on how many microtask turns each branch takes before it schedules its call:
  * parallel states, parallel actions, foreach iterations, 1.0 fork branches, each branch with a
  * different number of expressions before its call.
