@@ -30,7 +30,7 @@ import { classify, isCancellation, matchingErrorNames, TIMEOUT_CODE, type SwErro
 import { temporalEffects, type Effects } from './effects';
 import { FEATURE_NATIVE_RETRY_POLICY, FEATURE_PLATFORM_FAILURES, FEATURE_UNLIMITED_AUTO_RETRIES } from '../common/features';
 
-/** Which strategies a run hands to Temporal as the activity's RetryPolicy, by its features (resolve.ts). */
+/** Which strategies a run hands to Temporal as the activity's RetryPolicy, by its features (src/common/features.ts). */
 export interface NativeRetry {
   /** Only strategies with unlimited attempts (feature `platform-failures`). */
   unlimitedOnly: boolean;
@@ -131,7 +131,7 @@ export function temporalRetryPolicy(def: WorkflowDef, action: ActionDef, native:
 
 /**
  * Runs `attempt` until it succeeds, the error is not retryable, or attempts run out.
- * With `native` (activities, on runs with the `native-retry-policy` feature — see resolve.ts; older
+ * With `native` (activities, on runs with the `native-retry-policy` feature — see src/common/features.ts; older
  * histories keep the timer path), an expressible strategy is handed to Temporal: `attempt` is
  * called once with the RetryPolicy to use for the activity.
  */

@@ -65,7 +65,7 @@ export class Runtime implements StateContext {
   private lastData: Json = null;
   private readonly functionsScope: Record<string, string>;
   private readonly byName = new Map<string, StateDef>();
-  /** Expressions and data filters evaluated without awaits (feature `sync-expressions`, resolve.ts). */
+  /** Expressions and data filters evaluated without awaits (feature `sync-expressions`, src/common/features.ts). */
   readonly sync: boolean;
 
   readonly options: StartOptions;

@@ -36,7 +36,7 @@ export class Tracker {
    * (or completes, fails, continues as new), with the values they have then: a run that walks
    * through several states (a switch, then an operation state) in one task writes one event, and
    * none when nothing changed (a loop that comes back to the same state). Histories recorded before
-   * this behaviour (no `upserts-before-blocking` feature in the pinned resolve result, see resolve.ts)
+   * this behaviour (no `upserts-before-blocking` feature in the pinned resolve result, see src/common/features.ts)
    * keep the old one (SwState written after each state's entry microtasks, each attribute its own event).
    */
   readonly coalesced: boolean;

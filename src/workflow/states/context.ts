@@ -35,7 +35,7 @@ export interface StateContext {
   /** Subflow definitions handed down to children (StartOptions.subflows). */
   readonly options: StartOptions;
   readonly info: RunInfo;
-  /** The interpreter features this run was started with (resolve.ts): old runs replay the old way. */
+  /** The interpreter features this run was started with (src/common/features.ts): old runs replay the old way. */
   readonly features: ReadonlySet<string>;
   /**
    * Expressions and data filters are evaluated synchronously in runs with the `sync-expressions`

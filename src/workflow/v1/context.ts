@@ -60,7 +60,7 @@ export interface TaskContext {
   readonly mailbox: Pick<Mailbox, 'takeWhere' | 'correlating'>;
   /** The function documents (cataloged functions, functions by URI) pinned with the definition, by call string (v1-catalogs). */
   readonly functions?: Readonly<Record<string, PinnedFunction>>;
-  /** The interpreter features this run was started with (resolve.ts): old runs replay the old way. */
+  /** The interpreter features this run was started with (src/common/features.ts): old runs replay the old way. */
   readonly features: ReadonlySet<string>;
   /** Correlation values fixed by the first event that matched a `correlate` without `expect`. */
   readonly correlation: Record<string, Json>;
