@@ -8,7 +8,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -27,6 +27,7 @@ import { startDevServer, type DevServer } from '../../src/platform/dev-server';
 import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
+import { runSwflow } from '../helpers/cli';
 import { freePort } from '../helpers/ports';
 import { def, loadAny, sharedBundle } from '../workflow/helpers';
 
@@ -262,5 +263,41 @@ test('the database file holds no plaintext of inputs, call arguments and results
     for (const form of [m, Buffer.from(m).toString('base64').slice(0, 16), Buffer.from(m, 'utf16le').toString('latin1')]) {
       assert.ok(!bytes.includes(form), `${name} (${JSON.stringify(form)}) is in the database in the clear`);
     }
+  }
+});
+
+test('swflow codec-server: the command serves the environment\'s keys; refuses to start without keys or a token', async () => {
+  const noKeys = await runSwflow('127.0.0.1:1', ['codec-server', '--port', '0'], { SWFLOW_CODEC_KEYS: '', SWFLOW_CODEC_KEY_FILE: '' });
+  assert.equal(noKeys.code, 1);
+  assert.match(noKeys.err, /no codec keys: set SWFLOW_CODEC_KEYS/);
+  const noToken = await runSwflow('127.0.0.1:1', ['codec-server', '--port', '0'], { SWFLOW_CODEC_KEYS: KEY_A, SWFLOW_CODEC_TOKEN: '' });
+  assert.equal(noToken.code, 1);
+  assert.match(noToken.err, /give --token \(or SWFLOW_CODEC_TOKEN\), or --allow-anonymous/);
+
+  const child = spawn(process.execPath, [join(__dirname, '..', '..', 'bin', 'swflow.js'), 'codec-server', '--port', '0', '--cors-origin', 'http://localhost:8233'], {
+    env: { ...process.env, SWFLOW_CODEC_KEYS: `${KEY_B},${KEY_A}`, SWFLOW_CODEC_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = '';
+      child.stderr!.on('data', (d) => {
+        err += d;
+        const m = /listening on (http:\/\/\S+) \(keys key-b, key-a; current key-b; bearer token required; CORS for http:\/\/localhost:8233\)/.exec(err);
+        if (m) resolve(m[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`swflow codec-server exited ${code}: ${err}`)));
+    });
+    const [encrypted] = await payloadCodec(keyringFromEnv({ SWFLOW_CODEC_KEYS: KEY_A }))!.encode([defaultPayloadConverter.toPayload(IN10)!]);
+    const body = JSON.stringify({ payloads: [{ metadata: Object.fromEntries(Object.entries(encrypted.metadata!).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])), data: Buffer.from(encrypted.data!).toString('base64') }] });
+    const res = await fetch(`${url}/decode`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body });
+    assert.equal(res.status, 200);
+    const out = (await res.json()) as { payloads: { data: string }[] };
+    assert.equal(Buffer.from(out.payloads[0].data, 'base64').toString(), JSON.stringify(IN10));
+    assert.equal((await fetch(`${url}/decode`, { method: 'POST', body })).status, 401);
+  } finally {
+    const gone = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await gone;
   }
 });
