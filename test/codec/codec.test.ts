@@ -4,13 +4,14 @@
  * service through the built-in adapter worker, an event signal and a result; the database file
  * holds none of that plaintext (its bytes are searched), `temporal workflow show` without the codec
  * shows `binary/encrypted`, and with `--codec-endpoint` (swflow's codec server) the plaintext.
- * Key rotation: the runs start on workers holding key A and finish on workers holding [B, A].
+ * Key rotation: the runs start on workers holding key A and finish on the `swflow worker`, `adapters`
+ * and `gateway` processes holding [B, A] (the 0.8 event goes through the gateway).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,7 @@ import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { runSwflow } from '../helpers/cli';
 import { freePort } from '../helpers/ports';
+import { SERVING, SwflowProcess } from '../reliability/harness';
 import { def, loadAny, sharedBundle } from '../workflow/helpers';
 
 const run = promisify(execFile);
@@ -57,7 +59,8 @@ const reversed = (s: string) => s.split('').reverse().join('');
 // The service answers with the reversed argument: a call result found nowhere else.
 const SVC08 = `svc-${reversed(IN08)}`;
 const SVC10 = `svc-${reversed(IN10)}`;
-const MARKERS = { IN08, IN10, EVT08, EVT10, SVC08, SVC10 };
+const SVC_EVT10 = `svc-${reversed(EVT10)}`;
+const MARKERS = { IN08, IN10, EVT08, EVT10, SVC08, SVC10, SVC_EVT10 };
 /** The input of a run started by a client without keys: stored in the clear (the search's control). */
 const CONTROL = 'control-plain-5e0b12';
 
@@ -70,6 +73,7 @@ let nativeConnection: NativeConnection;
 let workers: Worker[] = [];
 let runs: Promise<void>[] = [];
 let codecServer: CodecServer;
+let procs: SwflowProcess[] = [];
 const savedKeys = process.env.SWFLOW_CODEC_KEYS;
 const results: Record<string, Json> = {};
 const ids = { v08: `codec-08-${randomBytes(4).toString('hex')}`, v10: `codec-10-${randomBytes(4).toString('hex')}` };
@@ -122,8 +126,14 @@ before(async () => {
   nativeConnection = await NativeConnection.connect({ address: dev.address });
 });
 
+async function stopProcs(): Promise<void> {
+  await Promise.all(procs.map((p) => p.stop('SIGTERM')));
+  procs = [];
+}
+
 after(async () => {
   await stopWorkers(workers, runs);
+  await stopProcs();
   await codecServer?.close();
   await connection?.close();
   await nativeConnection?.close();
@@ -137,23 +147,29 @@ after(async () => {
 test('runs with key A, finish after rotation to [B, A]: input, call, event and result correct', async () => {
   process.env.SWFLOW_CODEC_KEYS = KEY_A;
   await startWorkers();
-  const v08: Definition = await def({
+  const doc08 = {
     id: 'codec08',
+    specVersion: '0.8',
     version: '1.0',
     start: 'Call',
-    events: [{ name: 'Approved', type: 'codec.approved08' }],
+    events: [{ name: 'Approved', type: 'codec.approved08', source: 'test' }],
     functions: [{ name: 'echo', operation: `${base}/openapi.json#echo` }],
     states: [
       { name: 'Call', type: 'operation', actions: [{ functionRef: { refName: 'echo', arguments: { note: '${ .secret }' } }, actionDataFilter: { toStateData: '${ .call }' } }], transition: 'Wait' },
       { name: 'Wait', type: 'event', onEvents: [{ eventRefs: ['Approved'], eventDataFilter: { toStateData: '${ .approval }' } }], end: true },
     ],
-  });
+  };
+  const v08: Definition = await def(doc08);
+  // The gateway routes the 0.8 event by the definition files it serves.
+  mkdirSync(join(dir, 'defs'));
+  writeFileSync(join(dir, 'defs', 'codec08.sw.json'), JSON.stringify(doc08));
   const v10 = await loadAny({
     document: { dsl: '1.0.3', namespace: 'tests', name: 'codec10', version: '0.1.0' },
     do: [
       { echo: { call: 'http', with: { method: 'post', endpoint: `${base}/echo10`, body: { note: '${ .secret }' } }, export: { as: '${ { reply: .reply } }' } } },
       { approval: { listen: { to: { one: { with: { type: 'codec.approved10' } } } } } },
-      { done: { set: { reply: '${ $context.reply }', approval: '${ . }' } } },
+      { confirm: { call: 'http', with: { method: 'post', endpoint: `${base}/echo10`, body: { note: '${ .[0].approval }' } }, export: { as: '${ $context + { confirmed: .reply } }' } } },
+      { done: { set: { reply: '${ $context.reply }', confirmed: '${ $context.confirmed }' } } },
     ],
   });
   const c = client();
@@ -163,17 +179,26 @@ test('runs with key A, finish after rotation to [B, A]: input, call, event and r
   await awaiting(h08, 'codec.approved08');
   await awaiting(h10, 'codec.approved10');
 
-  // Rotation: new workers and clients hold [B, A]; B encrypts from now on.
+  // Rotation: the real `swflow worker`, `adapters` and `gateway` processes and a client hold [B, A]; B encrypts from now on.
   await stopWorkers(workers, runs);
+  workers = [];
+  runs = [];
   process.env.SWFLOW_CODEC_KEYS = `${KEY_B},${KEY_A}`;
-  await startWorkers();
+  const keys = { SWFLOW_CODEC_KEYS: `${KEY_B},${KEY_A}` };
+  const gatewayPort = await freePort();
+  procs = await Promise.all([
+    new SwflowProcess(['worker', '--definitions', join(dir, 'defs'), '--no-schedules'], dev.address, keys).ready(SERVING),
+    new SwflowProcess(['adapters', '--definitions', join(dir, 'defs')], dev.address, keys).ready(SERVING),
+    new SwflowProcess(['gateway', '--definitions', join(dir, 'defs'), '--port', String(gatewayPort)], dev.address, keys).ready(/listening on/),
+  ]);
   const rotated = client();
-  await rotated.workflow.getHandle(ids.v08).signal(EVENT_SIGNAL, { specversion: '1.0', id: 'e08', source: 'test', type: 'codec.approved08', data: { approval: EVT08 } });
+  const sent = await fetch(`http://127.0.0.1:${gatewayPort}/`, { method: 'POST', headers: { 'content-type': 'application/cloudevents+json' }, body: JSON.stringify({ specversion: '1.0', id: 'e08', source: 'test', type: 'codec.approved08', data: { approval: EVT08 } }) });
+  assert.ok(sent.status < 300, `the gateway answered ${sent.status}: ${await sent.text()}`);
   await rotated.workflow.getHandle(ids.v10).signal(EVENT_SIGNAL, { specversion: '1.0', id: 'e10', source: 'test', type: 'codec.approved10', data: { approval: EVT10 } });
   results.v08 = await rotated.workflow.getHandle(ids.v08).result();
   results.v10 = await rotated.workflow.getHandle(ids.v10).result();
   assert.deepEqual(results.v08, { secret: IN08, call: { reply: SVC08 }, approval: { approval: EVT08 } });
-  assert.deepEqual(results.v10, { reply: SVC10, approval: [{ approval: EVT10 }] });
+  assert.deepEqual(results.v10, { reply: SVC10, confirmed: SVC_EVT10 });
 
   // The history holds payloads of both keys, all encrypted.
   const events = (await connection.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId: ids.v10 } })).history?.events ?? [];
@@ -230,7 +255,7 @@ test('the codec server: /decode for the right token, 401 without it, CORS prefli
 test('temporal workflow show: binary/encrypted without the codec, plaintext with --codec-endpoint', async () => {
   assert.ok(codecServer, 'the codec server test ran first');
   const show = async (id: string, ...extra: string[]) => JSON.parse((await run(TEMPORAL, ['workflow', 'show', '--address', dev.address, '-w', id, '-o', 'json', ...extra], { maxBuffer: 64 * 1024 * 1024 })).stdout) as unknown;
-  for (const [id, markers] of [[ids.v08, [IN08, SVC08, EVT08]], [ids.v10, [IN10, SVC10, EVT10]]] as const) {
+  for (const [id, markers] of [[ids.v08, [IN08, SVC08, EVT08]], [ids.v10, [IN10, SVC10, EVT10, SVC_EVT10]]] as const) {
     const raw = payloadsOf(await show(id));
     assert.ok(raw.length > 5, `${id}: ${raw.length} payloads`);
     assert.ok(raw.some((p) => p.encoding === ENCODING_ENCRYPTED), `no ${ENCODING_ENCRYPTED} among ${[...new Set(raw.map((p) => p.encoding))].join(', ')}`);
@@ -250,6 +275,7 @@ test('the database file holds no plaintext of inputs, call arguments and results
   // Stop everything that writes, then read the SQLite file and its WAL as bytes.
   await stopWorkers(workers, runs);
   workers = [];
+  await stopProcs();
   await dev.stop();
   const files = readdirSync(dirname(dev.dbFile)).filter((n) => n.startsWith(basename(dev.dbFile)));
   const bytes = Buffer.concat(files.map((n) => readFileSync(join(dirname(dev.dbFile), n))));
