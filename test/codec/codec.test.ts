@@ -266,7 +266,7 @@ test('temporal workflow show: binary/encrypted without the codec, plaintext with
     const decodedText = decoded.map((p) => p.data).join('\n');
     for (const m of markers) assert.ok(decodedText.includes(m), `${m} not in the decoded show output of ${id}`);
     // Without the token the CLI cannot decode.
-    const refused = await show(id, '--codec-endpoint', codecServer.url).then((out) => payloadsOf(out).map((p) => p.data).join('\n'), (e: { stdout?: string; stderr?: string }) => `${e.stdout}${e.stderr}`);
+    const refused = await show(id, '--codec-endpoint', codecServer.url, '--command-timeout', '5s').then((out) => payloadsOf(out).map((p) => p.data).join('\n'), (e: { stdout?: string; stderr?: string }) => `${e.stdout}${e.stderr}`);
     for (const m of markers) assert.ok(!refused.includes(m), `${m} shown without the codec token`);
   }
 });
