@@ -12,6 +12,7 @@ import { callInterceptor } from './call';
 import { autoHeartbeat } from '../worker/heartbeat';
 import { isAdapter, type Adapter } from './define';
 import type { SecretValues } from './secrets';
+import { dataConverterOptions } from '../codec';
 
 export interface AdapterWorkerOptions {
   /** The adapters this worker serves (their activity types must not collide). */
@@ -40,6 +41,7 @@ export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<W
   const connection = opts.connection ?? (await connectFromEnv());
   const extra = opts.workerOptions ?? {};
   return Worker.create({
+    ...dataConverterOptions(),
     ...extra,
     connection,
     namespace: opts.namespace ?? targetFromEnv()?.namespace ?? 'default',

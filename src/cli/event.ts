@@ -22,6 +22,7 @@ import { checkEvent } from '../gateway/cloudevents';
 import { Dispatcher, TARGET_ATTRIBUTE, type EventResult } from '../gateway/dispatch';
 import { GATEWAY_PORT } from '../gateway/server';
 import { PROJECT_ROOT } from '../platform/paths';
+import { dataConverterOptions } from '../codec';
 
 interface SendOptions {
   type?: string;
@@ -146,7 +147,7 @@ async function viaTemporal(e: CloudEventJson, opts: SendOptions): Promise<boolea
   const connection = await Connection.connect(connectionOptions(target));
   try {
     const registry = new DefinitionRegistry(opts.definitions);
-    const dispatcher = new Dispatcher({ client: new Client({ connection, namespace: target.namespace }), definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue });
+    const dispatcher = new Dispatcher({ client: new Client({ connection, namespace: target.namespace, ...dataConverterOptions() }), definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue });
     // Whoever holds the Temporal connection may signal any instance: direct addressing is allowed.
     return print(await dispatcher.dispatch(e, true), `Temporal ${target.address} (namespace ${target.namespace})`, opts.json);
   } finally {

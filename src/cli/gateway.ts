@@ -15,6 +15,7 @@ import { DefinitionRegistry } from '../definitions/registry';
 import { DEFAULT_MAX_BODY_BYTES, GATEWAY_PORT, startGateway, type Gateway, type GatewayOptions } from '../gateway/server';
 import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
 import { PROJECT_ROOT } from '../platform/paths';
+import { dataConverterOptions } from '../codec';
 
 /** The gateway options of `swflow gateway` and `swflow start` (commander camel-cases them). */
 export interface GatewayCliOptions {
@@ -107,7 +108,7 @@ async function runGateway(opts: GatewayCommandOptions): Promise<void> {
   const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
   // Lazy: the gateway starts (and /readyz says so) while Temporal is still down.
   const connection = Connection.lazy(connectionOptions(target));
-  const client = new Client({ connection, namespace: target.namespace });
+  const client = new Client({ connection, namespace: target.namespace, ...dataConverterOptions() });
   const registry = new DefinitionRegistry(opts.definitions);
   const common = { client, definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue, temporalTimeoutMs: settings.temporalTimeoutMs, log: say };
   const gateway: Gateway = await startGateway({ ...common, ...settings, host: opts.host, port: Number(opts.port) });

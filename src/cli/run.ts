@@ -25,6 +25,7 @@ import {
 import type { Json } from '../common/model';
 import { connectionOptions, targetFromEnv, type ServerTarget } from '../client/connection';
 import { stopWorkers } from '../worker/stop';
+import { dataConverterOptions } from '../codec';
 
 interface RunCliOptions {
   input?: string;
@@ -120,7 +121,7 @@ export async function runCommand(file: string, opts: RunCliOptions, out: (line: 
   const runs: Promise<void>[] = [];
   try {
     connection = env ? env.connection : await Connection.connect(connectionOptions(target));
-    const client = new Client({ connection, namespace: target.namespace });
+    const client = new Client({ connection, namespace: target.namespace, ...dataConverterOptions() });
     if (opts.worker || env) {
       nativeConnection = env ? env.nativeConnection : await NativeConnection.connect(connectionOptions(target));
       const { createInterpreterWorker } = await import('../worker/interpreter-worker');

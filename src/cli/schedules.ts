@@ -12,12 +12,13 @@ import { connectionOptions, targetFromEnv } from '../client/connection';
 import { describeSync, listSchedules, syncSchedules } from '../client/schedules';
 import { DefinitionRegistry } from '../definitions/registry';
 import { PROJECT_ROOT } from '../platform/paths';
+import { dataConverterOptions } from '../codec';
 
 async function withClient<T>(fn: (client: Client) => Promise<T>): Promise<T> {
   const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
   const connection = await Connection.connect(connectionOptions(target));
   try {
-    return await fn(new Client({ connection, namespace: target.namespace }));
+    return await fn(new Client({ connection, namespace: target.namespace, ...dataConverterOptions() }));
   } finally {
     await connection.close();
   }

@@ -29,6 +29,7 @@ import { addGatewayOptions, gatewaySettings, type GatewayCliOptions } from './ga
 import { scheduleSyncMs } from './worker';
 import { httpSink } from '../gateway/sink';
 import { startGreetingService, GREETING_SERVICE_PORT } from '../../examples/services/greeting-service';
+import { dataConverterOptions } from '../codec';
 
 const EXAMPLES_DIR = join(PROJECT_ROOT, 'examples');
 
@@ -123,7 +124,7 @@ async function start(opts: StartCommandOptions): Promise<void> {
     }
 
     const registry = new DefinitionRegistry(opts.definitions);
-    const client = new Client({ connection: clientConnection, namespace: target.namespace });
+    const client = new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions() });
     const schedules = keepSchedulesInSync(client, () => registry.allDefinitions(), { taskQueue: INTERPRETER_TASK_QUEUE, intervalMs: scheduleSyncMs(), log: (m) => log(m) });
     const common = { client, definitions: () => registry.allDefinitions(), temporalTimeoutMs: settings.temporalTimeoutMs, log: (m: string) => log(`gateway: ${m}`) };
     const gateway: Gateway = await startGateway({

@@ -9,12 +9,13 @@ import type { Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
 import { RESUME_SIGNAL, STATE_QUERY, SUSPEND_SIGNAL, type InstanceState } from '../common/contracts';
 import { connectionOptions, targetFromEnv } from '../client/connection';
+import { dataConverterOptions } from '../codec';
 
 async function send(signal: string, workflowId: string, runId: string | undefined): Promise<void> {
   const target = targetFromEnv() ?? { address: '127.0.0.1:7233', namespace: process.env.TEMPORAL_NAMESPACE || 'default' };
   const connection = await Connection.connect(connectionOptions(target));
   try {
-    const handle = new Client({ connection, namespace: target.namespace }).workflow.getHandle(workflowId, runId);
+    const handle = new Client({ connection, namespace: target.namespace, ...dataConverterOptions() }).workflow.getHandle(workflowId, runId);
     await handle.signal(signal);
     let status = '';
     try {

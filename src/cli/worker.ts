@@ -18,6 +18,7 @@ import { PROJECT_ROOT } from '../platform/paths';
 import { createInterpreterWorker } from '../worker/interpreter-worker';
 import { loadAdapters, runAdapterWorker } from '../adapter';
 import { loadSecrets } from './secrets';
+import { dataConverterOptions } from '../codec';
 
 interface WorkerCliOptions {
   definitions: string[];
@@ -65,7 +66,7 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const clientConnection = opts.schedules ? await Connection.connect(connectionOptions(target)) : undefined;
   const registry = new DefinitionRegistry(opts.definitions);
   const schedules = clientConnection
-    ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace }), () => registry.allDefinitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
+    ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions() }), () => registry.allDefinitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
     : undefined;
   log(`serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}`);
   await worker.run();

@@ -19,6 +19,7 @@ import { httpAdapter } from '../../adapters/http';
 import { mcpAdapter } from '../../adapters/mcp';
 import { a2aAdapter } from '../../adapters/a2a';
 import { autoHeartbeat } from './heartbeat';
+import { dataConverterOptions } from '../codec';
 
 export interface AdapterWorkerOptions {
   connection: NativeConnection;
@@ -57,6 +58,7 @@ export async function createBuiltinAdapterWorker(opts: AdapterWorkerOptions): Pr
   };
   const extra = opts.workerOptions ?? {};
   return Worker.create({
+    ...dataConverterOptions(),
     ...extra,
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
@@ -74,6 +76,7 @@ export function activityWorker(
 ): Promise<Worker> {
   const extra = opts.workerOptions ?? {};
   return Worker.create({
+    ...dataConverterOptions(),
     ...extra,
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',

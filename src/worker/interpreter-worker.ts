@@ -19,6 +19,7 @@ import { DefinitionRegistry } from '../definitions/registry';
 import type { CatalogOptions } from '../activities/catalogs';
 import { adapterActivities, adapterServices, callInterceptor, type AdapterServices, type SecretValues } from '../adapter';
 import { builtinAdapters } from './adapter-worker';
+import { dataConverterOptions } from '../codec';
 
 export type WorkflowBundle = { code: string; sourceMap?: string };
 
@@ -102,6 +103,8 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
           bundlerOptions: { preloadModules: [require.resolve('../expr/engine')] },
         }),
     activities,
+    // Encrypted payloads when codec keys are configured (docs/encryption.md).
+    ...dataConverterOptions(),
     ...extra,
     // A local call arrives as its arguments plus the `swflow-call` header: put it back together.
     interceptors: {

@@ -1,0 +1,31 @@
+/**
+ * Encrypted payloads: the data converter every swflow client and worker uses. With keys configured
+ * (see ./keys) inputs, results, call arguments, signals, queries, memos and failures' details
+ * reach the server as AES-256-GCM ciphertext; search attributes stay readable (docs/encryption.md).
+ * Without keys nothing changes. The codec runs in the worker's main thread, outside the sandbox.
+ */
+import type { DataConverter } from '@temporalio/common';
+import { AesGcmCodec } from './aes-gcm';
+import { keyringFromEnv, type CodecKeyring } from './keys';
+
+export { AesGcmCodec, ENCODING_ENCRYPTED, METADATA_KEY_ID } from './aes-gcm';
+export { keyring, keyringFromEnv, parseKey, parseKeyList, type CodecKey, type CodecKeyring } from './keys';
+
+/** The codec of a keyring, or of the environment's keys; undefined when none is configured. */
+export function payloadCodec(keys: CodecKeyring | undefined = keyringFromEnv()): AesGcmCodec | undefined {
+  return keys ? new AesGcmCodec(keys) : undefined;
+}
+
+/**
+ * `{ dataConverter }` to spread into Client / Worker options: the encrypting converter when keys
+ * are configured, else nothing (the SDK's default).
+ */
+export function dataConverterOptions(env: NodeJS.ProcessEnv = process.env): { dataConverter?: DataConverter } {
+  const codec = payloadCodec(keyringFromEnv(env));
+  return codec ? { dataConverter: { payloadCodecs: [codec] } } : {};
+}
+
+/** The encrypting data converter when keys are configured, else undefined. */
+export function dataConverter(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
+  return dataConverterOptions(env).dataConverter;
+}
