@@ -19,6 +19,8 @@ import { DefinitionRegistry } from '../definitions/registry';
 import type { CatalogOptions } from '../activities/catalogs';
 import { adapterActivities, adapterServices, callInterceptor, type AdapterServices, type SecretValues } from '../adapter';
 import { builtinAdapters } from './adapter-worker';
+import { metricsInterceptor } from '../metrics/interceptor';
+import { metricsSinks } from '../metrics/sink';
 
 export type WorkflowBundle = { code: string; sourceMap?: string };
 
@@ -103,11 +105,13 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
         }),
     activities,
     ...extra,
+    // Runs report to the `swflow.metrics` sink when this process serves metrics (src/metrics).
+    sinks: { ...metricsSinks(), ...extra.sinks },
     // A local call arrives as its arguments plus the `swflow-call` header: put it back together.
     interceptors: {
       ...(opts.workflowBundle ? {} : { workflowModules: [WORKFLOW_INTERCEPTORS_PATH] }),
       ...extra.interceptors,
-      activity: [callInterceptor, ...(extra.interceptors?.activity ?? [])],
+      activity: [callInterceptor, metricsInterceptor, ...(extra.interceptors?.activity ?? [])],
     },
   });
 }

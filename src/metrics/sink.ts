@@ -1,0 +1,21 @@
+/**
+ * The Node side of the `swflow.metrics` workflow sink (common/metrics-sink.ts): every interpreter
+ * worker registers it (a run recorded with metrics on may replay on a worker without them), and it
+ * records only when this process has metrics on. Never called during replay.
+ */
+import type { InjectedSinks } from '@temporalio/worker';
+import { METRICS_SINK, type MetricsSinks } from '../common/metrics-sink';
+import { metrics } from './index';
+
+export function metricsSinks(): InjectedSinks<MetricsSinks> {
+  return {
+    [METRICS_SINK]: {
+      runStarted: { fn: (_info, definition, version) => metrics()?.runsStarted.inc({ definition, version }), callDuringReplay: false },
+      runEnded: { fn: (_info, definition, version, status) => metrics()?.runsEnded.inc({ definition, version, status }), callDuringReplay: false },
+      stepEnded: {
+        fn: (_info, definition, version, type, status, seconds) => metrics()?.stepDuration.observe({ definition, version, type, status }, seconds),
+        callDuringReplay: false,
+      },
+    },
+  } as InjectedSinks<MetricsSinks>;
+}
