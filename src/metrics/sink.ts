@@ -4,13 +4,27 @@
  * records only when this process has metrics on. Never called during replay.
  */
 import type { InjectedSinks } from '@temporalio/worker';
+import type { WorkflowInfo } from '@temporalio/workflow';
 import { METRICS_SINK, type MetricsSinks } from '../common/metrics-sink';
 import { metrics } from './index';
+
+function scheduledBy(info: WorkflowInfo): boolean {
+  const v = (info.searchAttributes as Record<string, unknown> | undefined)?.TemporalScheduledById;
+  return Array.isArray(v) ? v.length > 0 : Boolean(v);
+}
 
 export function metricsSinks(): InjectedSinks<MetricsSinks> {
   return {
     [METRICS_SINK]: {
-      runStarted: { fn: (_info, definition, version) => metrics()?.runsStarted.inc({ definition, version }), callDuringReplay: false },
+      runStarted: {
+        fn: (info, definition, version) => {
+          const m = metrics();
+          m?.runsStarted.inc({ definition, version });
+          // The server marks the runs a Schedule starts (TemporalScheduledById).
+          if (m && scheduledBy(info)) m.scheduleTriggers.inc({ definition, version });
+        },
+        callDuringReplay: false,
+      },
       runEnded: { fn: (_info, definition, version, status) => metrics()?.runsEnded.inc({ definition, version, status }), callDuringReplay: false },
       stepEnded: {
         fn: (_info, definition, version, type, status, seconds) => metrics()?.stepDuration.observe({ definition, version, type, status }, seconds),

@@ -49,10 +49,12 @@ let servicePort: number;
 let env: any;
 let stops: (() => Promise<void>)[] = [];
 let gatewayUrl: string;
+let bundle: { code: string };
 const workflowIds: string[] = [];
 
 const DEFINITION_ID = 'test/metered';
 const STARTER_ID = 'test/metered-starter';
+const TICK_ID = 'test/metered-tick';
 
 before(async () => {
   // First of all, as `swflow start --metrics-port` does: Core's exporter is part of the Runtime.
@@ -85,6 +87,7 @@ before(async () => {
     ),
   );
   writeFileSync(join(dir, 'starter.sw.json'), JSON.stringify(doc('metered-starter', { schedule: { on: { one: { with: { type: 'metrics.go' } } } }, do: [{ s: { set: { n: '${ length }' } } }] })));
+  writeFileSync(join(dir, 'tick.sw.json'), JSON.stringify(doc('metered-tick', { do: [{ tick: { set: { ticked: true } } }] })));
   writeFileSync(join(dir, 'broken.sw.json'), JSON.stringify({ document: { dsl: '1.0.0', namespace: 'test' }, do: 'nope' }));
 
   const { createLocalEnv } = await import('../../src/platform/dev-server');
@@ -93,7 +96,8 @@ before(async () => {
   const { DefinitionRegistry } = await import('../../src/definitions/registry');
   const { startGateway } = await import('../../src/gateway/server');
   env = await createLocalEnv((m) => console.error(m));
-  const interpreter = await createInterpreterWorker({ connection: env.nativeConnection, definitions: [dir], workflowBundle: await bundleInterpreter() });
+  bundle = await bundleInterpreter();
+  const interpreter = await createInterpreterWorker({ connection: env.nativeConnection, definitions: [dir], workflowBundle: bundle });
   const adapters = await createBuiltinAdapterWorker({ connection: env.nativeConnection, baseDirs: [dir] });
   const running = [interpreter.run(), adapters.run()];
   stops.push(async () => {
@@ -163,12 +167,30 @@ test('runs, steps, calls, gateway events and definitions are counted; Core metri
   assert.equal(started.length, 4);
   workflowIds.push(...started);
 
+  // A Temporal Schedule triggered once starts one run of the tick definition.
+  const schedule = await env.client.schedule.create({
+    scheduleId: `metrics-tick-${Date.now()}`,
+    spec: { intervals: [{ every: '1h' }] },
+    action: { type: 'startWorkflow', workflowType: TICK_ID, taskQueue: 'swflow', args: [{}] },
+    state: { paused: true },
+  });
+  stops.push(() => schedule.delete());
+  await schedule.trigger();
+  let ticks: string[] = [];
+  for (let i = 0; i < 100 && !ticks.length; i++) {
+    if (i) await new Promise((r) => setTimeout(r, 100));
+    for await (const w of env.client.workflow.list({ query: `WorkflowType = '${TICK_ID}'` })) ticks.push(w.workflowId);
+  }
+  assert.equal(ticks.length, 1);
+  await env.client.workflow.getHandle(ticks[0]).result();
+  workflowIds.push(...ticks);
+
   // Sinks are delivered after each activation completes: wait until the last run's end is seen.
   let samples: Sample[] = [];
   let text = '';
   for (let i = 0; i < 50; i++) {
     ({ text, samples } = await scrape());
-    if (value(samples, 'swflow_runs_ended_total', { definition: STARTER_ID }) === 4 && value(samples, 'swflow_runs_ended_total', { definition: DEFINITION_ID }) === 5) break;
+    if (value(samples, 'swflow_runs_ended_total', { definition: STARTER_ID }) === 4 && value(samples, 'swflow_runs_ended_total', { definition: DEFINITION_ID }) === 5 && value(samples, 'swflow_runs_ended_total', { definition: TICK_ID }) === 1) break;
     await new Promise((r) => setTimeout(r, 100));
   }
 
@@ -179,6 +201,9 @@ test('runs, steps, calls, gateway events and definitions are counted; Core metri
   assert.equal(value(samples, 'swflow_runs_ended_total', { ...d, status: 'cancelled' }), 0);
   assert.equal(value(samples, 'swflow_runs_started_total', { definition: STARTER_ID, version: '1.2.0' }), 4);
   assert.equal(value(samples, 'swflow_runs_ended_total', { definition: STARTER_ID, status: 'completed' }), 4);
+
+  assert.equal(value(samples, 'swflow_schedule_triggers_total', { definition: TICK_ID, version: '1.2.0' }), 1);
+  assert.equal(value(samples, 'swflow_schedule_triggers_total'), 1);
 
   // Step durations: every run's `set` task is done; the call is done 3 times and failed twice.
   assert.equal(value(samples, 'swflow_step_duration_seconds_count', { ...d, type: 'set', status: 'done' }), 5);
@@ -201,8 +226,8 @@ test('runs, steps, calls, gateway events and definitions are counted; Core metri
   assert.equal(value(samples, 'swflow_gateway_events_total', { outcome: 'rejected', status: '404' }), 3);
   assert.equal(value(samples, 'swflow_gateway_events_total', { outcome: 'rejected', status: '400' }), 1);
 
-  // The registry's last scan: two definitions load, the broken file does not.
-  assert.equal(value(samples, 'swflow_definitions_loaded'), 2);
+  // The registry's last scan: three definitions load, the broken file does not.
+  assert.equal(value(samples, 'swflow_definitions_loaded'), 3);
   assert.equal(value(samples, 'swflow_definitions_rejected'), 1);
 
   // Bounded labels: no workflow id (nor run id) anywhere in swflow's samples.
@@ -218,4 +243,13 @@ test('runs, steps, calls, gateway events and definitions are counted; Core metri
   assert.ok(core.port);
   assert.ok(samples.some((s) => s.name.startsWith('temporal_')), `no Core metric in:\n${text.slice(-2000)}`);
   assert.ok(value(samples, 'temporal_workflow_completed_total') + value(samples, 'temporal_workflow_task_execution_latency_seconds_count') > 0, 'Core counted workflow work');
+
+  // A run recorded with metrics on replays (sink calls are not commands) and counts nothing again.
+  const { Worker } = await import('@temporalio/worker');
+  const { metricsSinks } = await import('../../src/metrics/sink');
+  const failedRun = workflowIds[1];
+  await Worker.runReplayHistory({ workflowBundle: bundle, sinks: metricsSinks() }, await env.client.workflow.getHandle(failedRun).fetchHistory(), failedRun);
+  const afterReplay = (await scrape()).samples;
+  assert.equal(value(afterReplay, 'swflow_runs_started_total', d), 5);
+  assert.equal(value(afterReplay, 'swflow_step_duration_seconds_count', d), 10);
 });
