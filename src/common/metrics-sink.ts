@@ -16,6 +16,8 @@ export interface MetricsSink extends Sink {
   runEnded(definition: string, version: string, status: string): void;
   /** A state (0.8) or task (1.0) of `type` ended with `status` after `seconds` (workflow time). */
   stepEnded(definition: string, version: string, type: string, status: string, seconds: number): void;
+  /** The interpreter retries `target` (a 0.8 action's function or subflow, a 1.0 `try` task) after a timer. */
+  retried(definition: string, version: string, target: string): void;
 }
 
 export interface MetricsSinks extends Sinks {

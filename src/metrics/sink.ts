@@ -26,6 +26,7 @@ export function metricsSinks(): InjectedSinks<MetricsSinks> {
         callDuringReplay: false,
       },
       runEnded: { fn: (_info, definition, version, status) => metrics()?.runsEnded.inc({ definition, version, status }), callDuringReplay: false },
+      retried: { fn: (_info, definition, version, target) => metrics()?.retries.inc({ definition, version, target }), callDuringReplay: false },
       stepEnded: {
         fn: (_info, definition, version, type, status, seconds) => metrics()?.stepDuration.observe({ definition, version, type, status }, seconds),
         callDuringReplay: false,

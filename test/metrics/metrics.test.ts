@@ -81,7 +81,13 @@ before(async () => {
       doc('metered', {
         do: [
           { prepare: { set: { n: '${ .n }' } } },
-          { check: { call: 'http', with: { method: 'post', endpoint: `http://127.0.0.1:${servicePort}/check`, body: '${ . }' } } },
+          {
+            guarded: {
+              try: [{ check: { call: 'http', with: { method: 'post', endpoint: `http://127.0.0.1:${servicePort}/check`, body: '${ . }' } } }],
+              // One retry (swflow counts limit.attempt.count as retries after the first attempt): a failing run calls twice, then fails.
+              catch: { errors: { with: { type: 'https://serverlessworkflow.io/spec/1.0.0/errors/communication' } }, retry: { delay: { milliseconds: 10 }, limit: { attempt: { count: 1 } } } },
+            },
+          },
         ],
       }),
     ),
@@ -205,19 +211,24 @@ test('runs, steps, calls, gateway events and definitions are counted; Core metri
   assert.equal(value(samples, 'swflow_schedule_triggers_total', { definition: TICK_ID, version: '1.2.0' }), 1);
   assert.equal(value(samples, 'swflow_schedule_triggers_total'), 1);
 
-  // Step durations: every run's `set` task is done; the call is done 3 times and failed twice.
+  // Step durations: every run's `set` task is done; the call is done 3 times and failed 2 × 2 times; the try done 3 times, failed twice.
   assert.equal(value(samples, 'swflow_step_duration_seconds_count', { ...d, type: 'set', status: 'done' }), 5);
   assert.equal(value(samples, 'swflow_step_duration_seconds_count', { ...d, type: 'call', status: 'done' }), 3);
-  assert.equal(value(samples, 'swflow_step_duration_seconds_count', { ...d, type: 'call', status: 'failed' }), 2);
+  assert.equal(value(samples, 'swflow_step_duration_seconds_count', { ...d, type: 'call', status: 'failed' }), 4);
+  assert.equal(value(samples, 'swflow_step_duration_seconds_count', { ...d, type: 'try', status: 'done' }), 3);
+  assert.equal(value(samples, 'swflow_step_duration_seconds_count', { ...d, type: 'try', status: 'failed' }), 2);
+  // Retries: one per failing run, by the try task that retries.
+  assert.equal(value(samples, 'swflow_retries_total', { ...d, target: '/do/1/guarded' }), 2);
+  assert.equal(value(samples, 'swflow_retries_total'), 2);
   assert.equal(value(samples, 'swflow_step_duration_seconds_bucket', { ...d, type: 'set', status: 'done', le: '+Inf' }), 5);
 
-  // Calls: 5 attempts (1.0 retries are explicit: none here), 2 errors with the service's code.
+  // Calls: 7 (1.0 retries are new calls, not activity attempts), 4 errors.
   const f = { definition: DEFINITION_ID, function: 'http' };
   assert.equal(value(samples, 'swflow_function_call_duration_seconds_count', { ...f, outcome: 'ok' }), 3);
-  assert.equal(value(samples, 'swflow_function_call_duration_seconds_count', { ...f, outcome: 'error' }), 2);
+  assert.equal(value(samples, 'swflow_function_call_duration_seconds_count', { ...f, outcome: 'error' }), 4);
   // The failure's type: a 1.0 call's is the spec's error type (a 500 is a communication error).
-  assert.equal(value(samples, 'swflow_function_call_errors_total', { ...f, code: 'https://serverlessworkflow.io/spec/1.0.0/errors/communication' }), 2);
-  assert.equal(value(samples, 'swflow_function_call_errors_total', f), 2);
+  assert.equal(value(samples, 'swflow_function_call_errors_total', { ...f, code: 'https://serverlessworkflow.io/spec/1.0.0/errors/communication' }), 4);
+  assert.equal(value(samples, 'swflow_function_call_errors_total', f), 4);
   assert.equal(value(samples, 'swflow_function_call_retries_total', f), 0);
   assert.ok(value(samples, 'swflow_function_call_duration_seconds_sum', { ...f, outcome: 'ok' }) > 0);
 
@@ -251,5 +262,6 @@ test('runs, steps, calls, gateway events and definitions are counted; Core metri
   await Worker.runReplayHistory({ workflowBundle: bundle, sinks: metricsSinks() }, await env.client.workflow.getHandle(failedRun).fetchHistory(), failedRun);
   const afterReplay = (await scrape()).samples;
   assert.equal(value(afterReplay, 'swflow_runs_started_total', d), 5);
-  assert.equal(value(afterReplay, 'swflow_step_duration_seconds_count', d), 10);
+  assert.equal(value(afterReplay, 'swflow_step_duration_seconds_count', d), 5 + 7 + 5); // set, call, try: as before the replay
+  assert.equal(value(afterReplay, 'swflow_retries_total', d), 2);
 });

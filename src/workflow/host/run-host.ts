@@ -11,6 +11,7 @@
  */
 import { makeContinueAsNewFunc, proxySinks, workflowInfo, type WorkflowInfo } from '@temporalio/workflow';
 import { METRICS_SINK, type MetricsSinks } from '../../common/metrics-sink';
+import { setRunMetrics } from './metrics';
 import type { Json } from '../../common/model';
 import type { Definition } from '../../common/model';
 import type { PinnedFunction } from '../../common/model-v1';
@@ -133,6 +134,7 @@ export class RunHost {
     const id = description.id;
     const version = description.version ?? '';
     this.metricsSink = { sink, id, version };
+    setRunMetrics(this.metricsSink);
     if (!this.carried) sink.runStarted(id, version);
     const startedAt = new Map<object, number>();
     this.tracker.observer = {
