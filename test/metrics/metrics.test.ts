@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DefaultLogger } from '@temporalio/worker';
@@ -264,4 +264,13 @@ test('runs, steps, calls, gateway events and definitions are counted; Core metri
   assert.equal(value(afterReplay, 'swflow_runs_started_total', d), 5);
   assert.equal(value(afterReplay, 'swflow_step_duration_seconds_count', d), 5 + 7 + 5); // set, call, try: as before the replay
   assert.equal(value(afterReplay, 'swflow_retries_total', d), 2);
+
+  // The Grafana dashboard (docs/grafana/swflow.json) reads metrics this endpoint serves.
+  const dashboard = JSON.parse(readFileSync(join(__dirname, '..', '..', 'docs', 'grafana', 'swflow.json'), 'utf8'));
+  const exprs: string[] = dashboard.panels.flatMap((p: { targets: { expr: string }[] }) => p.targets.map((t) => t.expr));
+  const used = new Set(exprs.flatMap((e) => e.match(/\b(?:swflow|temporal)_[a-z0-9_]+/g) ?? []));
+  assert.ok(used.size >= 10);
+  const served = new Set([...text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]).flatMap((n) => [n, `${n}_bucket`, `${n}_count`, `${n}_sum`]));
+  for (const s of samples) served.add(s.name);
+  for (const name of used) assert.ok(served.has(name), `the dashboard reads ${name}, which /metrics does not serve`);
 });
