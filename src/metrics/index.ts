@@ -12,7 +12,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface SwflowMetrics {
   readonly registry: Registry;
@@ -41,8 +41,10 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 /** Creates the process's registry and metrics (once; later calls return the same). */
 export function enableMetrics(): SwflowMetrics {
   if (current) return current;
+  // Loaded only when metrics are on: off, a process never loads prom-client.
+  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = require('prom-client') as typeof import('prom-client');
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'swflow_process_' });
+  collectDefaultMetrics({ register: registry, prefix: 'swflow_' });
   const r = [registry];
   current = {
     registry,
