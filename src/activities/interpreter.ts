@@ -11,6 +11,7 @@ import type { NativeConnection } from '@temporalio/worker';
 import type { CloudEventJson } from '../common/contracts';
 import { PRODUCE_EVENT_ACTIVITY, SEARCH_ATTRIBUTES } from '../common/contracts';
 import { INTERPRETER_FEATURES } from '../common/features';
+import { metrics } from '../metrics';
 import { RESOLVE_DEFINITION_ACTIVITY, VALIDATE_DATA_ACTIVITY, type ResolveRequest, type ResolveResult, type ValidateDataRequest, type ValidateDataResult, type ValidateResourceResult } from '../common/pinning';
 import { Context } from '@temporalio/activity';
 import { adapterServices, type AdapterServices } from '../adapter/activities';
@@ -89,7 +90,8 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
   return {
     async [RESOLVE_DEFINITION_ACTIVITY](req: ResolveRequest): Promise<ResolveResult> {
       const sa = await searchAttributes();
-      const lifecycle = opts.lifecycleEvents ? { lifecycleEvents: true } : {};
+      // Metrics on: the run reports to the `swflow.metrics` sink (recorded here, so replays agree).
+      const lifecycle = { ...(opts.lifecycleEvents ? { lifecycleEvents: true } : {}), ...(metrics() ? { metrics: true } : {}) };
       if (req.definition) {
         const functions = await functionsOf(req.definition, undefined, req);
         return { hash: definitionHash(req.definition), source: 'start options', searchAttributes: sa, features, ...lifecycle, ...functions };

@@ -3,6 +3,7 @@
  * queue. `swflow worker --adapter <module…> --task-queue <queue>` is {@link runAdapterWorker}
  * with the adapters those modules export.
  */
+import { metricsInterceptor } from '../metrics/interceptor';
 import { resolve } from 'node:path';
 import { NativeConnection, Worker, type ActivityInterceptorsFactory, type WorkerOptions } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
@@ -48,7 +49,7 @@ export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<W
     taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
     activities,
     // autoHeartbeat: calls heartbeat while they run, so a lost worker is noticed within the heartbeat timeout.
-    interceptors: { ...extra.interceptors, activity: [callInterceptor, autoHeartbeat, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
+    interceptors: { ...extra.interceptors, activity: [callInterceptor, metricsInterceptor, autoHeartbeat, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
   });
 }
 

@@ -12,12 +12,14 @@ import { PROJECT_ROOT } from '../platform/paths';
 import { createBuiltinAdapterWorker } from '../worker/adapter-worker';
 import { loadAdapters } from '../adapter';
 import { loadSecrets } from './secrets';
+import { serveMetricsIf } from '../metrics';
 
 interface AdaptersCliOptions {
   definitions: string[];
   taskQueue: string;
   module?: string[];
   secrets?: string;
+  metricsPort?: string;
 }
 
 export function register(program: Command): void {
@@ -28,16 +30,20 @@ export function register(program: Command): void {
     .option('-q, --task-queue <queue>', 'task queue', ADAPTER_TASK_QUEUE)
     .option('-m, --module <files...>', 'also serve the adapters these modules export (defineAdapter)')
     .option('--secrets <file>', 'a JSON or YAML file of $SECRETS values (default: the environment)')
+    .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (default $SWFLOW_METRICS_PORT; unset: off)')
     .action((opts: AdaptersCliOptions) => runAdapters(opts));
 }
 
 async function runAdapters(opts: AdaptersCliOptions): Promise<void> {
   const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
   const adapters = loadAdapters(opts.module ?? []);
+  // Before the connection: Core's metrics exporter is part of the runtime it creates.
+  const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow adapters] ${m}`));
   const connection = await NativeConnection.connect(connectionOptions(target));
   const worker = await createBuiltinAdapterWorker({ connection, namespace: target.namespace, taskQueue: opts.taskQueue, baseDirs: opts.definitions, adapters, secrets: loadSecrets(opts.secrets) });
   const own = adapters.length ? `; also ${adapters.flatMap((a) => Object.keys(a.activityTypes)).join(', ')}` : '';
   console.log(`[swflow adapters] serving task queue ${opts.taskQueue} on ${target.address} (namespace ${target.namespace})${own}`);
   await worker.run();
   await connection.close();
+  await metricsServer?.close();
 }

@@ -16,6 +16,7 @@ import { DEFAULT_MAX_BODY_BYTES, GATEWAY_PORT, startGateway, type Gateway, type 
 import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
 import { PROJECT_ROOT } from '../platform/paths';
 import { dataConverterOptions } from '../codec';
+import { serveMetricsIf } from '../metrics';
 
 /** The gateway options of `swflow gateway` and `swflow start` (commander camel-cases them). */
 export interface GatewayCliOptions {
@@ -88,6 +89,7 @@ interface GatewayCommandOptions extends GatewayCliOptions {
   port: string;
   host: string;
   taskQueue: string;
+  metricsPort?: string;
 }
 
 export function register(program: Command): void {
@@ -98,13 +100,15 @@ export function register(program: Command): void {
       .option('-d, --definitions <paths...>', 'definition folders or files to route by', [join(PROJECT_ROOT, 'examples')])
       .option('-p, --port <port>', 'HTTP port', String(GATEWAY_PORT))
       .option('--host <host>', 'interface to listen on (0.0.0.0: every interface)', process.env.SWFLOW_GATEWAY_HOST ?? '127.0.0.1')
-      .option('-q, --task-queue <queue>', 'the interpreter task queue new instances start on', INTERPRETER_TASK_QUEUE),
+      .option('-q, --task-queue <queue>', 'the interpreter task queue new instances start on', INTERPRETER_TASK_QUEUE)
+      .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (default $SWFLOW_METRICS_PORT; unset: off)'),
   ).action((opts: GatewayCommandOptions) => runGateway(opts));
 }
 
 async function runGateway(opts: GatewayCommandOptions): Promise<void> {
   const say = (m: string) => console.error(`[swflow gateway] ${m}`);
   const settings = gatewaySettings(opts, (line) => console.log(line));
+  const metricsServer = await serveMetricsIf(opts.metricsPort, say, { core: false });
   const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
   // Lazy: the gateway starts (and /readyz says so) while Temporal is still down.
   const connection = Connection.lazy(connectionOptions(target));
@@ -124,7 +128,7 @@ async function runGateway(opts: GatewayCommandOptions): Promise<void> {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
   });
   say('stopping: finishing in-flight deliveries');
-  await Promise.all([gateway.close(), mqtt?.close()]);
+  await Promise.all([gateway.close(), mqtt?.close(), metricsServer?.close()]);
   await connection.close();
   say('stopped');
 }

@@ -28,6 +28,7 @@ import { keepSchedulesInSync } from '../client/schedules';
 import { addGatewayOptions, gatewaySettings, type GatewayCliOptions } from './gateway';
 import { scheduleSyncMs } from './worker';
 import { httpSink } from '../gateway/sink';
+import { serveMetricsIf } from '../metrics';
 import { startGreetingService, GREETING_SERVICE_PORT } from '../../examples/services/greeting-service';
 import { dataConverterOptions } from '../codec';
 
@@ -54,6 +55,7 @@ interface StartCommandOptions extends GatewayCliOptions {
   eventSink?: string[];
   allowProcesses?: boolean;
   lifecycleEvents?: boolean;
+  metricsPort?: string;
 }
 
 export function register(program: Command): void {
@@ -67,13 +69,17 @@ export function register(program: Command): void {
     .option('--gateway-port <port>', 'event gateway port (CloudEvents over HTTP)', String(GATEWAY_PORT))
     .option('--lifecycle-events', 'publish 1.0 lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks')
     .option('--allow-processes', "also serve 1.0 run.shell / run.script / run.container tasks (queue swflow-processes): they execute the documents' commands and scripts with this process's rights")
-    .option('--event-sink <urls...>', 'where produced CloudEvents are POSTed (default: $SWFLOW_EVENT_SINKS, comma-separated)');
+    .option('--event-sink <urls...>', 'where produced CloudEvents are POSTed (default: $SWFLOW_EVENT_SINKS, comma-separated)')
+    .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (default $SWFLOW_METRICS_PORT; unset: off)');
   addGatewayOptions(cmd).action((opts: StartCommandOptions) => start(opts));
 }
 
 async function start(opts: StartCommandOptions): Promise<void> {
   const log = (msg: string) => console.log(`[swflow] ${msg}`);
   const settings = gatewaySettings(opts, (line) => console.log(line));
+  // One registry and one endpoint for the workers and the gateway of this process; first, as
+  // Core's exporter is part of the runtime the workers' connection creates.
+  const metricsServer = await serveMetricsIf(opts.metricsPort, log);
   let devServer: DevServer | undefined;
   let target: ServerTarget | undefined = targetFromEnv();
   let uiUrl: string | undefined;
@@ -137,12 +143,12 @@ async function start(opts: StartCommandOptions): Promise<void> {
     });
     const mqtt: MqttInbound | undefined = settings.mqtt ? await startMqttInbound({ ...common, ...settings.mqtt, accessLog: settings.accessLog ? (e) => console.log(JSON.stringify({ log: 'mqtt', ...e })) : undefined }) : undefined;
 
-    printBanner({ target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url, sinks: sinkUrls, mqtt: settings.mqtt && `${settings.mqtt.topics.join(', ')} on ${settings.mqtt.url.replace(/\/\/[^@/]*@/, '//')}` });
+    printBanner({ metricsUrl: metricsServer?.url, target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url, sinks: sinkUrls, mqtt: settings.mqtt && `${settings.mqtt.topics.join(', ')} on ${settings.mqtt.url.replace(/\/\/[^@/]*@/, '//')}` });
     // The SDK's runtime shuts the workers down on SIGINT/SIGTERM; run() resolves after that.
     try {
       await Promise.all([worker.run(), adapters.run(), ...(processes ? [processes.run()] : [])]);
     } finally {
-      await Promise.all([gateway.close(), mqtt?.close(), schedules.stop()]);
+      await Promise.all([gateway.close(), mqtt?.close(), schedules.stop(), metricsServer?.close()]);
       await new Promise((r) => (exampleService ? exampleService.close(r) : r(undefined)));
     }
     await connection.close();
@@ -156,7 +162,7 @@ async function start(opts: StartCommandOptions): Promise<void> {
   }
 }
 
-function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: string[]; dbFile?: string; exampleService: boolean; gatewayUrl: string; sinks: string[]; mqtt?: string }): void {
+function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: string[]; dbFile?: string; exampleService: boolean; gatewayUrl: string; sinks: string[]; mqtt?: string; metricsUrl?: string }): void {
   const address = info.target.address === '127.0.0.1:7233' ? '' : ` --address ${info.target.address}`;
   const lines = [
     '',
@@ -169,6 +175,7 @@ function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: 
     `  Event gateway     ${info.gatewayUrl}  (POST CloudEvents; binary, structured or batch)`,
     info.mqtt ? `  MQTT events       ${info.mqtt}` : undefined,
     `  Produced events   ${info.sinks.length ? info.sinks.join(', ') : 'logged only (set --event-sink <url> or SWFLOW_EVENT_SINKS)'}`,
+    info.metricsUrl ? `  Metrics           ${info.metricsUrl}  (Prometheus)` : undefined,
     info.exampleService ? `  Example service   http://127.0.0.1:${GREETING_SERVICE_PORT} (examples/myapis/greetingapis.json)` : undefined,
     '',
     '  Start a workflow (another terminal):',

@@ -19,6 +19,7 @@ import { createInterpreterWorker } from '../worker/interpreter-worker';
 import { loadAdapters, runAdapterWorker } from '../adapter';
 import { loadSecrets } from './secrets';
 import { dataConverterOptions } from '../codec';
+import { serveMetricsIf } from '../metrics';
 
 interface WorkerCliOptions {
   definitions: string[];
@@ -26,6 +27,7 @@ interface WorkerCliOptions {
   adapter?: string[];
   secrets?: string;
   schedules: boolean;
+  metricsPort?: string;
 }
 
 export function register(program: Command): void {
@@ -37,22 +39,27 @@ export function register(program: Command): void {
     .option('-q, --task-queue <queue>', `task queue (default ${INTERPRETER_TASK_QUEUE}; with --adapter ${ADAPTER_TASK_QUEUE})`)
     .option('--secrets <file>', 'a JSON or YAML file of $SECRETS values for the adapters\' calls (with --adapter) or, for the interpreter, its local calls (swflow.local) and the authentication of 1.0 schema resources (default: the environment)')
     .option('--no-schedules', 'do not create/update/delete the Temporal Schedules of scheduled definitions')
+    .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (default $SWFLOW_METRICS_PORT; unset: off)')
     .action((opts: WorkerCliOptions) => (opts.adapter ? runAdapters(opts) : runWorker(opts)));
 }
 
 async function runAdapters(opts: WorkerCliOptions): Promise<void> {
   const adapters = loadAdapters(opts.adapter ?? []);
+  const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow worker] ${m}`));
   await runAdapterWorker({
     adapters,
     taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
     secrets: loadSecrets(opts.secrets),
     log: (m) => console.log(`[swflow worker] ${m} on ${targetFromEnv()?.address ?? 'localhost:7233'}`),
   });
+  await metricsServer?.close();
 }
 
 export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
   const taskQueue = opts.taskQueue ?? INTERPRETER_TASK_QUEUE;
+  // Before the connection: Core's metrics exporter is part of the runtime it creates.
+  const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow worker] ${m}`));
   const connection = await NativeConnection.connect(connectionOptions(target));
   const worker = await createInterpreterWorker({
     connection,
@@ -73,6 +80,7 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   await schedules?.stop();
   await clientConnection?.close();
   await connection.close();
+  await metricsServer?.close();
 }
 
 /** How often a serving worker re-syncs the Schedules (SWFLOW_SCHEDULE_SYNC_MS, default 30 s). */

@@ -41,6 +41,11 @@ export interface ResolveResult {
    */
   lifecycleEvents?: boolean;
   /**
+   * The worker serves Prometheus metrics: the run tells its Node side about itself through the
+   * `swflow.metrics` sink (common/metrics-sink.ts; no command, history unchanged).
+   */
+  metrics?: boolean;
+  /**
    * The function documents a 1.0 definition calls (cataloged functions `name:version@catalog`,
    * functions by URI), by call string, fetched now (feature `v1-catalogs`): pinned with the
    * definition, so a catalog that changes never changes a running run, and replays never fetch.

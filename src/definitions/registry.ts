@@ -7,6 +7,7 @@
  * Files are re-read when they change (mtime), so a new run picks up the current file; a
  * running instance never does, because its definition is pinned into its history.
  */
+import { metrics } from '../metrics';
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { extname, join, resolve as resolvePath } from 'node:path';
@@ -170,6 +171,9 @@ export class DefinitionRegistry {
       if (r.entry) entries.push(r.entry);
       else if (r.problem) broken.push({ path: f, problem: r.problem });
     }
+    const m = metrics();
+    m?.definitionsLoaded.set(entries.length);
+    m?.definitionsRejected.set(broken.length);
     return { entries, broken };
   }
 

@@ -19,6 +19,7 @@
  * a structured access log line per request; `close()` stops
  * accepting, lets in-flight deliveries finish (up to `shutdownGraceMs`), then closes.
  */
+import { metrics } from '../metrics';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CloudEventJson } from '../common/contracts';
@@ -169,6 +170,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     if (refused.length) {
       // All or nothing: one event that cannot be routed refuses the whole request.
       entry.events = summarize(refused.map((p) => p.result));
+      // Every event of the request is rejected: the unroutable ones for their reason, the others with them.
+      countEvents(plans.map((p) => (p.ok ? refused[0].result.status : p.result.status)));
+      counted.add(entry);
       if (parsed.mode !== 'batch') return { status: refused[0].result.status, body: refused[0].result };
       const entries = plans.map((p, i) => (p.ok ? { entry: i, id: p.event.id, type: p.event.type, delivered: false } : { entry: i, ...p.result }));
       const bad = entries.filter((r) => 'status' in r).map((r) => `entry ${r.entry} (id ${JSON.stringify(r.id)}): ${(r as EventResult).error}`);
@@ -183,6 +187,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       if (r.status === 503) break; // the rest would wait for the same deadline
     }
     entry.events = summarize(results);
+    countEvents(results.map((r) => r.status));
+    counted.add(entry);
     const failed = results.find((r) => r.status !== 202);
     const status = failed ? failed.status : results.length < plans.length ? 503 : 202;
     if (parsed.mode !== 'batch') return { status, body: results[0] };
@@ -229,12 +235,22 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       if (entry.status >= 400) entry.error = String((err as Error).message).slice(0, 300);
     } finally {
       inFlight--;
+      // Events refused as a whole (unparsable, unauthorized, too large, shutting down...): one rejection.
+      if (!counted.has(entry) && (path === '/' || path === '/events') && req.method === 'POST') countEvents([entry.status]);
       entry.ms = Date.now() - started;
       opts.accessLog?.(entry);
       // The rest of a body refused before it was read is discarded as it arrives (bounded by the
       // server's requestTimeout).
       if (!req.complete) req.resume();
     }
+  }
+
+  /** Requests whose events were counted one by one. */
+  const counted = new WeakSet<AccessLogEntry>();
+  /** Prometheus (when on): each event's outcome by HTTP status, the reason of a rejection. */
+  function countEvents(statuses: number[]): void {
+    const m = metrics();
+    for (const status of statuses) m?.gatewayEvents.inc({ outcome: status === 202 ? 'accepted' : 'rejected', status: String(status) });
   }
 
   const server = createServer((req, res) => void handle(req, res));

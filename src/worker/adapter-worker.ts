@@ -20,6 +20,7 @@ import { mcpAdapter } from '../../adapters/mcp';
 import { a2aAdapter } from '../../adapters/a2a';
 import { autoHeartbeat } from './heartbeat';
 import { dataConverterOptions } from '../codec';
+import { metricsInterceptor } from '../metrics/interceptor';
 
 export interface AdapterWorkerOptions {
   connection: NativeConnection;
@@ -64,7 +65,7 @@ export async function createBuiltinAdapterWorker(opts: AdapterWorkerOptions): Pr
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
     activities,
-    interceptors: { ...extra.interceptors, activity: [sdk.callInterceptor, autoHeartbeat, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
+    interceptors: { ...extra.interceptors, activity: [sdk.callInterceptor, metricsInterceptor, autoHeartbeat, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
   });
 }
 

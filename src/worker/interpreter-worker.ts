@@ -20,6 +20,8 @@ import type { CatalogOptions } from '../activities/catalogs';
 import { adapterActivities, adapterServices, callInterceptor, type AdapterServices, type SecretValues } from '../adapter';
 import { builtinAdapters } from './adapter-worker';
 import { dataConverterOptions } from '../codec';
+import { metricsInterceptor } from '../metrics/interceptor';
+import { metricsSinks } from '../metrics/sink';
 
 export type WorkflowBundle = { code: string; sourceMap?: string };
 
@@ -106,11 +108,13 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
     // Encrypted payloads when codec keys are configured (docs/encryption.md).
     ...dataConverterOptions(),
     ...extra,
+    // Runs report to the `swflow.metrics` sink when this process serves metrics (src/metrics).
+    sinks: { ...metricsSinks(), ...extra.sinks },
     // A local call arrives as its arguments plus the `swflow-call` header: put it back together.
     interceptors: {
       ...(opts.workflowBundle ? {} : { workflowModules: [WORKFLOW_INTERCEPTORS_PATH] }),
       ...extra.interceptors,
-      activity: [callInterceptor, ...(extra.interceptors?.activity ?? [])],
+      activity: [callInterceptor, metricsInterceptor, ...(extra.interceptors?.activity ?? [])],
     },
   });
 }

@@ -28,6 +28,7 @@ import type { ActionDef, RetryDef, WorkflowDef } from '../common/model';
 import { parseDuration } from '../common/duration';
 import { classify, isCancellation, matchingErrorNames, TIMEOUT_CODE, type SwError } from './errors';
 import { temporalEffects, type Effects } from './effects';
+import { countRetry } from './host/metrics';
 import { FEATURE_NATIVE_RETRY_POLICY, FEATURE_PLATFORM_FAILURES, FEATURE_UNLIMITED_AUTO_RETRIES } from '../common/features';
 
 /** Which strategies a run hands to Temporal as the activity's RetryPolicy, by its features (src/common/features.ts). */
@@ -158,6 +159,7 @@ export async function withRetries<T>(
       if (!isRetryable(def, action, e)) throw err;
       if (strategy.maxAttempts !== undefined && n >= strategy.maxAttempts) throw err;
       previous = nextRetryDelayMs(strategy, n, previous);
+      countRetry(action.functionRef?.refName ?? action.subFlowRef?.workflowId ?? 'action');
       await effects.sleep(previous, `${summary} (retry ${n} after: ${e.message})`.slice(0, 200));
     }
   }

@@ -60,6 +60,8 @@ export class Tracker {
   private readonly dirty = new Map<string, AttributeValue>();
   private pendingState?: string;
   private awaitedEvents?: () => string[];
+  /** Told of every step entered and left (the run host's metrics). */
+  observer?: { enter(step: Step): void; leave(step: Step): void };
 
   /**
    * Keeps SwAwaitedEvents current (runs with the `awaited-events-attribute` feature, coalesced
@@ -115,6 +117,7 @@ export class Tracker {
     this.current.push(state);
     const step: Step = { state, type, status: compensating ? 'compensating' : 'running' };
     this.steps.push(step);
+    this.observer?.enter(step);
     if (this.coalesced) this.upsert('SwState', state);
     else this.upsertStateLater(state);
     this.render();
@@ -123,6 +126,7 @@ export class Tracker {
 
   leave(step: Step, status: Step['status']): void {
     step.status = status;
+    this.observer?.leave(step);
     const i = this.current.lastIndexOf(step.state);
     if (i >= 0) this.current.splice(i, 1);
     this.render();

@@ -9,7 +9,9 @@
  * {@link FrontEnd}; its executors see narrow contexts (StateContext, TaskContext) built on the
  * host, never the host itself.
  */
-import { makeContinueAsNewFunc, workflowInfo, type WorkflowInfo } from '@temporalio/workflow';
+import { makeContinueAsNewFunc, proxySinks, workflowInfo, type WorkflowInfo } from '@temporalio/workflow';
+import { METRICS_SINK, type MetricsSinks } from '../../common/metrics-sink';
+import { setRunMetrics } from './metrics';
 import type { Json } from '../../common/model';
 import type { Definition } from '../../common/model';
 import type { PinnedFunction } from '../../common/model-v1';
@@ -113,6 +115,7 @@ export class RunHost {
     if (this.resolved.lifecycleEvents && (description.stepHeading === 'Task' || this.features.has(FEATURE_HOST_LIFECYCLE))) {
       this.lifecycle = new Lifecycle(`swflow/${description.id}`, this.info.taskQueue, description.lifecycleName, this.effects);
     }
+    if (this.resolved.metrics) this.observeMetrics(description);
     if (this.lifecycle && this.features.has(FEATURE_HOST_LIFECYCLE)) {
       this.mailbox.onCorrelation = (phase, keys) =>
         phase === 'started'
@@ -120,6 +123,32 @@ export class RunHost {
           : this.publish('workflow.correlation-completed', { completedAt: this.nowIso(), ...(keys && Object.keys(keys).length ? { correlationKeys: keys } : {}) });
     }
   }
+
+  /**
+   * Prometheus metrics (the worker has them on, ResolveResult.metrics): run started/ended and step
+   * durations go to the `swflow.metrics` sink. Sink calls are not commands and are skipped on
+   * replay, so history is the same with metrics on or off. Durations are in workflow time.
+   */
+  private observeMetrics(description: RunDescription): void {
+    const sink = proxySinks<MetricsSinks>()[METRICS_SINK];
+    const id = description.id;
+    const version = description.version ?? '';
+    this.metricsSink = { sink, id, version };
+    setRunMetrics(this.metricsSink);
+    if (!this.carried) sink.runStarted(id, version);
+    const startedAt = new Map<object, number>();
+    this.tracker.observer = {
+      enter: (step) => void startedAt.set(step, this.effects.now()),
+      leave: (step) => {
+        const at = startedAt.get(step);
+        if (at === undefined) return;
+        startedAt.delete(step);
+        sink.stepEnded(id, version, step.type, step.status, Math.max(0, this.effects.now() - at) / 1000);
+      },
+    };
+  }
+
+  private metricsSink?: { sink: MetricsSinks[typeof METRICS_SINK]; id: string; version: string };
 
   /**
    * What the run awaits, published for the gateway's routing: at every search-attribute write
@@ -160,6 +189,8 @@ export class RunHost {
   setStatus(status: RunStatus): void {
     if (this.tracker.status === status) return;
     this.tracker.status = status;
+    const m = this.metricsSink;
+    if (m && (status === 'completed' || status === 'failed' || status === 'cancelled')) m.sink.runEnded(m.id, m.version, status);
     this.tracker.render();
     this.publish('workflow.status-changed', { updatedAt: this.nowIso(), status: phaseOf(status) });
   }

@@ -15,6 +15,7 @@ import { matchesFilter, problemJson, toWorkflowError, type WorkflowError } from 
 import { durationAt, durationIso } from '../durations';
 import { mayRetry, resolvePolicyDurations, retryDelayMs } from '../retry';
 import { withTimeout } from '../../timeouts';
+import { countRetry } from '../../host/metrics';
 
 async function holds(ctx: TaskContext, at: TaskAt, expr: string | undefined, e: Json, name: string, what: string): Promise<boolean | undefined> {
   if (expr === undefined) return undefined;
@@ -51,6 +52,7 @@ export async function runTry(task: Task, at: TaskAt, input: Json, ctx: TaskConte
       const retryHolds = (await holds(ctx, at, policy.when, e, name, 'retry.when')) !== false && (await holds(ctx, at, policy.exceptWhen, e, name, 'retry.exceptWhen')) !== true;
       if (retryHolds && mayRetry(policy, retry, ctx.effects.now() - started)) {
         const delays = resolvePolicyDurations(policy, 'delays', durations(() => ctx.args(at, { input, [name]: e })));
+        countRetry(at.reference);
         await ctx.effects.sleep(retryDelayMs(delays, retry), ctx.summary(at.reference, `retry ${retry} after: ${caught.message}`).slice(0, 200));
         ctx.lifecycle('task.retried', at.reference);
         continue;

@@ -1,0 +1,41 @@
+/**
+ * The activity interceptor that measures function calls (registered after callInterceptor, so it
+ * sees the whole FunctionCall): latency of every attempt, errors by code, retries (attempts after
+ * the first). Activities that are not function calls pass unmeasured. A no-op when metrics are off.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { isFunctionCall } from '../adapter/call';
+import { metrics } from './index';
+
+export const metricsInterceptor: ActivityInterceptorsFactory = () => ({
+  inbound: {
+    async execute(input, next) {
+      const m = metrics();
+      const call = input.args[0];
+      if (!m || !isFunctionCall(call)) return next(input);
+      const labels = { definition: call.workflow.definitionId, function: call.function.name };
+      if (Context.current().info.attempt > 1) m.callRetries.inc(labels);
+      const started = process.hrtime.bigint();
+      const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+      try {
+        const out = await next(input);
+        m.callDuration.observe({ ...labels, outcome: 'ok' }, seconds());
+        return out;
+      } catch (err) {
+        m.callDuration.observe({ ...labels, outcome: 'error' }, seconds());
+        m.callErrors.inc({ ...labels, code: errorCode(err) });
+        throw err;
+      }
+    },
+  },
+});
+
+/** The code a definition's `errors[].code` would match: the failure's type, else the error's code or name. */
+function errorCode(err: unknown): string {
+  if (err instanceof ApplicationFailure && err.type) return err.type;
+  const e = err as { code?: unknown; name?: unknown };
+  if (typeof e?.code === 'string' || typeof e?.code === 'number') return String(e.code);
+  return typeof e?.name === 'string' ? e.name : 'Error';
+}
