@@ -110,6 +110,7 @@ async function withChannel<T>(call: AmqpCall, use: (ch: Channel & { waitForConfi
   });
   aborted.catch(() => {});
   let closing = false;
+  let channel: Channel | undefined;
   try {
     conn = await Promise.race([amqp.connect(connectOptions(call), { timeout: 30_000 }), aborted]);
     const lost = new Promise<never>((_, reject) => {
@@ -120,12 +121,21 @@ async function withChannel<T>(call: AmqpCall, use: (ch: Channel & { waitForConfi
     const ch = await Promise.race([conn.createConfirmChannel(), aborted, lost]);
     // A channel the broker closes (a refused declaration, a missing queue) rejects the pending operation; the event is not an error of the connection's.
     ch.on('error', () => {});
-    return await Promise.race([use(ch), aborted, lost]);
+    channel = ch;
+    const result = await Promise.race([use(ch), aborted, lost]);
+    // The channel is closed first: its acknowledgements reach the broker before the close (amqplib
+    // interleaves channels, a connection's close could overtake them), and what it leaves
+    // unacknowledged is back in the queue when the call returns.
+    closing = true;
+    await Promise.race([ch.close(), aborted, lost]);
+    channel = undefined;
+    return result;
   } catch (err) {
     if (call.signal.aborted) throw err;
     throw failure(err, call);
   } finally {
     closing = true;
+    if (channel && !call.signal.aborted) await channel.close().catch(() => {});
     await conn?.close().catch(() => {});
   }
 }

@@ -102,6 +102,12 @@ async function listen(exchange: string, type: string, pattern: string): Promise<
   return { queue, next: () => (got.length ? Promise.resolve(got.shift()!) : new Promise((r) => (waiting = (m) => ((waiting = undefined), r(m))))) };
 }
 
+/** Declares `queue` (as the binding does) and empties it (purging a missing queue would close the channel). */
+async function empty(queue: string): Promise<void> {
+  await ch.assertQueue(queue, { durable: true, exclusive: false, autoDelete: false });
+  await ch.purgeQueue(queue);
+}
+
 async function sendToQueue(queue: string, bodies: unknown[], headers?: (i: number) => Record<string, unknown>): Promise<void> {
   await ch.assertQueue(queue, { durable: true, exclusive: false, autoDelete: false });
   bodies.forEach((b, i) => ch.sendToQueue(queue, Buffer.from(JSON.stringify(b)), { contentType: 'application/json', correlationId: `c${i}`, ...(headers ? { headers: headers(i) } : {}) }));
@@ -123,7 +129,7 @@ test('1.0 call: asyncapi publishes message.payload to the exchange with the chan
 });
 
 test('1.0 subscription: amount: 3 from the queue the binding names, with headers and correlation ids; what it did not take stays in the queue', async () => {
-  await ch.purgeQueue('swflow-tasks').catch(() => {});
+  await empty('swflow-tasks');
   await sendToQueue('swflow-tasks', [0, 1, 2, 3, 4].map((seq) => ({ seq })), (i) => ({ n: String(i) }));
   const { result } = await h.run(doc('amqp-amount', [{ take: shopCall({ operation: 'takeTasks', subscription: { consume: { amount: 3 } } }) }]));
   assert.deepEqual(await result, [0, 1, 2].map((seq) => ({ payload: { seq }, headers: { n: String(seq) }, correlationId: `c${seq}` })));
@@ -181,7 +187,7 @@ test('stepwise: while over the $context foreach exports; the durable queue keeps
 });
 
 test('stepwise on a queue: steps take what was queued, a step\'s extra deliveries go back to the queue (nacked by the closed channel), in order', async () => {
-  await ch.purgeQueue('swflow-tasks').catch(() => {});
+  await empty('swflow-tasks');
   await sendToQueue('swflow-tasks', Array.from({ length: 40 }, (_, seq) => ({ seq })));
   const read = shopCall({
     operation: 'takeTasks',
@@ -211,7 +217,7 @@ test('a wrong password: the broker refuses the login, a communication problem (4
 
 test('0.8 asyncapi functions over AMQP: a publish operation routes the arguments by key, a subscribe operation returns the first message of its queue', async () => {
   const audits = await listen('audit', 'direct', 'audit.login');
-  await ch.purgeQueue('swflow-inbox').catch(() => {});
+  await empty('swflow-inbox');
   await sendToQueue('swflow-inbox', [{ hello: 'world' }]);
   const wf = {
     id: 'amqp08',
