@@ -14,7 +14,7 @@ import type { AsyncAPIDocumentInterface, OperationInterface, Parser, ServerInter
 import { isHttpUrl, loadOnce, operationError, type AdapterError } from '../../src/adapter';
 
 /** The protocols this adapter speaks (AsyncAPI's protocol names). */
-export const PROTOCOLS = ['mqtt', 'mqtts', 'secure-mqtt', 'http', 'https'] as const;
+export const PROTOCOLS = ['mqtt', 'mqtts', 'secure-mqtt', 'http', 'https', 'amqp', 'amqps'] as const;
 
 export interface AsyncOperation {
   operationId: string;
@@ -25,7 +25,7 @@ export interface AsyncOperation {
   server: { id: string; protocol: string; url: string };
   /** The message's content type (the message's, else the document's default, else JSON). */
   contentType: string;
-  /** The operation's and channel's bindings for the server's protocol (`qos`, `retain`; `method`). */
+  /** The operation's and channel's bindings for the server's protocol (`qos`, `retain`; `method`; `is`, `exchange`, `queue`, `deliveryMode`). */
   bindings: Record<string, unknown>;
   document: string;
 }
@@ -123,7 +123,7 @@ function unsupported(op: OperationInterface, servers: string, location: string):
 
 /** The bindings of the operation, over the channel's, for one protocol. */
 function bindingsOf(op: OperationInterface, protocol: string): Record<string, unknown> {
-  const key = protocol.replace(/^(secure-mqtt|mqtts)$/, 'mqtt').replace(/^https$/, 'http');
+  const key = protocol.replace(/^(secure-mqtt|mqtts)$/, 'mqtt').replace(/^https$/, 'http').replace(/^amqps$/, 'amqp');
   const channel = op.channels().all()[0];
   return { ...(channel?.bindings().get(key)?.value() ?? {}), ...(op.bindings().get(key)?.value() ?? {}) };
 }

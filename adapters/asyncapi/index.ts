@@ -14,9 +14,11 @@
  * - MQTT (`mqtt`, `mqtts`/`secure-mqtt`): the channel is the topic; QoS and retain from the MQTT
  *   binding (QoS 1 by default: the broker acknowledges). HTTP (`http`, `https`): the channel is the
  *   path under the server URL; sending is a POST (or the binding's `method`) of the message,
- *   receiving a GET that answers it.
+ *   receiving a GET that answers it. AMQP 0-9-1 (`amqp`, `amqps`): the channel's `amqp` binding
+ *   says whether the address is a routing key on an exchange or a queue (./amqp.ts); a publish
+ *   waits for the broker's confirm, a receive takes (and acknowledges) the first message.
  * - The function's `metadata.server` picks a server by id; else the operation's first server with
- *   a protocol spoken here. Auth: `basic` is the MQTT username/password, a bearer or OAuth2 token
+ *   a protocol spoken here. Auth: `basic` is the MQTT (AMQP) username/password, a bearer or OAuth2 token
  *   the password (username `metadata.username`); over HTTP, the usual `Authorization` header.
  *
  * Failures: an unknown operationId, an unsupported protocol, a broken document or a missing
@@ -28,7 +30,7 @@ import { BUILTIN_ADAPTER, defineAdapter, fetchDocument, locateDocument, type Act
 import { resolveOperation } from './document';
 import type { MqttCall } from './mqtt';
 import { invokeAsyncApiCall } from './asyncapi-call';
-import { overHttp, overMqtt, type AsyncCredentials } from './transport';
+import { isAmqp, overAmqp, overHttp, overMqtt, type AsyncCredentials } from './transport';
 
 export { MQTT_NOT_AUTHORIZED, MQTT_REFUSED } from './mqtt';
 export type { Published } from './transport';
@@ -63,6 +65,7 @@ export async function invokeAsyncApi(args: Json, ctx: ActivityContext, opts: Asy
   const locate = (doc: string) => locateDocument(doc, opts.baseDirs ?? [process.cwd()], 'AsyncAPI document');
   const op = await resolveOperation(ctx.function.operation, locate, (url) => fetchDocument(ctx, url, 'AsyncAPI document'), typeof server === 'string' ? server : undefined);
   const credentials = functionCredentials(ctx);
+  if (isAmqp(op)) return overAmqp(op, args, ctx, credentials);
   return /^https?$/.test(op.server.protocol) ? overHttp(op, args, ctx, credentials) : overMqtt(op, args, ctx, credentials);
 }
 
@@ -73,7 +76,7 @@ export const ASYNCAPI_CALL_ACTIVITY = `${BUILTIN_ADAPTER}.asyncapiCall`;
 export function asyncapiAdapter(opts: AsyncApiAdapterOptions = {}): Adapter {
   return defineAdapter({
     name: BUILTIN_ADAPTER,
-    description: 'AsyncAPI publish/subscribe over MQTT and HTTP (type: asyncapi; 1.0 call: asyncapi)',
+    description: 'AsyncAPI publish/subscribe over MQTT, AMQP and HTTP (type: asyncapi; 1.0 call: asyncapi)',
     activities: {
       asyncapi: (args: Json, ctx: ActivityContext) => invokeAsyncApi(args, ctx, opts),
       asyncapiCall: (args: Json, ctx: ActivityContext) => invokeAsyncApiCall(args, ctx, opts.baseDirs ?? [process.cwd()]),

@@ -9,6 +9,7 @@ import { channelAddress, decodePayload, encodePayload } from './message';
 import { createHash } from 'node:crypto';
 import { endSession, publish, receive, subscribe, subscribeStep, type MqttCall, type MqttMessage } from './mqtt';
 import type { Consumption, InboundMessage, SubscriptionStep } from './subscription';
+import * as amqp from './amqp';
 
 /** What a publish returns. */
 export interface Published {
@@ -23,8 +24,9 @@ export interface Published {
 
 const qosOf = (v: unknown, fallback: 0 | 1 | 2): 0 | 1 | 2 => (v === 0 || v === 1 || v === 2 ? v : fallback);
 
-/** How a call authenticates: MQTT credentials, the HTTP `Authorization` header (0.8: the function's auth; 1.0: the `authentication` policy). */
+/** How a call authenticates: a broker's username/password (MQTT, AMQP), the HTTP `Authorization` header (0.8: the function's auth; 1.0: the `authentication` policy). */
 export interface AsyncCredentials {
+  /** The broker's username/password (MQTT CONNECT, AMQP PLAIN login). */
   mqtt(): Promise<MqttCall['credentials']>;
   http(): Promise<Record<string, string> | undefined>;
 }
@@ -223,4 +225,110 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 function inbound(m: MqttMessage, contentType: string): InboundMessage {
   const headers = m.userProperties && Object.keys(m.userProperties).length ? (m.userProperties as Record<string, Json>) : undefined;
   return { payload: decodePayload(m.payload, contentType), ...(headers ? { headers } : {}), ...(m.correlationData?.length ? { correlationId: m.correlationData.toString('utf8') } : {}) };
+}
+
+/** Whether an operation's server speaks AMQP 0-9-1. */
+export const isAmqp = (op: AsyncOperation): boolean => /^amqps?$/.test(op.server.protocol);
+
+/** The AMQP target of an operation's channel; receiving from an exchange of its own queue, a channel parameter is `*`. */
+function amqpTargetOf(op: AsyncOperation, args: Json, receiving: boolean): amqp.AmqpTarget {
+  const template = amqp.amqpTarget(op.channel, op.bindings);
+  const wildcard = receiving && amqp.receivesFromOwnQueue(template) ? '*' : undefined;
+  return amqp.amqpTarget(channelAddress(op.channel, args, 'amqp', wildcard), op.bindings);
+}
+
+async function amqpCall(op: AsyncOperation, verb: string, t: amqp.AmqpTarget, ctx: ActivityContext, credentials: AsyncCredentials): Promise<amqp.AmqpCall> {
+  return { url: op.server.url, request: `AMQP ${verb} ${amqp.describeTarget(t)} at ${op.server.url}`, credentials: await credentials.mqtt(), signal: ctx.signal };
+}
+
+/** Sends (or, 0.8, receives the first message of) an operation over AMQP; `headers` are the message's AMQP headers. */
+export async function overAmqp(op: AsyncOperation, args: Json, ctx: ActivityContext, credentials: AsyncCredentials, headers?: Record<string, Json>): Promise<Json> {
+  const receiving = op.direction === 'receive';
+  const t = amqpTargetOf(op, args, receiving);
+  const call = await amqpCall(op, receiving ? 'receive' : 'publish', t, ctx, credentials);
+  if (receiving) {
+    let first: amqp.AmqpMessage | undefined;
+    await amqp.subscribe(call, t, (m) => ((first = m), true), () => new Promise(() => {}));
+    return decodePayload(first!.payload, op.contentType);
+  }
+  await amqp.publish(call, t, encodePayload(args, op.contentType), { contentType: op.contentType, ...(headers && Object.keys(headers).length ? { headers } : {}) });
+  return published(op, t.is === 'queue' ? t.queue!.name : t.routingKey) as unknown as Json;
+}
+
+/** An AMQP message as an AsyncAPI inbound message: the payload by its content type, AMQP headers, the correlation id. */
+function inboundAmqp(m: amqp.AmqpMessage, contentType: string): InboundMessage {
+  return { payload: decodePayload(m.payload, contentType), ...(m.headers ? { headers: m.headers as Record<string, Json> } : {}), ...(m.correlationId !== undefined ? { correlationId: m.correlationId } : {}) };
+}
+
+/**
+ * A subscription over AMQP (1.0 `subscription`): the channel's queue (./amqp.ts: the binding's,
+ * or an exclusive one bound to the exchange for this call), each message offered to the
+ * consumption (and acknowledged) until its policy is met or its time is up.
+ */
+export async function subscribeOverAmqp(op: AsyncOperation, consumption: Consumption, ctx: ActivityContext, credentials: AsyncCredentials): Promise<InboundMessage[]> {
+  if (consumption.metAtStart()) return [];
+  const t = amqpTargetOf(op, {}, true);
+  const call = await amqpCall(op, 'subscribe', t, ctx, credentials);
+  let failed: { error: unknown } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const offer = (m: amqp.AmqpMessage): boolean => {
+    try {
+      const done = consumption.offer(inboundAmqp(m, op.contentType));
+      ctx.heartbeat({ subscribed: call.request, consumed: consumption.messages.length });
+      return done;
+    } catch (error) {
+      failed = { error };
+      return true;
+    }
+  };
+  const forTime = () => {
+    ctx.heartbeat({ subscribed: call.request, consumed: 0 });
+    return new Promise<void>((resolve) => {
+      if (consumption.forMs !== undefined) timer = setTimeout(resolve, consumption.forMs);
+    });
+  };
+  try {
+    await amqp.subscribe(call, t, offer, forTime);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (failed) throw failed.error;
+  return consumption.messages;
+}
+
+/** The durable queue of a stepped AMQP subscription of its own: named after the subscription, the same for every step and attempt. */
+export function stepQueueName(session: string): string {
+  return `swflow.step.${createHash('sha256').update(session).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * One step of a subscription over AMQP consumed in steps: the next message(s) that pass
+ * `accepts` from the subscription's queue, where what the step does not take stays (./amqp.ts
+ * subscribeStep); a step with `end` deletes the subscription's own queue.
+ */
+export async function subscribeStepOverAmqp(op: AsyncOperation, step: SubscriptionStep, accepts: (m: InboundMessage) => boolean, ctx: ActivityContext, credentials: AsyncCredentials): Promise<InboundMessage[]> {
+  const t = amqpTargetOf(op, {}, true);
+  const call = await amqpCall(op, 'subscribe', t, ctx, credentials);
+  const queue = stepQueueName(step.session);
+  if (step.end) {
+    await amqp.endSubscription(call, t, queue);
+    return [];
+  }
+  let failed: { error: unknown } | undefined;
+  const taken: InboundMessage[] = [];
+  const take = (m: amqp.AmqpMessage): boolean => {
+    try {
+      const message = inboundAmqp(m, op.contentType);
+      if (!accepts(message)) return false;
+      taken.push(message);
+      return true;
+    } catch (error) {
+      failed = { error };
+      throw error;
+    }
+  };
+  ctx.heartbeat({ subscribed: call.request, step: true });
+  await amqp.subscribeStep(call, t, { queue, first: step.first === true, max: Math.max(1, step.max ?? STEP_MAX), windowMs: step.windowMs ?? STEP_WINDOW_MS, ...(step.waitMs !== undefined ? { waitMs: step.waitMs } : {}) }, take);
+  if (failed) throw failed.error;
+  return taken;
 }

@@ -279,7 +279,7 @@ test('an HTTP channel (AsyncAPI 3.0): a send POSTs the message to the channel pa
 test('an unknown operationId, an unsupported protocol, an invalid document: non-retryable OperationErrors that say why', async () => {
   const cases: [string, RegExp][] = [
     ['typo', /streetlights\.yaml has no operation "onLightMesured"; its operations: onLightMeasured, dimLight, lightStatus/],
-    ['audit', /operation "audit" has no server with a protocol the asyncapi adapter speaks \(mqtt, mqtts, secure-mqtt, http, https\); its servers: kafka \(kafka\)/],
+    ['audit', /operation "audit" has no server with a protocol the asyncapi adapter speaks \(mqtt, mqtts, secure-mqtt, http, https, amqp, amqps\); its servers: kafka \(kafka\)/],
     ['broken', /broken\.yaml is not a valid AsyncAPI document: .*version/],
   ];
   for (const [fn, message] of cases) {
