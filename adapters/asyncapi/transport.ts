@@ -68,12 +68,27 @@ export async function subscribeOverMqtt(op: AsyncOperation, consumption: Consump
   const topic = channelAddress(op.channel, {}, 'mqtt', '+');
   const url = op.server.url.replace(/^secure-mqtt:/, 'mqtts:');
   const call: MqttCall = { url, request: `MQTT subscribe ${topic} at ${url}`, credentials: await credentials.mqtt(), signal: ctx.signal };
+  return consume(consumption, (m: MqttMessage) => inbound(m, op.contentType), topic, ctx, (offer, forTime) => subscribe(call, topic, qosOf(op.bindings.qos, 1), offer, forTime));
+}
+
+/**
+ * Offers each message a transport's `listen` receives to the consumption until its policy is met
+ * or its time (`for`) is up, heartbeating how many were consumed; an expression that fails ends it
+ * with that error (the transport only learns that the consumption is over).
+ */
+async function consume<M>(
+  consumption: Consumption,
+  convert: (m: M) => InboundMessage,
+  subscribed: string,
+  ctx: ActivityContext,
+  listen: (offer: (m: M) => boolean, forTime: () => Promise<void>) => Promise<unknown>,
+): Promise<InboundMessage[]> {
   let failed: { error: unknown } | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const offer = (m: MqttMessage): boolean => {
+  const offer = (m: M): boolean => {
     try {
-      const done = consumption.offer(inbound(m, op.contentType));
-      ctx.heartbeat({ subscribed: topic, consumed: consumption.messages.length });
+      const done = consumption.offer(convert(m));
+      ctx.heartbeat({ subscribed, consumed: consumption.messages.length });
       return done;
     } catch (error) {
       failed = { error };
@@ -81,13 +96,13 @@ export async function subscribeOverMqtt(op: AsyncOperation, consumption: Consump
     }
   };
   const forTime = () => {
-    ctx.heartbeat({ subscribed: topic, consumed: 0 });
+    ctx.heartbeat({ subscribed, consumed: 0 });
     return new Promise<void>((resolve) => {
       if (consumption.forMs !== undefined) timer = setTimeout(resolve, consumption.forMs);
     });
   };
   try {
-    await subscribe(call, topic, qosOf(op.bindings.qos, 1), offer, forTime);
+    await listen(offer, forTime);
   } finally {
     clearTimeout(timer);
   }
@@ -123,11 +138,35 @@ export async function subscribeStepOverMqtt(op: AsyncOperation, step: Subscripti
     await endSession(call, clientId);
     return [];
   }
+  const qos = op.bindings.qos === 2 ? 2 : 1;
+  return takeStep(step, (m: MqttMessage) => inbound(m, op.contentType), accepts, topic, ctx, (limits, take) => subscribeStep(call, topic, qos, { clientId, ...limits }, take));
+}
+
+/** How much one step takes (the step's own asks, else STEP_MAX and STEP_WINDOW_MS). */
+interface StepLimits {
+  first: boolean;
+  max: number;
+  windowMs: number;
+  waitMs?: number;
+}
+
+/**
+ * One step of a stepped subscription over a transport whose `run` offers each message to `take`:
+ * the messages that pass `accepts`, in order; a filter that fails fails the call with its error.
+ */
+async function takeStep<M>(
+  step: SubscriptionStep,
+  convert: (m: M) => InboundMessage,
+  accepts: (m: InboundMessage) => boolean,
+  subscribed: string,
+  ctx: ActivityContext,
+  run: (limits: StepLimits, take: (m: M) => boolean) => Promise<unknown>,
+): Promise<InboundMessage[]> {
   let failed: { error: unknown } | undefined;
   const taken: InboundMessage[] = [];
-  const take = (m: MqttMessage): boolean => {
+  const take = (m: M): boolean => {
     try {
-      const message = inbound(m, op.contentType);
+      const message = convert(m);
       if (!accepts(message)) return false;
       taken.push(message);
       return true;
@@ -136,9 +175,8 @@ export async function subscribeStepOverMqtt(op: AsyncOperation, step: Subscripti
       throw error;
     }
   };
-  ctx.heartbeat({ subscribed: topic, step: true });
-  const qos = op.bindings.qos === 2 ? 2 : 1;
-  await subscribeStep(call, topic, qos, { clientId, first: step.first === true, max: Math.max(1, step.max ?? STEP_MAX), windowMs: step.windowMs ?? STEP_WINDOW_MS, ...(step.waitMs !== undefined ? { waitMs: step.waitMs } : {}) }, take);
+  ctx.heartbeat({ subscribed, step: true });
+  await run({ first: step.first === true, max: Math.max(1, step.max ?? STEP_MAX), windowMs: step.windowMs ?? STEP_WINDOW_MS, ...(step.waitMs !== undefined ? { waitMs: step.waitMs } : {}) }, take);
   if (failed) throw failed.error;
   return taken;
 }
@@ -269,31 +307,7 @@ export async function subscribeOverAmqp(op: AsyncOperation, consumption: Consump
   if (consumption.metAtStart()) return [];
   const t = amqpTargetOf(op, {}, true);
   const call = await amqpCall(op, 'subscribe', t, ctx, credentials);
-  let failed: { error: unknown } | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const offer = (m: amqp.AmqpMessage): boolean => {
-    try {
-      const done = consumption.offer(inboundAmqp(m, op.contentType));
-      ctx.heartbeat({ subscribed: call.request, consumed: consumption.messages.length });
-      return done;
-    } catch (error) {
-      failed = { error };
-      return true;
-    }
-  };
-  const forTime = () => {
-    ctx.heartbeat({ subscribed: call.request, consumed: 0 });
-    return new Promise<void>((resolve) => {
-      if (consumption.forMs !== undefined) timer = setTimeout(resolve, consumption.forMs);
-    });
-  };
-  try {
-    await amqp.subscribe(call, t, offer, forTime);
-  } finally {
-    clearTimeout(timer);
-  }
-  if (failed) throw failed.error;
-  return consumption.messages;
+  return consume(consumption, (m: amqp.AmqpMessage) => inboundAmqp(m, op.contentType), call.request, ctx, (offer, forTime) => amqp.subscribe(call, t, offer, forTime));
 }
 
 /** The durable queue of a stepped AMQP subscription of its own: named after the subscription, the same for every step and attempt. */
@@ -314,21 +328,5 @@ export async function subscribeStepOverAmqp(op: AsyncOperation, step: Subscripti
     await amqp.endSubscription(call, t, queue);
     return [];
   }
-  let failed: { error: unknown } | undefined;
-  const taken: InboundMessage[] = [];
-  const take = (m: amqp.AmqpMessage): boolean => {
-    try {
-      const message = inboundAmqp(m, op.contentType);
-      if (!accepts(message)) return false;
-      taken.push(message);
-      return true;
-    } catch (error) {
-      failed = { error };
-      throw error;
-    }
-  };
-  ctx.heartbeat({ subscribed: call.request, step: true });
-  await amqp.subscribeStep(call, t, { queue, first: step.first === true, max: Math.max(1, step.max ?? STEP_MAX), windowMs: step.windowMs ?? STEP_WINDOW_MS, ...(step.waitMs !== undefined ? { waitMs: step.waitMs } : {}) }, take);
-  if (failed) throw failed.error;
-  return taken;
+  return takeStep(step, (m: amqp.AmqpMessage) => inboundAmqp(m, op.contentType), accepts, call.request, ctx, (limits, take) => amqp.subscribeStep(call, t, { queue, ...limits }, take));
 }
