@@ -30,37 +30,9 @@ import { exportContext, exportContextSync, transformInput, transformInputSync, t
 import { durationIso, durationMs, isDurationExpression, timeoutAfter } from './durations';
 import { problemJson, runFailure, toWorkflowError, WorkflowError } from './errors';
 import type { LifecycleType } from '../host/lifecycle';
-import { runCall } from './tasks/call';
-import { runDo } from './tasks/do';
-import { runEmit } from './tasks/emit';
-import { runFor } from './tasks/for';
-import { runFork } from './tasks/fork';
-import { runListen } from './tasks/listen';
-import { runRaise } from './tasks/raise';
-import { runRun } from './tasks/run';
-import { runSet } from './tasks/set';
-import { runSwitch } from './tasks/switch';
-import { runTry } from './tasks/try';
-import { runWait } from './tasks/wait';
 import { runAgainAfter, startingEvents } from './schedule';
 import { applying, extendedTask, extensible, extensionsOf, runExtended } from './extensions';
-
-type Executor = (task: Task, at: TaskAt, input: Json, ctx: TaskContext) => Promise<TaskOutcome>;
-
-const EXECUTORS: Record<TaskType, Executor> = {
-  call: runCall,
-  do: runDo,
-  emit: runEmit,
-  for: runFor,
-  fork: runFork,
-  listen: runListen,
-  raise: runRaise,
-  run: runRun,
-  set: runSet,
-  switch: runSwitch,
-  try: runTry,
-  wait: runWait,
-};
+import { EXECUTORS } from './tasks/executors';
 
 /** The 1.0 front end's position in a continue-as-new carry (host/carry.ts has the rest). */
 interface Position {

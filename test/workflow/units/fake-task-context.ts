@@ -27,35 +27,7 @@ import { exportContext, transformInput, transformOutput } from '../../../src/wor
 import { durationIso } from '../../../src/workflow/v1/durations';
 import { toWorkflowError } from '../../../src/workflow/v1/errors';
 import { extensible } from '../../../src/workflow/v1/extensions';
-import { runCall } from '../../../src/workflow/v1/tasks/call';
-import { runDo } from '../../../src/workflow/v1/tasks/do';
-import { runEmit } from '../../../src/workflow/v1/tasks/emit';
-import { runFor } from '../../../src/workflow/v1/tasks/for';
-import { runFork } from '../../../src/workflow/v1/tasks/fork';
-import { runListen } from '../../../src/workflow/v1/tasks/listen';
-import { runRaise } from '../../../src/workflow/v1/tasks/raise';
-import { runRun } from '../../../src/workflow/v1/tasks/run';
-import { runSet } from '../../../src/workflow/v1/tasks/set';
-import { runSwitch } from '../../../src/workflow/v1/tasks/switch';
-import { runTry } from '../../../src/workflow/v1/tasks/try';
-import { runWait } from '../../../src/workflow/v1/tasks/wait';
-
-type Executor = (task: Task, at: TaskAt, input: Json, ctx: TaskContext) => Promise<TaskOutcome>;
-
-export const EXECUTORS: Record<TaskType, Executor> = {
-  call: runCall,
-  do: runDo,
-  emit: runEmit,
-  for: runFor,
-  fork: runFork,
-  listen: runListen,
-  raise: runRaise,
-  run: runRun,
-  set: runSet,
-  switch: runSwitch,
-  try: runTry,
-  wait: runWait,
-};
+import { EXECUTORS } from '../../../src/workflow/v1/tasks/executors';
 
 /** Virtual time starts here (2026-01-01T00:00:00Z). */
 export const T0 = Date.UTC(2026, 0, 1);
