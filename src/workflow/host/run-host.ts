@@ -165,11 +165,18 @@ export class RunHost {
    */
   async runAgainAfter(ms: number, summary: string, input: Json): Promise<never> {
     await this.effects.sleep(ms, summary);
+    return this.continueWith(input, () => ({ ...(this.options.definition ? { definition: this.options.definition } : {}), ...(this.options.subflows ? { subflows: this.options.subflows } : {}) }));
+  }
+
+  /**
+   * The next run of this workflow id: lifecycle events delivered, then `options()` (read after
+   * them: the carry holds the mailbox as it is then), search attributes written, continue-as-new.
+   */
+  private async continueWith(input: Json, options: () => StartOptions): Promise<never> {
     await this.lifecycle?.settle();
+    const opts = options();
     this.tracker.flush();
-    const next = makeContinueAsNewFunc({ workflowType: this.info.workflowType, taskQueue: this.info.taskQueue });
-    const opts: StartOptions = { ...(this.options.definition ? { definition: this.options.definition } : {}), ...(this.options.subflows ? { subflows: this.options.subflows } : {}) };
-    return next(input, opts);
+    return makeContinueAsNewFunc({ workflowType: this.info.workflowType, taskQueue: this.info.taskQueue })(input, opts);
   }
 
   /** A lifecycle CloudEvent (a no-op unless the worker opted in; the host's newer types only on runs with `host-lifecycle`). */
@@ -268,18 +275,16 @@ export class RunHost {
    * lifecycle events delivered, search attributes written, the host's part carried.
    */
   async continueAsNew(definition: Definition, data: Json, front: Record<string, Json>): Promise<never> {
-    await this.lifecycle?.settle();
-    const carried: Carried = { host: this.hostCarry(), front };
-    this.tracker.flush();
-    const next = makeContinueAsNewFunc({ workflowType: this.info.workflowType, taskQueue: this.info.taskQueue });
-    const opts: StartOptions = {
-      definition,
-      ...(this.options.subflows ? { subflows: this.options.subflows } : {}),
-      carried: carried as unknown as Json,
-      // Pinned function documents go with the chain (only runs with v1-catalogs have any).
-      ...(this.functions ? { functions: { ...this.functions } } : {}),
-    };
-    return next(data, opts);
+    return this.continueWith(data, () => {
+      const carried: Carried = { host: this.hostCarry(), front };
+      return {
+        definition,
+        ...(this.options.subflows ? { subflows: this.options.subflows } : {}),
+        carried: carried as unknown as Json,
+        // Pinned function documents go with the chain (only runs with v1-catalogs have any).
+        ...(this.functions ? { functions: { ...this.functions } } : {}),
+      };
+    });
   }
 
   // ------------------------------------------------------------------ the state query
