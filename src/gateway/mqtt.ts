@@ -27,6 +27,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import mqtt, { type IPublishPacket, type MqttClient } from 'mqtt';
 import type { CloudEventJson } from '../common/contracts';
 import { checkEvent, EventProblem, MIME_STRUCTURED, mediaType, structuredEvent, withData } from './cloudevents';
+import { metrics } from '../metrics';
 import { Dispatcher, type DispatcherOptions, type EventResult } from './dispatch';
 
 export interface MqttInboundOptions extends DispatcherOptions {
@@ -123,6 +124,7 @@ export async function startMqttInbound(opts: MqttInboundOptions): Promise<MqttIn
     if (result.delivered?.length) entry.workflowIds = result.delivered.map((d) => d.workflowId).slice(0, 10);
     if (result.error) entry.error = result.error.slice(0, 300);
     opts.accessLog?.(entry);
+    metrics()?.gatewayEvents.inc({ transport: 'mqtt', outcome: result.status === 202 ? 'accepted' : 'rejected', status: String(result.status) });
     for (const d of result.delivered ?? []) log(`MQTT ${packet.topic}: event ${entry.type} ${entry.id} → ${d.workflowId}${d.started ? ' (started)' : ''}`);
     const ack = result.status !== 503 && result.status !== 500;
     if (result.status !== 202) log(`MQTT ${packet.topic}: ${ack ? 'dropped' : 'not acknowledged (the broker delivers it again)'}: ${result.error}`);

@@ -250,7 +250,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   /** Prometheus (when on): each event's outcome by HTTP status, the reason of a rejection. */
   function countEvents(statuses: number[]): void {
     const m = metrics();
-    for (const status of statuses) m?.gatewayEvents.inc({ outcome: status === 202 ? 'accepted' : 'rejected', status: String(status) });
+    for (const status of statuses) m?.gatewayEvents.inc({ transport: 'http', outcome: status === 202 ? 'accepted' : 'rejected', status: String(status) });
   }
 
   const server = createServer((req, res) => void handle(req, res));

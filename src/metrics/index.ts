@@ -23,7 +23,7 @@ export interface SwflowMetrics {
   callErrors: Counter<'definition' | 'function' | 'code'>;
   callRetries: Counter<'definition' | 'function'>;
   retries: Counter<'definition' | 'version' | 'target'>;
-  gatewayEvents: Counter<'outcome' | 'status'>;
+  gatewayEvents: Counter<'transport' | 'outcome' | 'status'>;
   scheduleTriggers: Counter<'definition' | 'version'>;
   definitionsLoaded: Gauge;
   definitionsRejected: Gauge;
@@ -55,7 +55,7 @@ export function enableMetrics(): SwflowMetrics {
     callErrors: new Counter({ name: 'swflow_function_call_errors_total', help: 'Failed function call attempts, by definition, function name and error code', labelNames: ['definition', 'function', 'code'], registers: r }),
     callRetries: new Counter({ name: 'swflow_function_call_retries_total', help: 'Function call attempts after the first (retries), by definition and function name', labelNames: ['definition', 'function'], registers: r }),
     retries: new Counter({ name: 'swflow_retries_total', help: 'Retries the interpreter makes after a timer, by definition, version and target (a 0.8 action\'s function or subflow, a 1.0 try task)', labelNames: ['definition', 'version', 'target'], registers: r }),
-    gatewayEvents: new Counter({ name: 'swflow_gateway_events_total', help: 'CloudEvents the gateway accepted or rejected, by outcome and HTTP status (the reason)', labelNames: ['outcome', 'status'], registers: r }),
+    gatewayEvents: new Counter({ name: 'swflow_gateway_events_total', help: 'CloudEvents the gateway accepted or rejected, by transport (http, mqtt), outcome and HTTP status (the reason; MQTT messages get the status an HTTP request would)', labelNames: ['transport', 'outcome', 'status'], registers: r }),
     scheduleTriggers: new Counter({ name: 'swflow_schedule_triggers_total', help: 'Runs a Temporal Schedule started (start.schedule cron / every), by definition id and version', labelNames: ['definition', 'version'], registers: r }),
     definitionsLoaded: new Gauge({ name: 'swflow_definitions_loaded', help: 'Definitions the registry loaded at its last scan', registers: r }),
     definitionsRejected: new Gauge({ name: 'swflow_definitions_rejected', help: 'Definition files the registry could not load at its last scan', registers: r }),

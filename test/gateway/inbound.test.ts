@@ -17,6 +17,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { DefinitionRegistry } from '../../src/definitions/registry';
 import { startGateway, type Gateway } from '../../src/gateway/server';
+import { enableMetrics } from '../../src/metrics';
 import { eventFromMqtt, startMqttInbound, type MqttInbound, type MqttLogEntry } from '../../src/gateway/mqtt';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
@@ -54,6 +55,7 @@ let gateway: Gateway;
 const mqttLog: MqttLogEntry[] = [];
 
 before(async () => {
+  enableMetrics();
   dir = mkdtempSync(join(tmpdir(), 'swflow-inbound-'));
   for (const [name, doc] of Object.entries(DEFINITIONS)) writeFileSync(join(dir, `${name}.sw.json`), JSON.stringify(doc));
   env = await startDevEnv();
@@ -111,6 +113,12 @@ test('MQTT: a malformed message is dropped (logged with the reason), later messa
   assert.equal(mqttLog.find((e) => e.id === 'm-direct')?.status, 403);
   assert.deepEqual(await client.workflow.getHandle('greeter/web/m-2').result(), { request: { name: 'Max' } });
   await handle.terminate('test over');
+  // Prometheus: each MQTT message counted by the status it got (metrics are on in this process).
+  const counted = async (outcome: string, status: string) =>
+    ((await enableMetrics().registry.getSingleMetric('swflow_gateway_events_total')!.get()).values.find((v) => v.labels.transport === 'mqtt' && v.labels.outcome === outcome && v.labels.status === status)?.value ?? 0);
+  assert.equal(await counted('rejected', '403'), 1);
+  assert.ok((await counted('rejected', '400')) >= 2, 'the two malformed messages');
+  assert.ok((await counted('accepted', '202')) >= 2, 'm-1 and m-2');
 });
 
 const swflow = (args: string[], extraEnv: Record<string, string> = {}) => runSwflow(env.address, args, extraEnv);
