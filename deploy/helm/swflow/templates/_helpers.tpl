@@ -41,7 +41,7 @@ swflow.io/track: {{ .track | default "current" }}
 
 {{/* A DNS-1123 form of a build id, for object names and label values. */}}
 {{- define "swflow.buildSlug" -}}
-{{- . | toString | lower | regexReplaceAll "[^a-z0-9-]+" "-" | trunc 40 | trimAll "-" -}}
+{{- regexReplaceAll "[^a-z0-9-]+" (. | toString | lower) "-" | trunc 40 | trimAll "-" -}}
 {{- end -}}
 
 {{- define "swflow.definitionsDir" -}}
