@@ -13,7 +13,7 @@ import { createBuiltinAdapterWorker } from '../worker/adapter-worker';
 import { loadAdapters } from '../adapter';
 import { loadSecrets } from './secrets';
 import { serveMetricsIf } from '../metrics';
-import { serveHealthIf } from '../worker/health';
+import { healthPort, serveHealthIf } from '../worker/health';
 import { servingWorkerOptions } from '../worker/deployment';
 
 interface AdaptersCliOptions {
@@ -43,10 +43,13 @@ export function register(program: Command): void {
 async function runAdapters(opts: AdaptersCliOptions): Promise<void> {
   const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
   const adapters = loadAdapters(opts.module ?? []);
+  // Bad options fail before anything connects.
+  const workerOptions = servingWorkerOptions(opts, false);
+  healthPort(opts.healthPort);
   // Before the connection: Core's metrics exporter is part of the runtime it creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow adapters] ${m}`));
   const connection = await NativeConnection.connect(connectionOptions(target));
-  const worker = await createBuiltinAdapterWorker({ connection, namespace: target.namespace, taskQueue: opts.taskQueue, baseDirs: opts.definitions, adapters, secrets: loadSecrets(opts.secrets), workerOptions: servingWorkerOptions(opts, false) });
+  const worker = await createBuiltinAdapterWorker({ connection, namespace: target.namespace, taskQueue: opts.taskQueue, baseDirs: opts.definitions, adapters, secrets: loadSecrets(opts.secrets), workerOptions });
   const health = await serveHealthIf(opts.healthPort, { workers: () => [worker], connection: () => connection }, (m) => console.log(`[swflow adapters] ${m}`));
   const own = adapters.length ? `; also ${adapters.flatMap((a) => Object.keys(a.activityTypes)).join(', ')}` : '';
   console.log(`[swflow adapters] serving task queue ${opts.taskQueue} on ${target.address} (namespace ${target.namespace})${own}`);

@@ -20,7 +20,7 @@ import { loadAdapters, runAdapterWorker } from '../adapter';
 import { loadSecrets } from './secrets';
 import { dataConverterOptions } from '../codec';
 import { serveMetricsIf } from '../metrics';
-import { serveHealthIf } from '../worker/health';
+import { healthPort, serveHealthIf } from '../worker/health';
 import { servingWorkerOptions, setCurrentVersion, workerDeployment, type DeploymentCliOptions } from '../worker/deployment';
 
 interface WorkerCliOptions extends DeploymentCliOptions {
@@ -55,10 +55,11 @@ export function register(program: Command): void {
 
 async function runAdapters(opts: WorkerCliOptions): Promise<void> {
   const adapters = loadAdapters(opts.adapter ?? []);
+  const workerOptions = servingWorkerOptions(opts, false);
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow worker] ${m}`));
   await runAdapterWorker({
     adapters,
-    workerOptions: servingWorkerOptions(opts, false),
+    workerOptions,
     taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
     secrets: loadSecrets(opts.secrets),
     log: (m) => console.log(`[swflow worker] ${m} on ${targetFromEnv()?.address ?? 'localhost:7233'}`),
@@ -69,6 +70,10 @@ async function runAdapters(opts: WorkerCliOptions): Promise<void> {
 export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
   const taskQueue = opts.taskQueue ?? INTERPRETER_TASK_QUEUE;
+  // Bad options fail before anything connects.
+  const workerOptions = servingWorkerOptions(opts, true);
+  const deployment = workerDeployment(opts);
+  healthPort(opts.healthPort);
   // Before the connection: Core's metrics exporter is part of the runtime it creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow worker] ${m}`));
   const connection = await NativeConnection.connect(connectionOptions(target));
@@ -79,11 +84,10 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
     definitions: opts.definitions,
     secrets: opts.secrets ? loadSecrets(opts.secrets) : undefined,
     log: (m) => console.log(`[swflow worker] ${m}`),
-    workerOptions: servingWorkerOptions(opts, true),
+    workerOptions,
   });
   const log = (m: string) => console.log(`[swflow worker] ${m}`);
   const health = await serveHealthIf(opts.healthPort, { workers: () => [worker], connection: () => connection }, log);
-  const deployment = workerDeployment(opts);
   const clientConnection = opts.schedules ? await Connection.connect(connectionOptions(target)) : undefined;
   const registry = new DefinitionRegistry(opts.definitions);
   const schedules = clientConnection
