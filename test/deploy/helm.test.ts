@@ -6,10 +6,10 @@
  * decoded strictly into its k8s.io/api type, plus the rules the API server adds), which must
  * also refuse a broken manifest.
  */
-import { before, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -26,6 +26,8 @@ before(async () => {
   const log = (m: string) => console.error(`[helm test] ${m}`);
   [helm, validator] = await Promise.all([resolveHelm(log), buildValidator(log)]);
 });
+
+after(() => rmSync(dir, { recursive: true, force: true }));
 
 type Doc = Record<string, any>;
 
