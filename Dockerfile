@@ -1,4 +1,5 @@
-# swflow's workers (interpreter + REST adapter; the event gateway as it lands) for temporal-dev.yml.
+# swflow's image: `swflow start` by default (temporal-dev.yml); the Helm chart and deploy/compose run
+# `node bin/swflow.js worker`, `adapters` and `gateway` from it as separate processes.
 FROM node:20.19-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./

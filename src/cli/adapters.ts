@@ -13,6 +13,8 @@ import { createBuiltinAdapterWorker } from '../worker/adapter-worker';
 import { loadAdapters } from '../adapter';
 import { loadSecrets } from './secrets';
 import { serveMetricsIf } from '../metrics';
+import { healthPort, serveHealthIf } from '../worker/health';
+import { servingWorkerOptions } from '../worker/deployment';
 
 interface AdaptersCliOptions {
   definitions: string[];
@@ -20,6 +22,8 @@ interface AdaptersCliOptions {
   module?: string[];
   secrets?: string;
   metricsPort?: string;
+  healthPort?: string;
+  shutdownGrace?: string;
 }
 
 export function register(program: Command): void {
@@ -31,19 +35,26 @@ export function register(program: Command): void {
     .option('-m, --module <files...>', 'also serve the adapters these modules export (defineAdapter)')
     .option('--secrets <file>', 'a JSON or YAML file of $SECRETS values (default: the environment)')
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (default $SWFLOW_METRICS_PORT; unset: off)')
+    .option('--health-port <port>', 'serve /healthz and /readyz on this port (default $SWFLOW_HEALTH_PORT; unset: off)')
+    .option('--shutdown-grace <duration>', 'on SIGTERM, let calls in flight finish for this long, e.g. 30s (default $SWFLOW_SHUTDOWN_GRACE, else 0: they are cancelled and retried elsewhere)')
     .action((opts: AdaptersCliOptions) => runAdapters(opts));
 }
 
 async function runAdapters(opts: AdaptersCliOptions): Promise<void> {
   const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
   const adapters = loadAdapters(opts.module ?? []);
+  // Bad options fail before anything connects.
+  const workerOptions = servingWorkerOptions(opts, false);
+  healthPort(opts.healthPort);
   // Before the connection: Core's metrics exporter is part of the runtime it creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow adapters] ${m}`));
   const connection = await NativeConnection.connect(connectionOptions(target));
-  const worker = await createBuiltinAdapterWorker({ connection, namespace: target.namespace, taskQueue: opts.taskQueue, baseDirs: opts.definitions, adapters, secrets: loadSecrets(opts.secrets) });
+  const worker = await createBuiltinAdapterWorker({ connection, namespace: target.namespace, taskQueue: opts.taskQueue, baseDirs: opts.definitions, adapters, secrets: loadSecrets(opts.secrets), workerOptions });
+  const health = await serveHealthIf(opts.healthPort, { workers: () => [worker], connection: () => connection }, (m) => console.log(`[swflow adapters] ${m}`));
   const own = adapters.length ? `; also ${adapters.flatMap((a) => Object.keys(a.activityTypes)).join(', ')}` : '';
   console.log(`[swflow adapters] serving task queue ${opts.taskQueue} on ${target.address} (namespace ${target.namespace})${own}`);
   await worker.run();
+  await health?.close();
   await connection.close();
   await metricsServer?.close();
 }

@@ -20,14 +20,18 @@ import { loadAdapters, runAdapterWorker } from '../adapter';
 import { loadSecrets } from './secrets';
 import { dataConverterOptions } from '../codec';
 import { serveMetricsIf } from '../metrics';
+import { healthPort, serveHealthIf } from '../worker/health';
+import { servingWorkerOptions, setCurrentVersion, workerDeployment, type DeploymentCliOptions } from '../worker/deployment';
 
-interface WorkerCliOptions {
+interface WorkerCliOptions extends DeploymentCliOptions {
   definitions: string[];
   taskQueue?: string;
   adapter?: string[];
   secrets?: string;
   schedules: boolean;
   metricsPort?: string;
+  healthPort?: string;
+  setCurrent?: boolean;
 }
 
 export function register(program: Command): void {
@@ -40,14 +44,22 @@ export function register(program: Command): void {
     .option('--secrets <file>', 'a JSON or YAML file of $SECRETS values for the adapters\' calls (with --adapter) or, for the interpreter, its local calls (swflow.local) and the authentication of 1.0 schema resources (default: the environment)')
     .option('--no-schedules', 'do not create/update/delete the Temporal Schedules of scheduled definitions')
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (default $SWFLOW_METRICS_PORT; unset: off)')
+    .option('--health-port <port>', 'serve /healthz and /readyz on this port (default $SWFLOW_HEALTH_PORT; unset: off)')
+    .option('--shutdown-grace <duration>', 'on SIGTERM, let in-flight tasks finish for this long, e.g. 30s (default $SWFLOW_SHUTDOWN_GRACE, else 0)')
+    .option('--build-id <id>', 'Worker Versioning: this build of the interpreter; runs are pinned to the build that started them (default $SWFLOW_BUILD_ID; unset: unversioned)')
+    .option('--deployment-name <name>', 'Worker Versioning: the worker deployment (default $SWFLOW_DEPLOYMENT_NAME, else "swflow")')
+    .option('--versioning-behavior <behavior>', 'Worker Versioning: pinned or auto-upgrade (default $SWFLOW_VERSIONING_BEHAVIOR, else pinned)')
+    .option('--set-current', 'Worker Versioning: make this build the current version once it polls (new runs go to it); default $SWFLOW_SET_CURRENT=true')
     .action((opts: WorkerCliOptions) => (opts.adapter ? runAdapters(opts) : runWorker(opts)));
 }
 
 async function runAdapters(opts: WorkerCliOptions): Promise<void> {
   const adapters = loadAdapters(opts.adapter ?? []);
+  const workerOptions = servingWorkerOptions(opts, false);
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow worker] ${m}`));
   await runAdapterWorker({
     adapters,
+    workerOptions,
     taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
     secrets: loadSecrets(opts.secrets),
     log: (m) => console.log(`[swflow worker] ${m} on ${targetFromEnv()?.address ?? 'localhost:7233'}`),
@@ -58,6 +70,10 @@ async function runAdapters(opts: WorkerCliOptions): Promise<void> {
 export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
   const taskQueue = opts.taskQueue ?? INTERPRETER_TASK_QUEUE;
+  // Bad options fail before anything connects.
+  const workerOptions = servingWorkerOptions(opts, true);
+  const deployment = workerDeployment(opts);
+  healthPort(opts.healthPort);
   // Before the connection: Core's metrics exporter is part of the runtime it creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow worker] ${m}`));
   const connection = await NativeConnection.connect(connectionOptions(target));
@@ -68,15 +84,25 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
     definitions: opts.definitions,
     secrets: opts.secrets ? loadSecrets(opts.secrets) : undefined,
     log: (m) => console.log(`[swflow worker] ${m}`),
+    workerOptions,
   });
   const log = (m: string) => console.log(`[swflow worker] ${m}`);
+  const health = await serveHealthIf(opts.healthPort, { workers: () => [worker], connection: () => connection }, log);
   const clientConnection = opts.schedules ? await Connection.connect(connectionOptions(target)) : undefined;
   const registry = new DefinitionRegistry(opts.definitions);
   const schedules = clientConnection
     ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions() }), () => registry.allDefinitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
     : undefined;
-  log(`serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}`);
-  await worker.run();
+  log(`serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}${deployment ? `; build ${deployment.version.deploymentName}.${deployment.version.buildId} (${deployment.defaultVersioningBehavior})` : ''}`);
+  const running = worker.run();
+  if (deployment && (opts.setCurrent || process.env.SWFLOW_SET_CURRENT === 'true')) {
+    await setCurrentVersion(connection, target.namespace, deployment.version).then(
+      () => log(`${deployment.version.deploymentName}.${deployment.version.buildId} is the current version: new runs start on this build`),
+      (err) => log(`${(err as Error).message}`),
+    );
+  }
+  await running;
+  await health?.close();
   await schedules?.stop();
   await clientConnection?.close();
   await connection.close();
