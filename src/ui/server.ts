@@ -14,6 +14,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client, WorkflowExecutionDescription, WorkflowExecutionInfo } from '@temporalio/client';
+import type { Payload as CommonPayload, PayloadCodec } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
 import type { Definition } from '../common/model';
 import { STATE_QUERY, type InstanceState } from '../common/contracts';
 import { definitionHash, type DefinitionRegistry } from '../definitions/registry';
@@ -142,6 +144,7 @@ export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
       withTimeout(exact.query<InstanceState>(STATE_QUERY), queryTimeout).catch((err: Error) => ({ error: err.message })),
     ]);
     const events = history.events ?? [];
+    await decodeReadPayloads(events, opts.client.options.loadedDataConverter.payloadCodecs);
     const facts = historyFacts(events);
     const sa = info.searchAttributes as Record<string, unknown[] | undefined>;
     let def = pinnedDefinition(events) as Definition | undefined;
@@ -223,6 +226,34 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 
 function json(res: ServerResponse, body: unknown, status = 200): void {
   send(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
+}
+
+type Payload = temporal.api.common.v1.IPayload;
+
+/**
+ * With a payload codec (encrypted payloads, docs/encryption.md), the payloads the page reads are
+ * decoded in place: the start's input, markers (the pinned definition, local activities) and
+ * command summaries. Others stay as they are (and are not sent to the browser).
+ */
+async function decodeReadPayloads(events: temporal.api.history.v1.IHistoryEvent[], codecs: readonly PayloadCodec[]): Promise<void> {
+  if (!codecs.length) return;
+  const decode = async (ps: Payload[]): Promise<Payload[]> => {
+    let out = ps as unknown as CommonPayload[];
+    for (const c of [...codecs].reverse()) out = await c.decode(out);
+    return out as unknown as Payload[];
+  };
+  await Promise.all(
+    events.map(async (e) => {
+      const input = e.workflowExecutionStartedEventAttributes?.input;
+      if (input?.payloads?.length) input.payloads = await decode(input.payloads);
+      const details = e.markerRecordedEventAttributes?.details;
+      for (const k of Object.keys(details ?? {})) {
+        const p = details![k];
+        if (p?.payloads?.length) p.payloads = await decode(p.payloads);
+      }
+      if (e.userMetadata?.summary) e.userMetadata.summary = (await decode([e.userMetadata.summary]))[0];
+    }),
+  );
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
