@@ -8,6 +8,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +81,7 @@ let workers: Worker[] = [];
 let running: Promise<unknown> = Promise.resolve();
 let def08: WorkflowDef;
 let def10: Definition;
+let finished08 = '';
 
 before(async () => {
   const cli = await resolveTemporalCli();
@@ -159,6 +161,7 @@ test('a 0.8 run: the current state while it waits, the path once it completed, l
 
   await handle.signal(EVENT_SIGNAL, approval('a-1'));
   await handle.result();
+  finished08 = handle.workflowId;
   await shows('Completed'); // the page's own poll sees it
   assert.deepEqual(await pathText(), ['start', 'Receive Order', 'Check Amount', 'Wait For Approval', 'Charge Card', 'end']);
   assert.deepEqual(await marked('current'), []);
@@ -239,4 +242,39 @@ test('the definitions the worker serves are listed, runs filter by definition an
   const res = await fetch(`${runPage.url}/api/runs?status=Bogus`);
   assert.equal(res.status, 400);
   assert.match(((await res.json()) as { error: string }).error, /status must be one of Running, Completed/);
+});
+
+test('swflow ui: the page alone, against the server TEMPORAL_ADDRESS names', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'ui', '--port', '0', '-d', join(ROOT, 'examples'), '--web-ui', 'http://webui.example:8233'], {
+    cwd: ROOT,
+    env: { ...process.env, TEMPORAL_ADDRESS: server.address },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL printed: ${output}`)), 30_000);
+      child.stdout!.on('data', () => {
+        const m = /Run page: (http:\/\/\S+)/.exec(output);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`swflow ui exited (${code}): ${output}`)));
+    });
+    const defs = (await (await fetch(`${url}/api/definitions`)).json()) as { definitions: { key: string }[] };
+    assert.ok(defs.definitions.some((d) => d.key === 'helloworld@1.0'), JSON.stringify(defs));
+    const runs = (await (await fetch(`${url}/api/runs?definition=uiorder08&status=Completed`)).json()) as { runs: { workflowId: string }[] };
+    assert.deepEqual(runs.runs.map((r) => r.workflowId), [finished08]);
+    const run = (await (await fetch(`${url}/api/runs/${finished08}`)).json()) as { webUi: string; overlay: { path: string[] } };
+    assert.match(run.webUi, new RegExp(`^http://webui\\.example:8233/namespaces/default/workflows/${finished08}/`));
+    assert.deepEqual(run.overlay.path, ['start', 'Receive Order', 'Check Amount', 'Wait For Approval', 'Charge Card', 'end']);
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  }
 });
