@@ -278,3 +278,22 @@ test('swflow ui: the page alone, against the server TEMPORAL_ADDRESS names', asy
     await exited;
   }
 });
+
+test('the Temporal Web UI shows the link to the run page in the run\'s details', async () => {
+  await page.setViewportSize({ width: 1400, height: 1400 });
+  await page.goto(`${server.uiUrl}/namespaces/default/workflows/${finished08}`);
+  await page.getByText('Completed').first().waitFor({ timeout: 30_000 });
+  await page.getByText('User Metadata').first().click();
+  // The UI renders the details' Markdown in a sandboxed frame: look in every frame.
+  const target = `${runPage.url}/runs/${finished08}`;
+  let href: string | null = null;
+  for (let i = 0; i < 60 && !href; i++) {
+    for (const f of page.frames()) {
+      href = await f.locator(`a[href="${target}"]`).first().getAttribute('href', { timeout: 100 }).catch(() => null);
+      if (href) break;
+    }
+    if (!href) await page.waitForTimeout(500);
+  }
+  await page.screenshot({ path: join(ARTIFACTS, 'run-page-webui-link.png'), fullPage: true });
+  assert.equal(href, target);
+});
