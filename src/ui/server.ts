@@ -42,6 +42,8 @@ export interface RunPage {
   close(): Promise<void>;
 }
 
+const CLOSED_KEPT = 200;
+
 /** Temporal's execution status names a run list can be filtered by (`ExecutionStatus`). */
 const STATUSES = ['Running', 'Completed', 'Failed', 'Canceled', 'Terminated', 'ContinuedAsNew', 'TimedOut'];
 
@@ -66,7 +68,7 @@ function statusName(name: string | undefined): string {
 
 export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
   const graphs = new Map<string, Promise<LaidOutGraph>>();
-  /** Closed runs do not change: their overlay is computed once. */
+  /** Closed runs do not change: their overlay is computed once (the latest CLOSED_KEPT of them). */
   const closed = new Map<string, unknown>();
   const ns = opts.client.options.namespace;
   const queryTimeout = opts.queryTimeoutMs ?? 5000;
@@ -171,7 +173,10 @@ export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
       commands: facts.commands,
     };
     // Kept once the query answered (or cannot: a closed run replays the same every time).
-    if (status !== 'Running' && queried) closed.set(cacheKey, body);
+    if (status !== 'Running' && queried) {
+      closed.set(cacheKey, body);
+      if (closed.size > CLOSED_KEPT) closed.delete(closed.keys().next().value!);
+    }
     return body;
   }
 
