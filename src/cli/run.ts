@@ -23,6 +23,7 @@ import {
   type StartOptions,
 } from '../common/contracts';
 import type { Json } from '../common/model';
+import { withRunPageLink } from '../ui/link';
 import { connectionOptions, targetFromEnv, type ServerTarget } from '../client/connection';
 import { stopWorkers } from '../worker/stop';
 import { dataConverterOptions } from '../codec';
@@ -145,6 +146,7 @@ export async function runCommand(file: string, opts: RunCliOptions, out: (line: 
       taskQueue: INTERPRETER_TASK_QUEUE,
       workflowId,
       args: [input, startOptions],
+      staticDetails: withRunPageLink(workflowId),
     });
     out(`Started ${definition.id}${definition.version ? ` ${definition.version}` : ''} as ${workflowId} (run ${handle.firstExecutionRunId}) on ${target.address}`);
 

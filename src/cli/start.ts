@@ -3,8 +3,8 @@
  * (unless TEMPORAL_ADDRESS names a server), the interpreter worker with the definitions of
  * `examples/` (or `--definitions`) and their Temporal Schedules (`start.schedule`), the
  * built-in adapter worker (REST, GraphQL, OData...), the event gateway (CloudEvents over HTTP,
- * and MQTT with `--mqtt`) and, while it serves the examples, their example service; prints where
- * everything is. Ctrl-C stops it all.
+ * and MQTT with `--mqtt`), the run page (`swflow ui`) and, while it serves the examples, their
+ * example service; prints where everything is. Ctrl-C stops it all.
  */
 import type { Server } from 'node:http';
 import { statSync } from 'node:fs';
@@ -31,6 +31,8 @@ import { httpSink } from '../gateway/sink';
 import { serveMetricsIf } from '../metrics';
 import { startGreetingService, GREETING_SERVICE_PORT } from '../../examples/services/greeting-service';
 import { dataConverterOptions } from '../codec';
+import { UI_PORT } from './ui';
+import { startRunPage, type RunPage } from '../ui/server';
 
 const EXAMPLES_DIR = join(PROJECT_ROOT, 'examples');
 
@@ -56,6 +58,7 @@ interface StartCommandOptions extends GatewayCliOptions {
   allowProcesses?: boolean;
   lifecycleEvents?: boolean;
   metricsPort?: string;
+  runPagePort: string;
 }
 
 export function register(program: Command): void {
@@ -70,6 +73,7 @@ export function register(program: Command): void {
     .option('--lifecycle-events', 'publish 1.0 lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks')
     .option('--allow-processes', "also serve 1.0 run.shell / run.script / run.container tasks (queue swflow-processes): they execute the documents' commands and scripts with this process's rights")
     .option('--event-sink <urls...>', 'where produced CloudEvents are POSTed (default: $SWFLOW_EVENT_SINKS, comma-separated)')
+    .option('--run-page-port <port>', 'the run page (runs drawn on their graphs); 0: off', String(UI_PORT))
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (default $SWFLOW_METRICS_PORT; unset: off)');
   addGatewayOptions(cmd).action((opts: StartCommandOptions) => start(opts));
 }
@@ -132,6 +136,15 @@ async function start(opts: StartCommandOptions): Promise<void> {
     const registry = new DefinitionRegistry(opts.definitions);
     const client = new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions() });
     const schedules = keepSchedulesInSync(client, () => registry.allDefinitions(), { taskQueue: INTERPRETER_TASK_QUEUE, intervalMs: scheduleSyncMs(), log: (m) => log(m) });
+    const runPage: RunPage | undefined =
+      opts.runPagePort === '0'
+        ? undefined
+        : await startRunPage({ client, registry, webUiUrl: uiUrl ?? process.env.TEMPORAL_WEB_UI, host: process.env.SWFLOW_UI_HOST ?? '127.0.0.1', port: Number(opts.runPagePort) }).catch((err: Error) => {
+            log(`The run page cannot listen on port ${opts.runPagePort} (${err.message}); choose another with --run-page-port. Going on without it.`);
+            return undefined;
+          });
+    // Runs this process starts (the gateway) link to the page from the Web UI (src/ui/link.ts).
+    if (runPage && !process.env.SWFLOW_UI_URL) process.env.SWFLOW_UI_URL = runPage.url;
     const common = { client, definitions: () => registry.allDefinitions(), temporalTimeoutMs: settings.temporalTimeoutMs, log: (m: string) => log(`gateway: ${m}`) };
     const gateway: Gateway = await startGateway({
       ...common,
@@ -143,12 +156,12 @@ async function start(opts: StartCommandOptions): Promise<void> {
     });
     const mqtt: MqttInbound | undefined = settings.mqtt ? await startMqttInbound({ ...common, ...settings.mqtt, accessLog: settings.accessLog ? (e) => console.log(JSON.stringify({ log: 'mqtt', ...e })) : undefined }) : undefined;
 
-    printBanner({ metricsUrl: metricsServer?.url, target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url, sinks: sinkUrls, mqtt: settings.mqtt && `${settings.mqtt.topics.join(', ')} on ${settings.mqtt.url.replace(/\/\/[^@/]*@/, '//')}` });
+    printBanner({ metricsUrl: metricsServer?.url, runPageUrl: runPage?.url, target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url, sinks: sinkUrls, mqtt: settings.mqtt && `${settings.mqtt.topics.join(', ')} on ${settings.mqtt.url.replace(/\/\/[^@/]*@/, '//')}` });
     // The SDK's runtime shuts the workers down on SIGINT/SIGTERM; run() resolves after that.
     try {
       await Promise.all([worker.run(), adapters.run(), ...(processes ? [processes.run()] : [])]);
     } finally {
-      await Promise.all([gateway.close(), mqtt?.close(), schedules.stop(), metricsServer?.close()]);
+      await Promise.all([gateway.close(), mqtt?.close(), runPage?.close(), schedules.stop(), metricsServer?.close()]);
       await new Promise((r) => (exampleService ? exampleService.close(r) : r(undefined)));
     }
     await connection.close();
@@ -162,13 +175,14 @@ async function start(opts: StartCommandOptions): Promise<void> {
   }
 }
 
-function printBanner(info: { target: ServerTarget; uiUrl?: string; definitions: string[]; dbFile?: string; exampleService: boolean; gatewayUrl: string; sinks: string[]; mqtt?: string; metricsUrl?: string }): void {
+function printBanner(info: { target: ServerTarget; uiUrl?: string; runPageUrl?: string; definitions: string[]; dbFile?: string; exampleService: boolean; gatewayUrl: string; sinks: string[]; mqtt?: string; metricsUrl?: string }): void {
   const address = info.target.address === '127.0.0.1:7233' ? '' : ` --address ${info.target.address}`;
   const lines = [
     '',
     '  swflow is running',
     `  Temporal server   ${info.target.address}  (namespace ${info.target.namespace})`,
     info.uiUrl ? `  Temporal Web UI   ${info.uiUrl}` : undefined,
+    info.runPageUrl ? `  Run page          ${info.runPageUrl}  (runs drawn on their graphs, live)` : undefined,
     info.dbFile ? `  Server database   ${info.dbFile}` : undefined,
     `  Task queues       ${INTERPRETER_TASK_QUEUE} (interpreter), ${ADAPTER_TASK_QUEUE} (built-in adapters)`,
     `  Definitions       ${info.definitions.join(', ')}`,

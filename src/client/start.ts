@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Json, WorkflowDef } from '../common/model';
+import { withRunPageLink } from '../ui/link';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson, EVENT_SIGNAL, type StartOptions } from '../common/contracts';
 
 export interface StartWorkflowOptions {
@@ -45,12 +46,14 @@ export async function startWorkflow(client: Client, opts: StartWorkflowOptions):
   const args: [Json, StartOptions?] = Object.keys(startOptions).length ? [opts.input ?? {}, startOptions] : [opts.input ?? {}];
   const summary = def ? `Serverless Workflow ${definitionTitle(def)}` : `Serverless Workflow ${type}`;
   const timeout = opts.workflowExecutionTimeout;
+  const workflowId = opts.workflowId ?? `${id}-${randomUUID().slice(0, 8)}`;
   const common = {
     taskQueue: opts.taskQueue ?? INTERPRETER_TASK_QUEUE,
-    workflowId: opts.workflowId ?? `${id}-${randomUUID().slice(0, 8)}`,
+    workflowId,
     args,
     staticSummary: summary,
-    staticDetails: def?.description,
+    // With SWFLOW_UI_URL set, the Web UI links the run to its run page.
+    staticDetails: withRunPageLink(workflowId, def?.description),
     ...(timeout !== undefined ? { workflowExecutionTimeout: typeof timeout === 'string' && timeout.startsWith('P') ? isoToMs(timeout) : timeout } : {}),
   };
   if (opts.startEvents?.length) {

@@ -153,4 +153,19 @@ export interface InstanceState {
   awaitedEvents: string[];
   /** `suspended`: by `swflow suspend` until resumed; `cancelled`: by a Temporal cancel. */
   status: 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled' | 'compensating';
+  /**
+   * The steps of this run in the order they were entered (the last STEPS_LISTED of them), with
+   * workflow times: `step` is the state name (0.8) or the task's JSON pointer (1.0). Query output
+   * only (nothing recorded): what the run page draws. `stepsTotal`: how many there were in all.
+   */
+  steps?: StepRecord[];
+  stepsTotal?: number;
+}
+
+export interface StepRecord {
+  step: string;
+  type: string;
+  status: 'running' | 'done' | 'failed' | 'compensating' | 'compensated';
+  enteredAt?: number;
+  leftAt?: number;
 }

@@ -20,6 +20,7 @@ import type { Definition } from '../common/model';
 import { isV1Definition, type V1Definition } from '../common/model-v1';
 import { route, type AwaitingDelivery, type Delivery, type InstanceDelivery } from './routing';
 import { routeV1 } from './routing-v1';
+import { withRunPageLink } from '../ui/link';
 
 /** Extension attribute naming the target workflow id (CloudEvents attribute names: lowercase alphanumerics). */
 export const TARGET_ATTRIBUTE = 'swflowworkflowid';
@@ -160,6 +161,7 @@ export class Dispatcher {
         args: [{}],
         signal: EVENT_SIGNAL,
         signalArgs: [e],
+        staticDetails: withRunPageLink(d.workflowId),
         // An instance named after its start event is started once, however often the event comes.
         ...(d.keyedBy === 'event' ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
       });

@@ -12,7 +12,13 @@ export interface Step {
   state: string;
   type: string;
   status: 'running' | 'done' | 'failed' | 'compensating' | 'compensated';
+  /** Workflow time (epoch ms) the step was entered and left: the `state` query's steps (the run page). */
+  enteredAt?: number;
+  leftAt?: number;
 }
+
+/** How many of the last steps the `state` query lists (a long run's page shows the latest). */
+export const STEPS_LISTED = 1000;
 
 /** The run's tracker (module state is per workflow run in the sandbox). */
 let active: Tracker | undefined;
@@ -115,7 +121,8 @@ export class Tracker {
   enter(state: string, type: string, compensating = false): Step {
     this.entered.push(state);
     this.current.push(state);
-    const step: Step = { state, type, status: compensating ? 'compensating' : 'running' };
+    // Date.now() is workflow time in the sandbox: the same on replay, and no command.
+    const step: Step = { state, type, status: compensating ? 'compensating' : 'running', enteredAt: Date.now() };
     this.steps.push(step);
     this.observer?.enter(step);
     if (this.coalesced) this.upsert('SwState', state);
@@ -126,6 +133,7 @@ export class Tracker {
 
   leave(step: Step, status: Step['status']): void {
     step.status = status;
+    step.leftAt = Date.now();
     this.observer?.leave(step);
     const i = this.current.lastIndexOf(step.state);
     if (i >= 0) this.current.splice(i, 1);

@@ -24,6 +24,7 @@ let output = '';
 let address: string;
 let uiPort: number;
 let gatewayPort: number;
+let runPagePort: number;
 let dbFile: string;
 let temporal: string;
 const clientWorkflowId = `hello-client-${Date.now()}`;
@@ -51,13 +52,14 @@ before(async () => {
   const port = await freePort();
   uiPort = await freePort();
   gatewayPort = await freePort();
+  runPagePort = await freePort();
   address = `127.0.0.1:${port}`;
   dbFile = join(mkdtempSync(join(tmpdir(), 'swflow-start-')), 'temporal.sqlite');
   const env = { ...process.env };
   delete env.TEMPORAL_ADDRESS;
   child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'start', '--port', String(port), '--ui-port', String(uiPort), '--db', dbFile, '--gateway-port', String(gatewayPort)],
+    ['--import', 'tsx', 'src/cli/main.ts', 'start', '--port', String(port), '--ui-port', String(uiPort), '--db', dbFile, '--gateway-port', String(gatewayPort), '--run-page-port', String(runPagePort)],
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stdout!.on('data', (d) => (output += d));
@@ -73,6 +75,19 @@ test('the banner says where the server, the Web UI and the examples are', () => 
   assert.match(output, new RegExp(`Temporal server\\s+${address.replace(/\./g, '\\.')}`));
   assert.match(output, new RegExp(`Temporal Web UI\\s+http://localhost:${uiPort}`));
   assert.match(output, /temporal workflow execute --type helloworld --task-queue swflow/);
+});
+
+test('the run page is served: the examples as graphs, runs linked to the Web UI', async () => {
+  assert.match(output, new RegExp(`Run page\\s+http://127\\.0\\.0\\.1:${runPagePort}`));
+  const page = await fetch(`http://127.0.0.1:${runPagePort}/`);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /<title>swflow runs<\/title>/);
+  const defs = (await (await fetch(`http://127.0.0.1:${runPagePort}/api/definitions`)).json()) as { definitions: { key: string }[] };
+  assert.ok(defs.definitions.some((d) => d.key === 'helloworld@1.0'), JSON.stringify(defs));
+  const graph = (await (await fetch(`http://127.0.0.1:${runPagePort}/api/definitions/helloworld/graph`)).json()) as { nodes: { id: string }[] };
+  assert.deepEqual(graph.nodes.map((n) => n.id).sort(), ['Hello State', 'end', 'start']);
+  const config = (await (await fetch(`http://127.0.0.1:${runPagePort}/api/config`)).json()) as { webUi: string };
+  assert.equal(config.webUi, `http://localhost:${uiPort}`);
 });
 
 test('the Web UI answers', async () => {

@@ -17,7 +17,7 @@ import type { Definition } from '../../common/model';
 import type { PinnedFunction } from '../../common/model-v1';
 import type { InstanceState, StartOptions } from '../../common/contracts';
 import { Mailbox } from '../events/mailbox';
-import { beforeBlocking, Tracker } from '../ui';
+import { beforeBlocking, STEPS_LISTED, Tracker } from '../ui';
 import { temporalEffects, type Effects } from '../effects';
 import { WalkBudget } from './walk-budget';
 import { FEATURE_HOST_LIFECYCLE, FEATURE_YIELD_LONG_WALKS } from '../../common/features';
@@ -300,6 +300,8 @@ export class RunHost {
       data: this.front.data(),
       awaitedEvents: this.front.awaitedEvents(),
       status: this.tracker.status,
+      steps: this.tracker.steps.slice(-STEPS_LISTED).map((s) => ({ step: s.state, type: s.type, status: s.status, ...(s.enteredAt !== undefined ? { enteredAt: s.enteredAt } : {}), ...(s.leftAt !== undefined ? { leftAt: s.leftAt } : {}) })),
+      stepsTotal: this.tracker.steps.length,
     };
   }
 

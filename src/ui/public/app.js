@@ -1,0 +1,332 @@
+// The run page: draws a definition's graph (laid out by the server with ELK) as inline SVG and a
+// run on it, polling the run's overlay every second while it runs. Plain JS, no dependencies.
+'use strict';
+(function () {
+  var SVG = 'http://www.w3.org/2000/svg';
+  var $ = function (id) { return document.getElementById(id); };
+  var view = { graph: null, run: null, zoom: 1, nodes: {}, edges: {}, selected: null, timer: null, graphKey: null };
+
+  function getJson(url) {
+    return fetch(url, { headers: { accept: 'application/json' } }).then(function (r) {
+      return r.json().then(function (body) {
+        if (!r.ok) throw new Error(body && body.error ? body.error : r.status + ' ' + r.statusText);
+        return body;
+      });
+    });
+  }
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function sv(tag, attrs, text) {
+    var e = document.createElementNS(SVG, tag);
+    for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function duration(ms) {
+    if (ms < 1000) return Math.round(ms) + ' ms';
+    var s = ms / 1000;
+    if (s < 60) return (s < 10 ? s.toFixed(1) : Math.round(s)) + ' s';
+    var m = Math.floor(s / 60);
+    if (m < 60) return m + 'm ' + Math.round(s - m * 60) + 's';
+    var h = Math.floor(m / 60);
+    return h + 'h ' + (m - h * 60) + 'm';
+  }
+
+  function plural(n, one, many) { return n + ' ' + (n === 1 ? one : many); }
+
+  var MARK_TEXT = { current: 'current', visited: 'visited', failed: 'failed here', unreached: 'not reached' };
+
+  // ------------------------------------------------------------------ lists
+
+  function loadDefinitions(selectedKey) {
+    return getJson('/api/definitions').then(function (body) {
+      var list = $('definitions');
+      var select = $('filter-definition');
+      list.textContent = '';
+      body.definitions.forEach(function (d) {
+        var li = el('li');
+        var a = el('a', { href: '/definitions/' + encodeURIComponent(d.key) });
+        if (d.key === selectedKey) a.setAttribute('aria-current', 'page');
+        a.appendChild(el('span', {}, d.title));
+        a.appendChild(el('span', { class: 'sub' }, d.key + ' · DSL ' + d.dsl));
+        li.appendChild(a);
+        list.appendChild(li);
+        if (!Array.prototype.some.call(select.options, function (o) { return o.value === d.id; })) select.appendChild(el('option', { value: d.id }, d.id));
+      });
+      if (!body.definitions.length) list.appendChild(el('li', {}, 'No definitions.'));
+      return body.definitions;
+    });
+  }
+
+  function loadRuns() {
+    var params = new URLSearchParams();
+    var d = $('filter-definition').value;
+    var s = $('filter-status').value;
+    if (d) params.set('definition', d);
+    if (s) params.set('status', s);
+    return getJson('/api/runs?' + params).then(function (body) {
+      var list = $('runs');
+      list.textContent = '';
+      body.runs.forEach(function (r) {
+        var li = el('li');
+        var a = el('a', { href: '/runs/' + encodeURIComponent(r.workflowId) + '?runId=' + encodeURIComponent(r.runId) });
+        if (view.run && view.run.runId === r.runId) a.setAttribute('aria-current', 'page');
+        a.appendChild(el('span', {}, r.workflowId + ' '));
+        a.appendChild(el('span', { class: 'status ' + r.status }, r.status));
+        a.appendChild(el('span', { class: 'sub' }, (r.definition || r.type) + ' · ' + new Date(r.startTime).toLocaleString() + (r.state && r.status === 'Running' ? ' · at ' + r.state : '')));
+        li.appendChild(a);
+        list.appendChild(li);
+      });
+      if (!body.runs.length) list.appendChild(el('li', {}, 'No runs match.'));
+    }).catch(function (err) {
+      $('runs').textContent = '';
+      $('runs').appendChild(el('li', {}, 'Cannot list runs: ' + err.message));
+    });
+  }
+
+  // ------------------------------------------------------------------ the graph
+
+  function drawGraph(g) {
+    var canvas = $('canvas');
+    canvas.textContent = '';
+    view.nodes = {};
+    view.edges = {};
+    var svg = sv('svg', { viewBox: '0 0 ' + g.width + ' ' + g.height, role: 'group', 'aria-label': g.title + ' (' + g.nodes.length + ' nodes)', id: 'graph' });
+    var defs = sv('defs');
+    ['plain', 'taken'].forEach(function (kind) {
+      var m = sv('marker', { id: 'arrow-' + kind, viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse' });
+      m.appendChild(sv('path', { d: 'M0,0 L10,5 L0,10 z', fill: kind === 'taken' ? '#1a7f37' : '#afb8c1' }));
+      defs.appendChild(m);
+    });
+    svg.appendChild(defs);
+    var nodeLayer = sv('g', { class: 'nodes' });
+    var edgeLayer = sv('g', { class: 'edges', 'aria-hidden': 'true' });
+    // Containers first (behind their tasks); then in reading order, which is also the tab order.
+    var ordered = g.nodes.slice().sort(function (a, b) {
+      if (a.container !== b.container) return a.container ? -1 : 1;
+      return a.y - b.y || a.x - b.x;
+    });
+    ordered.forEach(function (n) {
+      var grp = sv('g', { class: 'node unreached' + (n.container ? ' container' : ''), tabindex: '0', role: 'button', 'data-id': n.id, 'data-mark': 'unreached', transform: 'translate(' + n.x + ',' + n.y + ')' });
+      grp.appendChild(sv('rect', { width: n.width, height: n.height, rx: n.type === 'start' || n.type === 'end' ? 16 : 8 }));
+      var stats;
+      if (n.type === 'start' || n.type === 'end') {
+        grp.appendChild(sv('text', { x: n.width / 2, y: n.height / 2 + 4, 'text-anchor': 'middle', class: 'title' }, n.label));
+      } else if (n.container) {
+        grp.appendChild(sv('text', { x: 10, y: 17, class: 'title' }, n.label));
+        stats = sv('text', { x: 10, y: 31, class: 'stats' }, n.type);
+        grp.appendChild(stats);
+      } else {
+        grp.appendChild(sv('text', { x: 10, y: 18, class: 'title' }, n.label));
+        grp.appendChild(sv('text', { x: 10, y: 33, class: 'type' }, n.type + (n.detail ? ' ' + n.detail : '')));
+        stats = sv('text', { x: 10, y: 49, class: 'stats' }, '');
+        grp.appendChild(stats);
+      }
+      var title = sv('title', {}, n.label);
+      grp.appendChild(title);
+      grp.addEventListener('click', function () { select(n.id); });
+      grp.addEventListener('keydown', function (e) {
+        if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); select(n.id); }
+      });
+      nodeLayer.appendChild(grp);
+      view.nodes[n.id] = { node: n, g: grp, stats: stats };
+    });
+    g.edges.forEach(function (e) {
+      if (!e.points.length) return;
+      var grp = sv('g', { class: 'edge', 'data-id': e.id, 'data-from': e.from, 'data-to': e.to });
+      var d = e.points.map(function (p, i) { return (i ? 'L' : 'M') + p[0] + ',' + p[1]; }).join(' ');
+      grp.appendChild(sv('path', { d: d, 'marker-end': 'url(#arrow-plain)' }));
+      if (e.label) grp.appendChild(sv('text', { x: e.label.x, y: e.label.y + 11 }, e.label.text));
+      edgeLayer.appendChild(grp);
+      view.edges[e.id] = grp;
+    });
+    svg.appendChild(edgeLayer);
+    svg.appendChild(nodeLayer);
+    canvas.appendChild(svg);
+    view.graph = g;
+    var fit = canvas.clientWidth / g.width;
+    setZoom(Math.max(0.5, Math.min(1, fit)));
+    labelNodes();
+  }
+
+  function setZoom(z) {
+    var svg = $('graph');
+    if (!svg || !view.graph) return;
+    view.zoom = Math.max(0.25, Math.min(3, z));
+    svg.setAttribute('width', Math.round(view.graph.width * view.zoom));
+    svg.setAttribute('height', Math.round(view.graph.height * view.zoom));
+  }
+
+  function overlayOf(id) {
+    return view.run && view.run.overlay.nodes[id];
+  }
+
+  function labelNodes() {
+    Object.keys(view.nodes).forEach(function (id) {
+      var v = view.nodes[id];
+      var o = overlayOf(id);
+      var mark = o ? o.mark : 'unreached';
+      var parts = [v.node.label, v.node.type];
+      if (view.run) {
+        parts.push(MARK_TEXT[mark]);
+        if (o && o.count) parts.push('entered ' + o.count + (o.count === 1 ? ' time' : ' times'), duration(o.ms));
+      }
+      v.g.setAttribute('aria-label', parts.join(', '));
+      v.g.setAttribute('class', 'node ' + (view.run ? mark : 'unreached') + (v.node.container ? ' container' : '') + (view.selected === id ? ' selected' : ''));
+      v.g.setAttribute('data-mark', view.run ? mark : 'unreached');
+      if (v.stats && view.run && v.node.type !== 'start' && v.node.type !== 'end') {
+        var text = o && o.count ? '×' + o.count + ' · ' + duration(o.ms) : 'not reached';
+        v.stats.textContent = v.node.container ? v.node.type + ' · ' + text : text;
+      }
+    });
+    var taken = new Set(view.run ? view.run.overlay.edges : []);
+    Object.keys(view.edges).forEach(function (id) {
+      var grp = view.edges[id];
+      var on = taken.has(id);
+      grp.setAttribute('class', 'edge' + (on ? ' taken' : ''));
+      grp.setAttribute('data-taken', on ? 'true' : 'false');
+      grp.firstChild.setAttribute('marker-end', on ? 'url(#arrow-taken)' : 'url(#arrow-plain)');
+    });
+  }
+
+  function select(id) {
+    view.selected = id;
+    var v = view.nodes[id];
+    if (!v) return;
+    var o = overlayOf(id);
+    var panel = $('details');
+    panel.hidden = false;
+    $('details-h').textContent = v.node.label;
+    var dl = $('details-body');
+    dl.textContent = '';
+    var row = function (k, val) { dl.appendChild(el('dt', {}, k)); dl.appendChild(el('dd', {}, val)); };
+    row('Type', v.node.type);
+    if (view.graph.dsl === '1.0' && v.node.id.charAt(0) === '/') row('Task', v.node.id);
+    if (v.node.detail) row('Calls', v.node.detail);
+    if (o) {
+      row('Status', MARK_TEXT[o.mark]);
+      row('Entered', String(o.count));
+      row('Time in it', duration(o.ms));
+      if (o.errors) row('Errors', o.errors + (o.mark === 'failed' ? '' : ' (handled)'));
+      if (o.activities || o.timers || o.children) row('Commands', [plural(o.activities, 'activity', 'activities'), plural(o.timers, 'timer', 'timers'), plural(o.children, 'child workflow', 'child workflows')].join(', '));
+      var f = view.run.overlay.failure;
+      if (f && f.node === id) row('Failure', f.message);
+      var spans = (view.run.commands || {})[id] || [];
+      spans.slice(-5).forEach(function (c) { row(c.kind, c.summary + (c.closedAt ? ' (' + duration(c.closedAt - c.startedAt) + (c.failed ? ', failed' : '') + ')' : ' (open)')); });
+    }
+    labelNodes();
+  }
+
+  // ------------------------------------------------------------------ a run
+
+  function showRun(body) {
+    var first = !view.run || view.run.runId !== body.runId;
+    var statusChanged = !view.run || view.run.status !== body.status;
+    var graphKey = body.graph.id + '@' + (body.graph.version || '') + '#' + body.graph.nodes.length;
+    view.run = body;
+    if (first || view.graphKey !== graphKey) { view.graphKey = graphKey; drawGraph(body.graph); }
+    else labelNodes();
+    $('title').textContent = body.graph.title + ' — ' + body.workflowId;
+    var line = $('run-line');
+    line.textContent = '';
+    line.appendChild(el('span', { class: 'status ' + body.status, id: 'run-status' }, body.status));
+    var ov = body.overlay;
+    var text = ' · started ' + new Date(body.startTime).toLocaleString() + (body.closeTime ? ' · closed ' + new Date(body.closeTime).toLocaleString() : '');
+    if (ov.current.length) text += ' · now at ' + ov.current.map(function (id) { return view.nodes[id] ? view.nodes[id].node.label : id; }).join(', ');
+    line.appendChild(document.createTextNode(text + ' · '));
+    if (body.webUi) line.appendChild(el('a', { href: body.webUi, id: 'webui-link', target: '_blank', rel: 'noopener' }, 'Open in the Temporal Web UI'));
+    if (ov.source === 'history') line.appendChild(document.createTextNode(' · drawn from the history (no worker answered: ' + (body.queryError || '') + ')'));
+    if (ov.stepsNotListed) line.appendChild(document.createTextNode(' · counts cover the latest steps (' + ov.stepsNotListed + ' earlier not listed)'));
+    var failure = $('failure');
+    failure.hidden = !ov.failure;
+    if (ov.failure) failure.textContent = 'Failed' + (ov.failure.node ? ' at ' + (view.nodes[ov.failure.node] ? view.nodes[ov.failure.node].node.label : ov.failure.node) : '') + ': ' + ov.failure.message;
+    var path = $('path');
+    path.textContent = '';
+    ov.path.forEach(function (id, i) {
+      var n = view.nodes[id];
+      var last = i === ov.path.length - 1;
+      var cls = ov.current.indexOf(id) >= 0 && last ? 'running' : ov.failure && ov.failure.node === id && last ? 'failed' : '';
+      path.appendChild(el('li', { class: cls }, n ? n.node.label + (view.graph.dsl === '1.0' && id.charAt(0) === '/' ? ' (' + id + ')' : '') : id));
+    });
+    if (view.selected) select(view.selected);
+    // The run list shows statuses too: refreshed when this run's changes.
+    if (statusChanged && !first) loadRuns();
+    document.body.setAttribute('data-run-status', body.status);
+    document.body.setAttribute('data-updated', String(Date.now()));
+  }
+
+  function pollRun(workflowId, runId) {
+    clearTimeout(view.timer);
+    var url = '/api/runs/' + encodeURIComponent(workflowId) + (runId ? '?runId=' + encodeURIComponent(runId) : '');
+    return getJson(url).then(function (body) {
+      showRun(body);
+      if (body.status === 'Running') view.timer = setTimeout(function () { pollRun(workflowId, body.runId); }, 1000);
+    }).catch(function (err) {
+      $('title').textContent = workflowId;
+      var f = $('failure');
+      f.hidden = false;
+      f.textContent = 'Cannot show this run: ' + err.message;
+    });
+  }
+
+  function showDefinition(key) {
+    return getJson('/api/definitions/' + encodeURIComponent(key) + '/graph').then(function (g) {
+      view.run = null;
+      $('title').textContent = g.title + ' (' + key + ', DSL ' + g.dsl + ')';
+      $('run-line').textContent = 'Pick a run of it from the list to see it on the graph.';
+      drawGraph(g);
+    }).catch(function (err) {
+      var f = $('failure');
+      f.hidden = false;
+      f.textContent = err.message;
+    });
+  }
+
+  // ------------------------------------------------------------------ start
+
+  function init() {
+    getJson('/api/config').then(function (cfg) {
+      var s = $('filter-status');
+      cfg.statuses.forEach(function (st) { s.appendChild(el('option', { value: st }, st)); });
+      var params = new URLSearchParams(location.search);
+      if (params.get('status')) s.value = params.get('status');
+      route();
+    });
+    $('run-filter').addEventListener('change', loadRuns);
+    $('open-run').addEventListener('submit', function (e) {
+      e.preventDefault();
+      var id = $('open-id').value.trim();
+      if (id) location.href = '/runs/' + encodeURIComponent(id);
+    });
+    $('zoom-in').addEventListener('click', function () { setZoom(view.zoom * 1.25); });
+    $('zoom-out').addEventListener('click', function () { setZoom(view.zoom / 1.25); });
+    $('zoom-fit').addEventListener('click', function () { if (view.graph) setZoom($('canvas').clientWidth / view.graph.width); });
+  }
+
+  function route() {
+    var path = location.pathname;
+    var params = new URLSearchParams(location.search);
+    var m = /^\/runs\/([^/]+)$/.exec(path);
+    var d = /^\/definitions\/([^/]+)$/.exec(path);
+    var defKey = d ? decodeURIComponent(d[1]) : null;
+    loadDefinitions(defKey).then(function () {
+      if (defKey) $('filter-definition').value = defKey.split('@')[0];
+      if (params.get('definition')) $('filter-definition').value = params.get('definition');
+      loadRuns();
+    });
+    if (m) {
+      var wid = decodeURIComponent(m[1]);
+      $('open-id').value = wid;
+      pollRun(wid, params.get('runId'));
+    } else if (defKey) showDefinition(defKey);
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
+  else init();
+})();

@@ -1,0 +1,272 @@
+/**
+ * The run page's HTTP server: the page (src/ui/page.ts) and a small JSON API read from Temporal
+ * on every request (no store of its own):
+ *
+ *   GET /api/config                         namespace, Temporal Web UI address
+ *   GET /api/definitions                    the definitions the worker serves
+ *   GET /api/definitions/<id@version>/graph a definition's graph, laid out (ELK)
+ *   GET /api/runs?definition=&status=       runs (visibility: SwDefinitionId, ExecutionStatus)
+ *   GET /api/runs/<workflowId>[?runId=]     a run: its pinned definition's graph and the overlay
+ *                                           (`state` query + history)
+ *
+ * Page paths (`/`, `/runs/<workflowId>`, `/definitions/<id@version>`) all serve the page.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Client, WorkflowExecutionDescription, WorkflowExecutionInfo } from '@temporalio/client';
+import type { Payload as CommonPayload, PayloadCodec } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+import type { Definition } from '../common/model';
+import { STATE_QUERY, type InstanceState } from '../common/contracts';
+import { definitionHash, type DefinitionRegistry } from '../definitions/registry';
+import { graphOf } from './graph';
+import { historyFacts, pinnedDefinition } from './history';
+import { layout, type LaidOutGraph } from './layout';
+import { overlayOf, type RunOverlay } from './overlay';
+import { PAGE_CSS, PAGE_HTML, PAGE_JS } from './page';
+
+export interface RunPageOptions {
+  client: Client;
+  registry: DefinitionRegistry;
+  /** The Temporal Web UI's address (`http://localhost:8233`), for links to a run; none: no links. */
+  webUiUrl?: string;
+  host?: string;
+  port?: number;
+  /** How long the `state` query may take before the page draws from the history alone. */
+  queryTimeoutMs?: number;
+}
+
+export interface RunPage {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+const CLOSED_KEPT = 200;
+
+/** Temporal's execution status names a run list can be filtered by (`ExecutionStatus`). */
+const STATUSES = ['Running', 'Completed', 'Failed', 'Canceled', 'Terminated', 'ContinuedAsNew', 'TimedOut'];
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A visibility query string literal. */
+const literal = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+const titleCase = (s: string) => s.charAt(0) + s.slice(1).toLowerCase();
+
+/** `RUNNING` / `CONTINUED_AS_NEW` → `Running` / `ContinuedAsNew` (the visibility query's spelling). */
+function statusName(name: string | undefined): string {
+  return (name ?? 'UNKNOWN').split('_').map(titleCase).join('');
+}
+
+export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
+  const graphs = new Map<string, Promise<LaidOutGraph>>();
+  /** Closed runs do not change: their overlay is computed once (the latest CLOSED_KEPT of them). */
+  const closed = new Map<string, unknown>();
+  const ns = opts.client.options.namespace;
+  const queryTimeout = opts.queryTimeoutMs ?? 5000;
+
+  const laidOut = (def: Definition): Promise<LaidOutGraph> => {
+    const key = definitionHash(def);
+    let g = graphs.get(key);
+    if (!g) {
+      g = layout(graphOf(def));
+      graphs.set(key, g);
+      g.catch(() => graphs.delete(key));
+    }
+    return g;
+  };
+
+  const webUiLink = (workflowId: string, runId: string) =>
+    opts.webUiUrl ? `${opts.webUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(ns)}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history` : undefined;
+
+  async function definitions() {
+    const { entries, broken } = await opts.registry.all();
+    return {
+      definitions: entries
+        .map((e) => ({ id: e.def.id, version: e.def.version ?? null, title: e.def.name ?? e.def.id, dsl: 'kind' in e.def ? '1.0' : '0.8', key: e.def.version ? `${e.def.id}@${e.def.version}` : e.def.id }))
+        .sort((a, b) => a.key.localeCompare(b.key)),
+      broken,
+    };
+  }
+
+  async function runs(definition: string | null, status: string | null) {
+    const terms: string[] = [];
+    if (definition) terms.push(`SwDefinitionId = ${literal(definition)}`);
+    if (status) {
+      if (!STATUSES.includes(status)) throw new HttpError(400, `status must be one of ${STATUSES.join(', ')}; got "${status}"`);
+      terms.push(`ExecutionStatus = ${literal(status)}`);
+    }
+    const out: object[] = [];
+    for await (const w of opts.client.workflow.list({ query: terms.join(' AND ') || undefined, pageSize: 50 })) {
+      out.push(runSummary(w));
+      if (out.length >= 50) break;
+    }
+    return { runs: out };
+  }
+
+  function runSummary(w: WorkflowExecutionInfo) {
+    const sa = w.searchAttributes as Record<string, unknown[] | undefined>;
+    return {
+      workflowId: w.workflowId,
+      runId: w.runId,
+      type: w.type,
+      status: statusName(w.status.name),
+      startTime: w.startTime.toISOString(),
+      closeTime: w.closeTime?.toISOString() ?? null,
+      definition: sa.SwDefinitionId?.[0] ?? null,
+      version: sa.SwDefinitionVersion?.[0] ?? null,
+      state: sa.SwState?.[0] ?? null,
+    };
+  }
+
+  async function run(workflowId: string, runId: string | undefined) {
+    const handle = opts.client.workflow.getHandle(workflowId, runId);
+    let info: WorkflowExecutionDescription;
+    try {
+      info = await handle.describe();
+    } catch (err) {
+      if ((err as Error).name === 'WorkflowNotFoundError') throw new HttpError(404, `no run with workflow id "${workflowId}"${runId ? ` and run id "${runId}"` : ''} in namespace ${ns}`);
+      throw err;
+    }
+    const cacheKey = info.runId;
+    const done = closed.get(cacheKey);
+    if (done) return done;
+    const status = statusName(info.status.name);
+    const exact = opts.client.workflow.getHandle(workflowId, info.runId);
+    const [history, state] = await Promise.all([
+      exact.fetchHistory(),
+      withTimeout(exact.query<InstanceState>(STATE_QUERY), queryTimeout).catch((err: Error) => ({ error: err.message })),
+    ]);
+    const events = history.events ?? [];
+    await decodeReadPayloads(events, opts.client.options.loadedDataConverter.payloadCodecs);
+    const facts = historyFacts(events);
+    const sa = info.searchAttributes as Record<string, unknown[] | undefined>;
+    let def = pinnedDefinition(events) as Definition | undefined;
+    if (!def && sa.SwDefinitionId?.[0]) {
+      const id = String(sa.SwDefinitionId[0]);
+      const v = sa.SwDefinitionVersion?.[0];
+      def = await opts.registry.resolve(v ? `${id}@${v}` : id).then((e) => e.def).catch(() => undefined);
+    }
+    if (!def) throw new HttpError(422, `run "${workflowId}" has no definition this page can read (not a swflow run, or its payloads are encrypted and its definition is not among the worker's)`);
+    const graph = await laidOut(def);
+    const queried = 'error' in state ? undefined : state;
+    const overlay: RunOverlay = overlayOf(graph, { status, steps: queried?.steps, stepsTotal: queried?.stepsTotal, history: facts, now: Date.now() });
+    const body = {
+      workflowId,
+      runId: info.runId,
+      type: info.type,
+      status,
+      startTime: info.startTime.toISOString(),
+      closeTime: info.closeTime?.toISOString() ?? null,
+      webUi: webUiLink(workflowId, info.runId) ?? null,
+      ...('error' in state ? { queryError: state.error } : {}),
+      graph,
+      overlay,
+      commands: facts.commands,
+    };
+    // Kept once the query answered (or cannot: a closed run replays the same every time).
+    if (status !== 'Running' && queried) {
+      closed.set(cacheKey, body);
+      if (closed.size > CLOSED_KEPT) closed.delete(closed.keys().next().value!);
+    }
+    return body;
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://page');
+    const path = url.pathname;
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'only GET');
+    if (path === '/app.js') return send(res, 200, 'text/javascript; charset=utf-8', PAGE_JS);
+    if (path === '/app.css') return send(res, 200, 'text/css; charset=utf-8', PAGE_CSS);
+    if (path === '/healthz') return send(res, 200, 'text/plain', 'ok');
+    if (path === '/api/config') return json(res, { namespace: ns, webUi: opts.webUiUrl ?? null, statuses: STATUSES });
+    if (path === '/api/definitions') return json(res, await definitions());
+    let m = /^\/api\/definitions\/([^/]+)\/graph$/.exec(path);
+    if (m) {
+      const key = decodeURIComponent(m[1]);
+      const entry = await opts.registry.resolve(key).catch((err: Error) => {
+        throw new HttpError(404, err.message);
+      });
+      return json(res, await laidOut(entry.def));
+    }
+    if (path === '/api/runs') return json(res, await runs(url.searchParams.get('definition'), url.searchParams.get('status')));
+    m = /^\/api\/runs\/([^/]+)$/.exec(path);
+    if (m) return json(res, await run(decodeURIComponent(m[1]), url.searchParams.get('runId') ?? undefined));
+    if (path === '/' || path.startsWith('/runs/') || path.startsWith('/definitions/')) return send(res, 200, 'text/html; charset=utf-8', PAGE_HTML);
+    throw new HttpError(404, `nothing at ${path}`);
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((err: Error) => {
+      const status = err instanceof HttpError ? err.status : 502;
+      if (!res.headersSent) json(res, { error: err.message }, status);
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.address.includes(':') ? `[${addr.address}]` : addr.address;
+  return {
+    url: `http://${host}:${addr.port}`,
+    server,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.end(body);
+}
+
+function json(res: ServerResponse, body: unknown, status = 200): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
+}
+
+type Payload = temporal.api.common.v1.IPayload;
+
+/**
+ * With a payload codec (encrypted payloads, docs/encryption.md), the payloads the page reads are
+ * decoded in place: the start's input, markers (the pinned definition, local activities) and
+ * command summaries. Others stay as they are (and are not sent to the browser).
+ */
+async function decodeReadPayloads(events: temporal.api.history.v1.IHistoryEvent[], codecs: readonly PayloadCodec[]): Promise<void> {
+  if (!codecs.length) return;
+  const decode = async (ps: Payload[]): Promise<Payload[]> => {
+    let out = ps as unknown as CommonPayload[];
+    for (const c of [...codecs].reverse()) out = await c.decode(out);
+    return out as unknown as Payload[];
+  };
+  await Promise.all(
+    events.map(async (e) => {
+      const input = e.workflowExecutionStartedEventAttributes?.input;
+      if (input?.payloads?.length) input.payloads = await decode(input.payloads);
+      const details = e.markerRecordedEventAttributes?.details;
+      for (const k of Object.keys(details ?? {})) {
+        const p = details![k];
+        if (p?.payloads?.length) p.payloads = await decode(p.payloads);
+      }
+      if (e.userMetadata?.summary) e.userMetadata.summary = (await decode([e.userMetadata.summary]))[0];
+    }),
+  );
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the state query got no answer within ${ms} ms (is a worker running for this task queue?)`)), ms);
+    }),
+  ]);
+}
