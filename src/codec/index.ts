@@ -21,7 +21,9 @@ export function payloadCodec(keys: CodecKeyring | undefined = keyringFromEnv()):
  * are configured, else nothing (the SDK's default).
  */
 export function dataConverterOptions(env: NodeJS.ProcessEnv = process.env): { dataConverter?: DataConverter } {
-  const codec = payloadCodec(keyringFromEnv(env));
+  // Not payloadCodec(keyringFromEnv(env)): an env without keys would fall back to process.env's.
+  const keys = keyringFromEnv(env);
+  const codec = keys ? new AesGcmCodec(keys) : undefined;
   return codec ? { dataConverter: { payloadCodecs: [codec] } } : {};
 }
 

@@ -66,6 +66,15 @@ test('an unknown key id is an error that names it and the known ones', async () 
 test('keys from the environment: list, file, directory, current key; bad keys say where and why', () => {
   assert.equal(keyringFromEnv({}), undefined);
   assert.deepEqual(dataConverterOptions({}), {});
+  // An explicit env without keys means none, even when this process has some.
+  const saved = process.env.SWFLOW_CODEC_KEYS;
+  process.env.SWFLOW_CODEC_KEYS = `k0:${b64()}`;
+  try {
+    assert.deepEqual(dataConverterOptions({}), {});
+  } finally {
+    if (saved === undefined) delete process.env.SWFLOW_CODEC_KEYS;
+    else process.env.SWFLOW_CODEC_KEYS = saved;
+  }
   assert.ok(dataConverterOptions({ SWFLOW_CODEC_KEYS: `k1:${b64()}` }).dataConverter?.payloadCodecs?.[0] instanceof AesGcmCodec);
   const listed = keyringFromEnv({ SWFLOW_CODEC_KEYS: `new:${b64()}, old:${b64()}` })!;
   assert.equal(listed.current.id, 'new');
