@@ -31,6 +31,7 @@ import { httpSink } from '../gateway/sink';
 import { serveMetricsIf } from '../metrics';
 import { startGreetingService, GREETING_SERVICE_PORT } from '../../examples/services/greeting-service';
 import { dataConverterOptions } from '../codec';
+import { clientInterceptors } from '../tracing';
 
 const EXAMPLES_DIR = join(PROJECT_ROOT, 'examples');
 
@@ -130,7 +131,7 @@ async function start(opts: StartCommandOptions): Promise<void> {
     }
 
     const registry = new DefinitionRegistry(opts.definitions);
-    const client = new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions() });
+    const client = new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() });
     const schedules = keepSchedulesInSync(client, () => registry.allDefinitions(), { taskQueue: INTERPRETER_TASK_QUEUE, intervalMs: scheduleSyncMs(), log: (m) => log(m) });
     const common = { client, definitions: () => registry.allDefinitions(), temporalTimeoutMs: settings.temporalTimeoutMs, log: (m: string) => log(`gateway: ${m}`) };
     const gateway: Gateway = await startGateway({

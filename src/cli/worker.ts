@@ -20,6 +20,7 @@ import { loadAdapters, runAdapterWorker } from '../adapter';
 import { loadSecrets } from './secrets';
 import { dataConverterOptions } from '../codec';
 import { serveMetricsIf } from '../metrics';
+import { clientInterceptors } from '../tracing';
 
 interface WorkerCliOptions {
   definitions: string[];
@@ -73,7 +74,7 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const clientConnection = opts.schedules ? await Connection.connect(connectionOptions(target)) : undefined;
   const registry = new DefinitionRegistry(opts.definitions);
   const schedules = clientConnection
-    ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions() }), () => registry.allDefinitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
+    ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() }), () => registry.allDefinitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
     : undefined;
   log(`serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}`);
   await worker.run();
