@@ -5,7 +5,11 @@
  */
 import { Command } from 'commander';
 import { startTracingIf, tracing } from '../tracing';
-import { useLogFormat } from '../tracing/log';
+import { installTemporalLogger, useLogFormat } from '../tracing/log';
+import { metricsPort } from '../metrics';
+
+/** The commands that run Temporal workers (and so Temporal's runtime and its logger). */
+const WORKER_COMMANDS = ['start', 'worker', 'adapters', 'processes'];
 
 const COMMANDS = ['start', 'worker', 'adapters', 'processes', 'gateway', 'event', 'suspend', 'schedules', 'validate', 'diagram', 'run', 'test', 'codec-server'];
 /** Commands registered by a module of another name. */
@@ -30,6 +34,8 @@ async function main(): Promise<void> {
   // ask for it (service `swflow-<command>`; src/tracing), before it connects anywhere.
   program.hook('preAction', (_program, command) => {
     useLogFormat(program.opts().logFormat ?? process.env.SWFLOW_LOG_FORMAT, `swflow-${command.name()}`);
+    // Temporal's runtime logs as JSON too in the commands that run workers (with metrics on, src/metrics installs it with that logger).
+    if (WORKER_COMMANDS.includes(command.name()) && metricsPort(command.opts().metricsPort) === undefined) installTemporalLogger();
     startTracingIf(`swflow-${command.name()}`);
   });
   for (const name of modulesFor(process.argv)) {

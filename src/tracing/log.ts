@@ -6,10 +6,11 @@
  *    "msg":"event order.placed 1 → order-1 (started)","trace_id":"4bf9…","span_id":"00f0…"}
  *
  * `trace_id`/`span_id` are those of the span active when the line was written (tracing on,
- * src/tracing). The processes write their messages with console.log/info/warn/error, Temporal's
- * SDK logs through console.error too: in JSON mode those become pino lines (a `[swflow worker] `
- * prefix becomes `component`, a line that already is a JSON object — the gateway's access log —
- * is merged into the line). Messages never carry event data or secrets (the callers' rule).
+ * src/tracing). The processes write their messages with console.log/info/warn/error: in JSON mode
+ * those become pino lines (a `[swflow worker] ` prefix becomes `component`, a line that already is
+ * a JSON object — the gateway's access log — is merged into the line); Temporal's runtime logger
+ * ({@link temporalLogger}) writes its lines through the same logger, its metadata as fields.
+ * Messages never carry event data or secrets (the callers' rule).
  */
 import type { Logger } from 'pino';
 import { activeSpanIds } from './context';
@@ -76,4 +77,25 @@ function safeJson(v: unknown): string {
   } catch {
     return String(v);
   }
+}
+
+/**
+ * In JSON mode, a Temporal runtime logger writing through the JSON logger (for Runtime.install,
+ * which takes one per process: src/metrics passes it when it installs the runtime, else
+ * {@link installTemporalLogger}); undefined in text mode.
+ */
+export function temporalLogger(): import('@temporalio/worker').Logger | undefined {
+  const logger = current;
+  if (!logger) return undefined;
+  const { DefaultLogger } = require('@temporalio/worker') as typeof import('@temporalio/worker');
+  const levels = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
+  return new DefaultLogger('INFO', (entry) => logger[levels[entry.level]]({ component: 'temporal', ...(entry.meta ?? {}) }, entry.message));
+}
+
+/** Installs Temporal's runtime with the JSON logger (JSON mode; before any worker or connection). */
+export function installTemporalLogger(): void {
+  const logger = temporalLogger();
+  if (!logger) return;
+  const { Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
+  Runtime.install({ logger });
 }
