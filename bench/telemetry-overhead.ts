@@ -30,11 +30,13 @@ const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math
 /** Child mode: one interpreter worker on `--queue`, tracing and metrics on when the environment says so. */
 async function worker(): Promise<void> {
   const { startTracingIf } = await import('../src/tracing');
-  const { serveMetricsIf } = await import('../src/metrics');
+  const { installCoreMetrics, startMetricsServer } = await import('../src/metrics');
   const on = process.env.BENCH_TELEMETRY === 'on';
   if (on) {
     if (!startTracingIf('swflow-bench')) throw new Error('tracing did not start: OTEL_EXPORTER_OTLP_ENDPOINT unset?');
-    await serveMetricsIf('0', () => undefined);
+    // As --metrics-port does: Core's exporter in the runtime, swflow's metrics and the endpoint.
+    const core = await installCoreMetrics({ logger: new DefaultLogger('WARN') });
+    await startMetricsServer({ port: 0, corePort: core.port });
   } else {
     Runtime.install({ logger: new DefaultLogger('WARN') });
   }

@@ -38,6 +38,7 @@ let dir: string;
 let env: any;
 let gatewayUrl: string;
 let tracingApi: typeof import('../../src/tracing');
+let tracedClient: import('@temporalio/client').Client;
 
 function body(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
@@ -114,6 +115,30 @@ before(async () => {
     }),
   );
 
+  // The 0.8 definition: one operation state, three REST actions (an OpenAPI document per service), a produced event.
+  ['inventory', 'payment', 'shipping'].forEach((name, i) =>
+    writeFileSync(join(dir, `${name}.json`), JSON.stringify({ openapi: '3.0.0', info: { title: name, version: '1' }, servers: [{ url: services[i] }], paths: { [`/${name}`]: { post: { operationId: name, requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: { '200': { description: 'ok' } } } } } })),
+  );
+  writeFileSync(
+    join(dir, 'traced08.sw.json'),
+    JSON.stringify({
+      id: 'traced08',
+      version: '1.1',
+      specVersion: '0.8',
+      start: 'Order',
+      functions: ['inventory', 'payment', 'shipping'].map((name) => ({ name, operation: `file://${name}.json#${name}` })),
+      events: [{ name: 'shipped', type: 'trace.order.shipped08', source: 'https://swflow.test/traced08', kind: 'produced' }],
+      states: [
+        {
+          name: 'Order',
+          type: 'operation',
+          actions: ['inventory', 'payment', 'shipping'].map((name) => ({ name: `reserve-${name}`, functionRef: { refName: name, arguments: { step: name } }, actionDataFilter: { useResults: false } })),
+          end: { produceEvents: [{ eventRef: 'shipped', data: { shipped: true } }] },
+        },
+      ],
+    }),
+  );
+
   const { createLocalEnv } = await import('../../src/platform/dev-server');
   const { bundleInterpreter, createInterpreterWorker } = await import('../../src/worker/interpreter-worker');
   const { createBuiltinAdapterWorker } = await import('../../src/worker/adapter-worker');
@@ -139,6 +164,7 @@ before(async () => {
   });
   const logger = createJsonLogger('swflow-gateway', logStream);
   const client = new Client({ connection: env.connection, ...tracingApi.clientInterceptors() });
+  tracedClient = client;
   const gateway = await startGateway({ client, definitions: () => registry.allDefinitions(), port: 0, log: (m) => logger.info(m) });
   gatewayUrl = gateway.url;
   stops.push(() => gateway.close());
@@ -224,8 +250,9 @@ test('one trace from the incoming event through the gateway, the run, its tasks 
   }
 
   // The produced event carries the trace (its producer span, under the emit task).
-  assert.equal(produced.length, 1);
-  const [, tid, parent] = String(produced[0].traceparent).split('-');
+  const shipped = produced.filter((e) => e.type === 'trace.order.shipped');
+  assert.equal(shipped.length, 1);
+  const [, tid, parent] = String(shipped[0].traceparent).split('-');
   assert.equal(tid, traceId);
   const producer = one('produce trace.order.shipped');
   assert.equal(parent, producer.spanId);
@@ -246,6 +273,53 @@ test('one trace from the incoming event through the gateway, the run, its tasks 
   assert.equal(line.span_id, gateway.spanId);
   assert.equal(line.level, 'info');
   assert.equal(line.name, 'swflow-gateway');
+});
+
+test('0.8: a run started by a traced client has its state, actions and calls in one trace; each service and the produced event carry it', async () => {
+  serviceHits.length = 0;
+  const handle = await tracedClient.workflow.start('traced08', { taskQueue: 'swflow', workflowId: `traced08-${Date.now()}`, args: [{}] });
+  await handle.result();
+  const runSpan = () => received.find((s) => s.name === 'run traced08');
+  for (let i = 0; i < 100 && !(runSpan() && received.some((s) => s.traceId === runSpan()!.traceId && s.name === 'RunWorkflow:traced08')); i++) {
+    await tracingApi.tracing()!.flush();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const run = runSpan();
+  assert.ok(run, 'the run span arrived');
+  const spans = received.filter((s) => s.traceId === run.traceId);
+  const byId = new Map(spans.map((s) => [s.spanId, s]));
+  const parentOf = (s: OtlpSpan) => (s.parentSpanId ? byId.get(s.parentSpanId) : undefined);
+  assert.match(spans.find((s) => s.spanId === run.parentSpanId)?.name ?? '', /^RunWorkflow:traced08$/);
+  assert.match(parentOf(parentOf(run)!)?.name ?? '', /^StartWorkflow:traced08$/, 'the client span is the root');
+  assert.equal(run.attributes['swflow.definition.version'], '1.1');
+  assert.equal(run.attributes['swflow.dsl'], '0.8');
+  const state = spans.filter((s) => s.name === 'state Order');
+  assert.equal(state.length, 1);
+  assert.equal(state[0].parentSpanId, run.spanId);
+  assert.equal(state[0].attributes['swflow.state.type'], 'operation');
+  const callSpans: OtlpSpan[] = [];
+  for (const name of ['inventory', 'payment', 'shipping']) {
+    const action = spans.filter((s) => s.name === `action reserve-${name}`);
+    assert.equal(action.length, 1, `one action span for ${name}: ${spans.map((s) => s.name).join(', ')}`);
+    assert.equal(action[0].parentSpanId, state[0].spanId);
+    const call = spans.filter((s) => s.name === `call ${name}`);
+    assert.equal(call.length, 1);
+    assert.equal(call[0].attributes['swflow.action'], `reserve-${name}`);
+    const runActivity = parentOf(call[0])!;
+    assert.match(runActivity.name, /^RunActivity:/);
+    assert.equal(parentOf(runActivity)?.parentSpanId, action[0].spanId, 'StartActivity under the action');
+    callSpans.push(call[0]);
+  }
+  assert.deepEqual(serviceHits.map((h) => h.service).sort(), ['inventory', 'payment', 'shipping']);
+  for (const hit of serviceHits) {
+    const [, tid, parent] = (hit.traceparent ?? '').split('-');
+    assert.equal(tid, run.traceId);
+    assert.ok(callSpans.some((c) => c.spanId === parent));
+  }
+  const event = produced.find((e) => e.type === 'trace.order.shipped08');
+  assert.ok(event);
+  assert.equal(String(event.traceparent).split('-')[1], run.traceId);
+  assert.ok(spans.some((s) => s.name === 'produce trace.order.shipped08' && s.spanId === String(event.traceparent).split('-')[2]));
 });
 
 test('every recorded history replays with the traced bundle (Temporal\'s OpenTelemetry workflow interceptors in it)', async () => {
