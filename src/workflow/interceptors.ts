@@ -11,7 +11,7 @@
  *   the StartActivity span of Temporal's OpenTelemetry interceptors (after these) is its child
  *   (host/tracing.ts).
  */
-import { defaultPayloadConverter, scheduleLocalActivity, type ActivityOptions, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import { defaultPayloadConverter, scheduleLocalActivity, type ActivityOptions, type Payload, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
 import type { CallContext } from '../common/contracts';
 import { CALL_HEADER } from '../common/calls';
 import { beforeBlocking } from './ui';
@@ -58,22 +58,23 @@ function wholeCall(args: unknown[]): { state?: string; action?: string } | undef
   return c && typeof c === 'object' && typeof c.state === 'string' && c.workflow ? { state: c.state, action: typeof c.action === 'string' ? c.action : undefined } : undefined;
 }
 
+/** An activity (or local activity) goes out: a call's with its `swflow-call` header, within its step's span when the run is traced. */
+function sendCall<I extends { args: unknown[]; headers: Record<string, Payload> }, R>(input: I, next: (input: I) => Promise<R>): Promise<R> {
+  const context = contexts.get(input.args);
+  const call = context ?? wholeCall(input.args);
+  return aroundCall(call?.state, call?.action, () => (context ? next({ ...input, headers: { ...input.headers, [CALL_HEADER]: defaultPayloadConverter.toPayload(context) } }) : next(input)));
+}
+
 export const interceptors: WorkflowInterceptorsFactory = () => ({
   outbound: [
     {
       scheduleActivity(input, next) {
         beforeBlocking();
-        const context = contexts.get(input.args as unknown[]);
-        const call = context ?? wholeCall(input.args);
-        if (!context) return aroundCall(call?.state, call?.action, () => next(input));
-        return aroundCall(call?.state, call?.action, () => next({ ...input, headers: { ...input.headers, [CALL_HEADER]: defaultPayloadConverter.toPayload(context) } }));
+        return sendCall(input, next);
       },
       scheduleLocalActivity(input, next) {
         if (!localCalls.has(input.args as unknown[])) beforeBlocking();
-        const context = contexts.get(input.args as unknown[]);
-        const call = context ?? wholeCall(input.args);
-        if (!context) return aroundCall(call?.state, call?.action, () => next(input));
-        return aroundCall(call?.state, call?.action, () => next({ ...input, headers: { ...input.headers, [CALL_HEADER]: defaultPayloadConverter.toPayload(context) } }));
+        return sendCall(input, next);
       },
       startTimer(input, next) {
         beforeBlocking();
