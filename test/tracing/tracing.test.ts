@@ -346,3 +346,40 @@ test('every recorded history replays with the traced bundle (Temporal\'s OpenTel
   await tracingApi.tracing()!.flush();
   assert.equal(received.filter((s) => /^(RunWorkflow|StartActivity|run |task |state )/.test(s.name)).length - received.slice(0, before).filter((s) => /^(RunWorkflow|StartActivity|run |task |state )/.test(s.name)).length, 0, 'replays export no workflow spans');
 });
+
+test('tracing follows the OTEL_* variables; a bad exporter name says where it came from', () => {
+  const { tracingWanted } = tracingApi;
+  assert.equal(tracingWanted({}), false, 'nothing set: off');
+  assert.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }), true);
+  assert.equal(tracingWanted({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' }), true);
+  assert.equal(tracingWanted({ OTEL_TRACES_EXPORTER: 'console' }), true);
+  assert.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' }), false);
+  assert.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' }), false);
+  assert.throws(() => tracingWanted({ OTEL_TRACES_EXPORTER: 'zipkin' }), /OTEL_TRACES_EXPORTER.*"zipkin"/);
+});
+
+test('JSON log lines: a `[component] ` prefix becomes a field, a JSON line (the access log) is merged, the active span\'s ids are added', async () => {
+  const { createJsonLogger, logLine } = await import('../../src/tracing/log');
+  const { inSpan } = await import('../../src/tracing/context');
+  const stream = new PassThrough();
+  const lines: Record<string, unknown>[] = [];
+  stream.on('data', (c: Buffer) => lines.push(...c.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l))));
+  const logger = createJsonLogger('swflow-worker', stream);
+  logLine(logger, 'info', ['[swflow worker] serving task queue swflow']);
+  logLine(logger, 'error', [JSON.stringify({ log: 'access', path: '/', status: 202 })]);
+  let spanIds: { traceId: string; spanId: string } | undefined;
+  await inSpan('logged', {}, async (span) => {
+    spanIds = span!.spanContext();
+    logLine(logger, 'warn', ['inside a span']);
+  });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(lines.length, 3);
+  assert.deepEqual({ ...lines[0], time: undefined }, { level: 'info', time: undefined, name: 'swflow-worker', component: 'swflow worker', msg: 'serving task queue swflow' });
+  assert.equal(lines[0].trace_id, undefined, 'no span, no ids');
+  assert.equal(lines[1].log, 'access');
+  assert.equal(lines[1].status, 202);
+  assert.equal(lines[1].level, 'error');
+  assert.equal(lines[2].trace_id, spanIds!.traceId);
+  assert.equal(lines[2].span_id, spanIds!.spanId);
+  assert.match(String(lines[2].time), /^\d{4}-\d\d-\d\dT/);
+});
