@@ -76,15 +76,16 @@ export const WORKFLOW_INTERCEPTORS_PATH = require.resolve('../workflow/intercept
  * Bundles the generic workflow (with the jq engine preloaded once per worker thread). `options`: a
  * logger and a webpack hook (test/workflow/bundle.test.ts records the bundler's warnings).
  */
-export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 'webpackConfigHook'> = {}): Promise<WorkflowBundle> {
+export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 'webpackConfigHook'> & { tracing?: boolean } = {}): Promise<WorkflowBundle> {
+  const { tracing: traced, ...bundleOptions } = options;
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     preloadModules: [require.resolve('../expr/engine')],
-    // With tracing on (src/tracing), Temporal's OpenTelemetry workflow interceptors too, after
-    // swflow's: a call's step span is active when theirs makes its StartActivity span.
-    workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH, ...workflowInterceptorModules()],
+    // With tracing on (src/tracing; `tracing: false` bundles without), Temporal's OpenTelemetry
+    // workflow interceptors too, after swflow's: a call's step span is active when theirs makes its StartActivity span.
+    workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH, ...(traced === false ? [] : workflowInterceptorModules())],
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn(m: string) { console.warn(m); }, error(m: string) { console.error(m); } } as any,
-    ...options,
+    ...bundleOptions,
   });
 }
 

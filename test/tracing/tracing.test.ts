@@ -39,6 +39,8 @@ let env: any;
 let gatewayUrl: string;
 let tracingApi: typeof import('../../src/tracing');
 let tracedClient: import('@temporalio/client').Client;
+/** The traced runs, recorded as replay fixtures (test/workflow/replay.test.ts replays them without tracing every time). */
+const tracedRuns: { workflowId: string; fixture: string }[] = [];
 
 function body(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
@@ -190,6 +192,7 @@ test('one trace from the incoming event through the gateway, the run, its tasks 
   assert.equal(res.status, 202, await res.clone().text());
   const { delivered } = (await res.json()) as { delivered: { workflowId: string }[] };
   await env.client.workflow.getHandle(delivered[0].workflowId).result();
+  tracedRuns.push({ workflowId: delivered[0].workflowId, fixture: 'interpreter-traced-v1' });
 
   // Spans are batched (and the workflow's arrive through its sink after the activation): wait for the run's own.
   const names = () => new Set(received.filter((s) => s.traceId === traceId).map((s) => s.name));
@@ -279,6 +282,7 @@ test('0.8: a run started by a traced client has its state, actions and calls in 
   serviceHits.length = 0;
   const handle = await tracedClient.workflow.start('traced08', { taskQueue: 'swflow', workflowId: `traced08-${Date.now()}`, args: [{}] });
   await handle.result();
+  tracedRuns.push({ workflowId: handle.workflowId, fixture: 'interpreter-traced-08' });
   const runSpan = () => received.find((s) => s.name === 'run traced08');
   for (let i = 0; i < 100 && !(runSpan() && received.some((s) => s.traceId === runSpan()!.traceId && s.name === 'RunWorkflow:traced08')); i++) {
     await tracingApi.tracing()!.flush();
@@ -326,7 +330,15 @@ test('every recorded history replays with the traced bundle (Temporal\'s OpenTel
   const { Worker } = await import('@temporalio/worker');
   const { bundleInterpreter } = await import('../../src/worker/interpreter-worker');
   const { historyFromFixture } = await import('../../src/testing/history');
-  const fixtures = join(__dirname, '..', 'fixtures', 'histories');
+  const { saveHistory, FIXTURES_DIR: fixtures } = await import('../workflow/helpers');
+  // The traced runs (their resolve result says `tracing`, their activities carry `_tracer-data`) replay too, with and without tracing.
+  assert.equal(tracedRuns.length, 2, 'the traced runs above ran');
+  const traced = await Promise.all(tracedRuns.map(async (r) => ({ workflowId: r.fixture, history: await saveHistory(env.client, r.workflowId, r.fixture) })));
+  const plain = await bundleInterpreter({ tracing: false });
+  assert.doesNotMatch(plain.code, /tracing-interceptors/);
+  const plainFailures: string[] = [];
+  for await (const r of Worker.runReplayHistories({ workflowBundle: plain }, traced)) if (r.error) plainFailures.push(`${r.workflowId}: ${r.error.message ?? r.error}`);
+  assert.deepEqual(plainFailures, []);
   const files = readdirSync(fixtures).filter((f) => f.endsWith('.json')).sort();
   assert.ok(files.length >= 5);
   const bundle = await bundleInterpreter();
