@@ -11,6 +11,7 @@ import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
+import { clientInterceptors } from '../tracing';
 import { NativeConnection } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, targetFromEnv, type ServerTarget } from '../client/connection';
@@ -31,7 +32,6 @@ import { httpSink } from '../gateway/sink';
 import { serveMetricsIf } from '../metrics';
 import { startGreetingService, GREETING_SERVICE_PORT } from '../../examples/services/greeting-service';
 import { dataConverterOptions } from '../codec';
-import { clientInterceptors } from '../tracing';
 
 const EXAMPLES_DIR = join(PROJECT_ROOT, 'examples');
 

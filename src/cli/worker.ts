@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
+import { clientInterceptors } from '../tracing';
 import { keepSchedulesInSync } from '../client/schedules';
 import { DefinitionRegistry } from '../definitions/registry';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
@@ -20,7 +21,6 @@ import { loadAdapters, runAdapterWorker } from '../adapter';
 import { loadSecrets } from './secrets';
 import { dataConverterOptions } from '../codec';
 import { serveMetricsIf } from '../metrics';
-import { clientInterceptors } from '../tracing';
 
 interface WorkerCliOptions {
   definitions: string[];
