@@ -5,7 +5,7 @@
  * (`NOT_FOUND`, `UNAVAILABLE`, ...); the call is cancelled when the activity is.
  */
 import { credentials, Client, Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { AdapterError, type Json } from '../../src/adapter';
+import { AdapterError, traceHeaders, type Json } from '../../src/adapter';
 import type { RpcMethod } from './proto';
 
 /** Where the service listens: `host:port` (plaintext), `grpc://host:port`, or `grpcs://host:port` (TLS with the system's roots). */
@@ -76,10 +76,10 @@ export function invoke(method: RpcMethod, target: RpcTarget, request: object, me
   }).finally(() => signal.removeEventListener('abort', cancel));
 }
 
-/** The auth headers as gRPC metadata (`authorization: Bearer …`). */
+/** The auth headers as gRPC metadata (`authorization: Bearer …`), after the active trace context (`traceparent`) when the process traces. */
 export function metadataOf(headers: Record<string, string>): Metadata {
   const metadata = new Metadata();
-  for (const [k, v] of Object.entries(headers)) metadata.set(k.toLowerCase(), v);
+  for (const [k, v] of Object.entries({ ...traceHeaders(), ...headers })) metadata.set(k.toLowerCase(), v);
   return metadata;
 }
 

@@ -12,6 +12,8 @@ import type { CloudEventJson } from '../common/contracts';
 import { PRODUCE_EVENT_ACTIVITY, SEARCH_ATTRIBUTES } from '../common/contracts';
 import { INTERPRETER_FEATURES } from '../common/features';
 import { metrics } from '../metrics';
+import { tracing } from '../tracing';
+import { inSpan, withTraceContext } from '../tracing/context';
 import { RESOLVE_DEFINITION_ACTIVITY, VALIDATE_DATA_ACTIVITY, type ResolveRequest, type ResolveResult, type ValidateDataRequest, type ValidateDataResult, type ValidateResourceResult } from '../common/pinning';
 import { Context } from '@temporalio/activity';
 import { adapterServices, type AdapterServices } from '../adapter/activities';
@@ -91,7 +93,7 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
     async [RESOLVE_DEFINITION_ACTIVITY](req: ResolveRequest): Promise<ResolveResult> {
       const sa = await searchAttributes();
       // Metrics on: the run reports to the `swflow.metrics` sink (recorded here, so replays agree).
-      const lifecycle = { ...(opts.lifecycleEvents ? { lifecycleEvents: true } : {}), ...(metrics() ? { metrics: true } : {}) };
+      const lifecycle = { ...(opts.lifecycleEvents ? { lifecycleEvents: true } : {}), ...(metrics() ? { metrics: true } : {}), ...(tracing() ? { tracing: true } : {}) };
       if (req.definition) {
         const functions = await functionsOf(req.definition, undefined, req);
         return { hash: definitionHash(req.definition), source: 'start options', searchAttributes: sa, features, ...lifecycle, ...functions };
@@ -119,10 +121,14 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
       return check(req.schema, req.data);
     },
 
-    async [PRODUCE_EVENT_ACTIVITY](event: CloudEventJson): Promise<void> {
-      const sinks = opts.eventSinks ?? [];
-      if (!sinks.length) opts.log?.(`produced event ${event.type} (${event.id}) — no event sink configured`);
-      for (const sink of sinks) await sink(event);
+    async [PRODUCE_EVENT_ACTIVITY](produced: CloudEventJson): Promise<void> {
+      // Traced: a producer span, whose context the event carries (CloudEvents distributed tracing).
+      await inSpan(`produce ${produced.type}`, { kind: 'producer', attributes: { 'cloudevents.event_type': produced.type, 'cloudevents.event_id': produced.id, 'cloudevents.event_source': produced.source } }, async () => {
+        const event = withTraceContext(produced);
+        const sinks = opts.eventSinks ?? [];
+        if (!sinks.length) opts.log?.(`produced event ${event.type} (${event.id}) — no event sink configured`);
+        for (const sink of sinks) await sink(event);
+      });
     },
   };
 }

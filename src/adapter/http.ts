@@ -7,6 +7,7 @@ import type { Json } from '../common/model';
 import type { Auth } from './auth';
 import { fetchWithCertificate } from './certificate';
 import { AdapterError, ErrorCodes, isAdapterError, networkFailure } from './errors';
+import { traceHeaders } from '../tracing/context';
 
 export interface HttpRequest {
   method: string;
@@ -41,11 +42,12 @@ export function describeRequest(req: Pick<HttpRequest, 'method' | 'url'>): strin
  * failure throws an {@link AdapterError} with its code (ConnectionRefused, HostNotFound, ...);
  * a 401 with refreshable auth (OAuth2) is tried once more with a new token, a 401 with a digest
  * challenge once more with its answer; a client certificate sends the request over node:https.
+ * When the process traces, the request carries the active trace context (`traceparent`).
  */
 export async function sendHttp(req: HttpRequest, opts: HttpOptions = {}): Promise<Response> {
   const request = describeRequest(req);
   const send = async (): Promise<Response> => {
-    const headers = { ...((await opts.auth?.headers({ method: req.method, url: req.url })) ?? {}), ...lowerKeys(req.headers ?? {}) };
+    const headers = { ...traceHeaders(), ...((await opts.auth?.headers({ method: req.method, url: req.url })) ?? {}), ...lowerKeys(req.headers ?? {}) };
     const tls = await opts.auth?.tls?.();
     try {
       if (tls) return await fetchWithCertificate(req.url, { method: req.method, headers, body: req.body, signal: opts.signal, redirect: opts.redirect }, tls);

@@ -21,6 +21,8 @@ export { callInterceptor, functionCallOf } from './call';
 export { adapterActivities, adapterServices, serveCall, callSite, type AdapterServices, type CallActivity } from './activities';
 export { fetchDocument, isHttpUrl, loadOnce, locateDocument } from './documents';
 export { callHttp, describeRequest, readAnswer, sendHttp, type HttpAnswer, type HttpOptions, type HttpRequest } from './http';
+/** The active trace context as headers (`traceparent`, `tracestate`) for a request an adapter sends by other means than sendHttp; none when the process does not trace. */
+export { traceHeaders } from '../tracing/context';
 export { type Auth, TokenCache } from './auth';
 export { authenticationHeader, authenticationHeaders, secretObject, tokenAuthentication, type SecretSource, type TokenSource } from './authentication';
 export { ConfigurationError, ErrorTypes, configurationFailure, problemFailure, type Problem } from './problems';

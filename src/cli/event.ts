@@ -23,6 +23,7 @@ import { Dispatcher, TARGET_ATTRIBUTE, type EventResult } from '../gateway/dispa
 import { GATEWAY_PORT } from '../gateway/server';
 import { PROJECT_ROOT } from '../platform/paths';
 import { dataConverterOptions } from '../codec';
+import { clientInterceptors } from '../tracing';
 
 interface SendOptions {
   type?: string;
@@ -147,7 +148,7 @@ async function viaTemporal(e: CloudEventJson, opts: SendOptions): Promise<boolea
   const connection = await Connection.connect(connectionOptions(target));
   try {
     const registry = new DefinitionRegistry(opts.definitions);
-    const dispatcher = new Dispatcher({ client: new Client({ connection, namespace: target.namespace, ...dataConverterOptions() }), definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue });
+    const dispatcher = new Dispatcher({ client: new Client({ connection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() }), definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue });
     // Whoever holds the Temporal connection may signal any instance: direct addressing is allowed.
     return print(await dispatcher.dispatch(e, true), `Temporal ${target.address} (namespace ${target.namespace})`, opts.json);
   } finally {

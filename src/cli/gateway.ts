@@ -17,6 +17,7 @@ import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
 import { PROJECT_ROOT } from '../platform/paths';
 import { dataConverterOptions } from '../codec';
 import { serveMetricsIf } from '../metrics';
+import { clientInterceptors } from '../tracing';
 
 /** The gateway options of `swflow gateway` and `swflow start` (commander camel-cases them). */
 export interface GatewayCliOptions {
@@ -112,7 +113,7 @@ async function runGateway(opts: GatewayCommandOptions): Promise<void> {
   const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
   // Lazy: the gateway starts (and /readyz says so) while Temporal is still down.
   const connection = Connection.lazy(connectionOptions(target));
-  const client = new Client({ connection, namespace: target.namespace, ...dataConverterOptions() });
+  const client = new Client({ connection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() });
   const registry = new DefinitionRegistry(opts.definitions);
   const common = { client, definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue, temporalTimeoutMs: settings.temporalTimeoutMs, log: say };
   const gateway: Gateway = await startGateway({ ...common, ...settings, host: opts.host, port: Number(opts.port) });

@@ -4,6 +4,12 @@
  * `register(program)`, so commands stay small and independent.
  */
 import { Command } from 'commander';
+import { startTracingIf, tracing } from '../tracing';
+import { installTemporalLogger, useLogFormat } from '../tracing/log';
+import { metricsPort } from '../metrics';
+
+/** The commands that run Temporal workers (and so Temporal's runtime and its logger). */
+const WORKER_COMMANDS = ['start', 'worker', 'adapters', 'processes'];
 
 const COMMANDS = ['start', 'worker', 'adapters', 'processes', 'gateway', 'event', 'suspend', 'schedules', 'validate', 'diagram', 'run', 'test', 'codec-server', 'ui'];
 /** Commands registered by a module of another name. */
@@ -22,7 +28,16 @@ function modulesFor(argv: string[]): string[] {
 async function main(): Promise<void> {
   const program = new Command('swflow')
     .description('Run CNCF Serverless Workflow definitions durably on Temporal')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .option('--log-format <format>', 'text (default) or json: one JSON line per event, with trace and span ids (default $SWFLOW_LOG_FORMAT)');
+  // Every command: logs in the chosen format, and OpenTelemetry tracing when the OTEL_* variables
+  // ask for it (service `swflow-<command>`; src/tracing), before it connects anywhere.
+  program.hook('preAction', (_program, command) => {
+    useLogFormat(program.opts().logFormat ?? process.env.SWFLOW_LOG_FORMAT, `swflow-${command.name()}`);
+    // Temporal's runtime logs as JSON too in the commands that run workers (with metrics on, src/metrics installs it with that logger).
+    if (WORKER_COMMANDS.includes(command.name()) && metricsPort(command.opts().metricsPort) === undefined) installTemporalLogger();
+    startTracingIf(`swflow-${command.name()}`);
+  });
   for (const name of modulesFor(process.argv)) {
     let mod: { register?: (p: Command) => void };
     try {
@@ -34,6 +49,8 @@ async function main(): Promise<void> {
     mod.register?.(program);
   }
   await program.parseAsync(process.argv);
+  // The spans still batched go out before the process exits.
+  await tracing()?.shutdown();
 }
 
 main().catch((err) => {

@@ -27,6 +27,7 @@ import { withRunPageLink } from '../ui/link';
 import { connectionOptions, targetFromEnv, type ServerTarget } from '../client/connection';
 import { stopWorkers } from '../worker/stop';
 import { dataConverterOptions } from '../codec';
+import { clientInterceptors } from '../tracing';
 
 interface RunCliOptions {
   input?: string;
@@ -122,7 +123,7 @@ export async function runCommand(file: string, opts: RunCliOptions, out: (line: 
   const runs: Promise<void>[] = [];
   try {
     connection = env ? env.connection : await Connection.connect(connectionOptions(target));
-    const client = new Client({ connection, namespace: target.namespace, ...dataConverterOptions() });
+    const client = new Client({ connection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() });
     if (opts.worker || env) {
       nativeConnection = env ? env.nativeConnection : await NativeConnection.connect(connectionOptions(target));
       const { createInterpreterWorker } = await import('../worker/interpreter-worker');

@@ -11,6 +11,7 @@ import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
+import { clientInterceptors } from '../tracing';
 import { NativeConnection } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, targetFromEnv, type ServerTarget } from '../client/connection';
@@ -134,7 +135,7 @@ async function start(opts: StartCommandOptions): Promise<void> {
     }
 
     const registry = new DefinitionRegistry(opts.definitions);
-    const client = new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions() });
+    const client = new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() });
     const schedules = keepSchedulesInSync(client, () => registry.allDefinitions(), { taskQueue: INTERPRETER_TASK_QUEUE, intervalMs: scheduleSyncMs(), log: (m) => log(m) });
     const runPage: RunPage | undefined =
       opts.runPagePort === '0'

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
+import { clientInterceptors } from '../tracing';
 import { keepSchedulesInSync } from '../client/schedules';
 import { DefinitionRegistry } from '../definitions/registry';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
@@ -91,7 +92,7 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const clientConnection = opts.schedules ? await Connection.connect(connectionOptions(target)) : undefined;
   const registry = new DefinitionRegistry(opts.definitions);
   const schedules = clientConnection
-    ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions() }), () => registry.allDefinitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
+    ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() }), () => registry.allDefinitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
     : undefined;
   log(`serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}${deployment ? `; build ${deployment.version.deploymentName}.${deployment.version.buildId} (${deployment.defaultVersioningBehavior})` : ''}`);
   const running = worker.run();

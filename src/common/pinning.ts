@@ -46,6 +46,11 @@ export interface ResolveResult {
    */
   metrics?: boolean;
   /**
+   * The worker traces (OpenTelemetry, src/tracing): the run makes spans for itself, its states or
+   * tasks and actions in the sandbox (workflow/host/tracing.ts; no command, history unchanged).
+   */
+  tracing?: boolean;
+  /**
    * The function documents a 1.0 definition calls (cataloged functions `name:version@catalog`,
    * functions by URI), by call string, fetched now (feature `v1-catalogs`): pinned with the
    * definition, so a catalog that changes never changes a running run, and replays never fetch.

@@ -13,6 +13,7 @@
  * calls share one deadline (`temporalTimeoutMs`), so an unreachable server is reported as
  * `503` within seconds instead of after the client's own retries (~20 s).
  */
+import { inSpan } from '../tracing/context';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
@@ -105,7 +106,24 @@ export class Dispatcher {
   }
 
   /** Delivers a planned event. */
-  async deliver(plan: Extract<Plan, { ok: true }>): Promise<EventResult> {
+  /**
+   * Delivers a planned event. When the process traces, in a span `gateway <type>` that continues
+   * the event's trace (its `traceparent` extension attribute, else `carrier`'s: the HTTP request's
+   * `traceparent` header), so the run it starts or signals joins that trace; `report` sees the
+   * result inside that span (its log lines carry the trace).
+   */
+  deliver(plan: Extract<Plan, { ok: true }>, carrier?: { traceparent?: string; tracestate?: string }, report?: (r: EventResult) => void): Promise<EventResult> {
+    const e = plan.event;
+    const attributes = { 'cloudevents.event_type': e.type, 'cloudevents.event_id': e.id, 'cloudevents.event_source': e.source };
+    return inSpan(`gateway ${e.type}`, { kind: 'consumer', attributes, parent: typeof e.traceparent === 'string' ? { traceparent: e.traceparent, tracestate: e.tracestate } : carrier }, async (span) => {
+      const r = await this.deliverNow(plan);
+      span?.setAttribute('swflow.gateway.status', r.status);
+      report?.(r);
+      return r;
+    });
+  }
+
+  private async deliverNow(plan: Extract<Plan, { ok: true }>): Promise<EventResult> {
     const e = plan.event;
     const base = { id: e.id, type: e.type };
     const delivered: Delivered[] = [];

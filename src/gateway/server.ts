@@ -180,10 +180,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     }
     const results: EventResult[] = [];
     for (const p of plans as Extract<Plan, { ok: true }>[]) {
-      const r = await dispatcher.deliver(p);
+      const r = await dispatcher.deliver(p, { traceparent: header(req, 'traceparent'), tracestate: header(req, 'tracestate') }, (r) => {
+        for (const d of r.delivered ?? []) log(`event ${p.event.type} ${p.event.id} → ${d.workflowId}${d.started ? ' (started)' : ''}${d.duplicate ? ' (already delivered)' : ''}${d.via === 'visibility' ? ' (awaiting it)' : ''}`);
+        if (r.status === 500) log(`error delivering ${p.event.type} ${p.event.id}: ${r.error}`);
+      });
       results.push(r);
-      for (const d of r.delivered ?? []) log(`event ${p.event.type} ${p.event.id} → ${d.workflowId}${d.started ? ' (started)' : ''}${d.duplicate ? ' (already delivered)' : ''}${d.via === 'visibility' ? ' (awaiting it)' : ''}`);
-      if (r.status === 500) log(`error delivering ${p.event.type} ${p.event.id}: ${r.error}`);
       if (r.status === 503) break; // the rest would wait for the same deadline
     }
     entry.events = summarize(results);

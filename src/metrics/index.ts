@@ -13,6 +13,7 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { temporalLogger } from '../tracing/log';
 
 export interface SwflowMetrics {
   readonly registry: Registry;
@@ -85,7 +86,9 @@ export async function installCoreMetrics(opts: { logger?: import('@temporalio/wo
   try {
     // Loaded here: the gateway and the registry use this module without a worker runtime.
     const { Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
-    Runtime.install({ ...(opts.logger ? { logger: opts.logger } : {}), telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } } } });
+    // JSON logs (--log-format json): the runtime logs through the process's JSON logger.
+    const logger = opts.logger ?? temporalLogger();
+    Runtime.install({ ...(logger ? { logger } : {}), telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } } } });
     return { port };
   } catch (err) {
     return { note: `Temporal Core metrics are not served: ${(err as Error).message}` };

@@ -21,6 +21,8 @@ import { a2aAdapter } from '../../adapters/a2a';
 import { autoHeartbeat } from './heartbeat';
 import { dataConverterOptions } from '../codec';
 import { metricsInterceptor } from '../metrics/interceptor';
+import { tracingActivityInterceptors } from '../tracing';
+import { tracingCallInterceptor } from '../tracing/interceptor';
 
 export interface AdapterWorkerOptions {
   connection: NativeConnection;
@@ -65,7 +67,7 @@ export async function createBuiltinAdapterWorker(opts: AdapterWorkerOptions): Pr
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
     activities,
-    interceptors: { ...extra.interceptors, activity: [sdk.callInterceptor, metricsInterceptor, autoHeartbeat, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
+    interceptors: { ...extra.interceptors, activity: [...tracingActivityInterceptors(), sdk.callInterceptor, metricsInterceptor, tracingCallInterceptor, autoHeartbeat, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
   });
 }
 
@@ -83,6 +85,6 @@ export function activityWorker(
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? defaultQueue,
     activities,
-    interceptors: { ...extra.interceptors, activity: [autoHeartbeat, ...(extra.interceptors?.activity ?? [])] },
+    interceptors: { ...extra.interceptors, activity: [...tracingActivityInterceptors(), autoHeartbeat, ...(extra.interceptors?.activity ?? [])] },
   });
 }

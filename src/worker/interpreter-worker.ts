@@ -22,6 +22,8 @@ import { builtinAdapters } from './adapter-worker';
 import { dataConverterOptions } from '../codec';
 import { metricsInterceptor } from '../metrics/interceptor';
 import { metricsSinks } from '../metrics/sink';
+import { tracingActivityInterceptors, tracingSinks, workflowInterceptorModules } from '../tracing';
+import { tracingCallInterceptor } from '../tracing/interceptor';
 
 export type WorkflowBundle = { code: string; sourceMap?: string };
 
@@ -74,13 +76,16 @@ export const WORKFLOW_INTERCEPTORS_PATH = require.resolve('../workflow/intercept
  * Bundles the generic workflow (with the jq engine preloaded once per worker thread). `options`: a
  * logger and a webpack hook (test/workflow/bundle.test.ts records the bundler's warnings).
  */
-export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 'webpackConfigHook'> = {}): Promise<WorkflowBundle> {
+export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 'webpackConfigHook'> & { tracing?: boolean } = {}): Promise<WorkflowBundle> {
+  const { tracing: traced, ...bundleOptions } = options;
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     preloadModules: [require.resolve('../expr/engine')],
-    workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH],
+    // With tracing on (src/tracing; `tracing: false` bundles without), Temporal's OpenTelemetry
+    // workflow interceptors too, after swflow's: a call's step span is active when theirs makes its StartActivity span.
+    workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH, ...(traced === false ? [] : workflowInterceptorModules())],
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn(m: string) { console.warn(m); }, error(m: string) { console.error(m); } } as any,
-    ...options,
+    ...bundleOptions,
   });
 }
 
@@ -109,12 +114,13 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
     ...dataConverterOptions(),
     ...extra,
     // Runs report to the `swflow.metrics` sink when this process serves metrics (src/metrics).
-    sinks: { ...metricsSinks(), ...extra.sinks },
+    // …and workflow spans to the `exporter` sink when it traces (src/tracing).
+    sinks: { ...metricsSinks(), ...tracingSinks(), ...extra.sinks },
     // A local call arrives as its arguments plus the `swflow-call` header: put it back together.
     interceptors: {
-      ...(opts.workflowBundle ? {} : { workflowModules: [WORKFLOW_INTERCEPTORS_PATH] }),
+      ...(opts.workflowBundle ? {} : { workflowModules: [WORKFLOW_INTERCEPTORS_PATH, ...workflowInterceptorModules()] }),
       ...extra.interceptors,
-      activity: [callInterceptor, metricsInterceptor, ...(extra.interceptors?.activity ?? [])],
+      activity: [...tracingActivityInterceptors(), callInterceptor, metricsInterceptor, tracingCallInterceptor, ...(extra.interceptors?.activity ?? [])],
     },
   });
 }

@@ -6,12 +6,16 @@
  *   event (see Tracker in ui.ts);
  * - a function call's context goes out as the `swflow-call` header of its activity (or local
  *   activity: `swflow.local` calls)
- *   (functions.ts hands it over with {@link withCallContext}).
+ *   (functions.ts hands it over with {@link withCallContext});
+ * - in a traced run, a call is scheduled with its step's span (or its 0.8 action's) active, so
+ *   the StartActivity span of Temporal's OpenTelemetry interceptors (after these) is its child
+ *   (host/tracing.ts).
  */
-import { defaultPayloadConverter, scheduleLocalActivity, type ActivityOptions, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import { defaultPayloadConverter, scheduleLocalActivity, type ActivityOptions, type Payload, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
 import type { CallContext } from '../common/contracts';
 import { CALL_HEADER } from '../common/calls';
 import { beforeBlocking } from './ui';
+import { aroundCall } from './host/tracing';
 
 /** Call contexts by the identity of the args array they go out with (see withCallContext). */
 const contexts = new WeakMap<unknown[], CallContext>();
@@ -48,20 +52,29 @@ export function scheduleLocalCall<R>(type: string, args: unknown[], options: Act
   return scheduleLocalActivity<R>(type, args, local);
 }
 
+/** A call of an older run, sent whole as the activity's input (no `swflow-call` header): its state and action. */
+function wholeCall(args: unknown[]): { state?: string; action?: string } | undefined {
+  const c = args[0] as { state?: unknown; action?: unknown; workflow?: unknown } | undefined;
+  return c && typeof c === 'object' && typeof c.state === 'string' && c.workflow ? { state: c.state, action: typeof c.action === 'string' ? c.action : undefined } : undefined;
+}
+
+/** An activity (or local activity) goes out: a call's with its `swflow-call` header, within its step's span when the run is traced. */
+function sendCall<I extends { args: unknown[]; headers: Record<string, Payload> }, R>(input: I, next: (input: I) => Promise<R>): Promise<R> {
+  const context = contexts.get(input.args);
+  const call = context ?? wholeCall(input.args);
+  return aroundCall(call?.state, call?.action, () => (context ? next({ ...input, headers: { ...input.headers, [CALL_HEADER]: defaultPayloadConverter.toPayload(context) } }) : next(input)));
+}
+
 export const interceptors: WorkflowInterceptorsFactory = () => ({
   outbound: [
     {
       scheduleActivity(input, next) {
         beforeBlocking();
-        const context = contexts.get(input.args as unknown[]);
-        if (!context) return next(input);
-        return next({ ...input, headers: { ...input.headers, [CALL_HEADER]: defaultPayloadConverter.toPayload(context) } });
+        return sendCall(input, next);
       },
       scheduleLocalActivity(input, next) {
         if (!localCalls.has(input.args as unknown[])) beforeBlocking();
-        const context = contexts.get(input.args as unknown[]);
-        if (!context) return next(input);
-        return next({ ...input, headers: { ...input.headers, [CALL_HEADER]: defaultPayloadConverter.toPayload(context) } });
+        return sendCall(input, next);
       },
       startTimer(input, next) {
         beforeBlocking();

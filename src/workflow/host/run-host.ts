@@ -24,6 +24,7 @@ import { FEATURE_HOST_LIFECYCLE, FEATURE_YIELD_LONG_WALKS } from '../../common/f
 import { type ResolveResult } from '../../common/pinning';
 import { ENTERED_KEPT, readCarried, type Carried, type HostCarry } from './carry';
 import { HOST_LIFECYCLE_TYPES, Lifecycle, type LifecycleType } from './lifecycle';
+import { RunTrace } from './tracing';
 
 /** History length after which a run continues as new by itself (besides the server's suggestion), for both DSLs. */
 export const HISTORY_LIMIT = 20_000;
@@ -116,6 +117,7 @@ export class RunHost {
       this.lifecycle = new Lifecycle(`swflow/${description.id}`, this.info.taskQueue, description.lifecycleName, this.effects);
     }
     if (this.resolved.metrics) this.observeMetrics(description);
+    if (this.resolved.tracing) this.observeTracing(description);
     if (this.lifecycle && this.features.has(FEATURE_HOST_LIFECYCLE)) {
       this.mailbox.onCorrelation = (phase, keys) =>
         phase === 'started'
@@ -148,6 +150,28 @@ export class RunHost {
     };
   }
 
+  /**
+   * OpenTelemetry (the worker traces, ResolveResult.tracing): the run, its states or tasks and 0.8
+   * actions become spans (./tracing.ts), beside the metrics' observer. No command.
+   */
+  private observeTracing(description: RunDescription): void {
+    const runTrace = new RunTrace(description, () => this.effects.now());
+    this.runTrace = runTrace;
+    const before = this.tracker.observer;
+    this.tracker.observer = {
+      enter: (step) => {
+        before?.enter(step);
+        runTrace.enter(step);
+      },
+      leave: (step) => {
+        before?.leave(step);
+        runTrace.leave(step);
+      },
+    };
+  }
+
+  private runTrace?: RunTrace;
+
   private metricsSink?: { sink: MetricsSinks[typeof METRICS_SINK]; id: string; version: string };
 
   /**
@@ -176,6 +200,7 @@ export class RunHost {
     await this.lifecycle?.settle();
     const opts = options();
     this.tracker.flush();
+    this.runTrace?.end('continued');
     return makeContinueAsNewFunc({ workflowType: this.info.workflowType, taskQueue: this.info.taskQueue })(input, opts);
   }
 
@@ -198,6 +223,7 @@ export class RunHost {
     this.tracker.status = status;
     const m = this.metricsSink;
     if (m && (status === 'completed' || status === 'failed' || status === 'cancelled')) m.sink.runEnded(m.id, m.version, status);
+    if (status === 'completed' || status === 'failed' || status === 'cancelled') this.runTrace?.end(status);
     this.tracker.render();
     this.publish('workflow.status-changed', { updatedAt: this.nowIso(), status: phaseOf(status) });
   }
