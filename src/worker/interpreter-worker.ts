@@ -22,6 +22,7 @@ import { builtinAdapters } from './adapter-worker';
 import { dataConverterOptions } from '../codec';
 import { metricsInterceptor } from '../metrics/interceptor';
 import { metricsSinks } from '../metrics/sink';
+import { bundleInterpreterApart } from './bundle-apart';
 
 export type WorkflowBundle = { code: string; sourceMap?: string };
 
@@ -38,7 +39,7 @@ export interface InterpreterWorkerOptions {
   lifecycleEvents?: boolean;
   /** The interpreter features runs started on this worker get (default: all): tests act as an older worker with fewer. */
   features?: string[];
-  /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers). */
+  /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers); default: bundled in a child process (./bundle-apart.ts). */
   workflowBundle?: WorkflowBundle;
   /**
    * The activities that serve calls marked `swflow.local` (run as local activities on this worker,
@@ -75,13 +76,30 @@ export const WORKFLOW_INTERCEPTORS_PATH = require.resolve('../workflow/intercept
  * logger and a webpack hook (test/workflow/bundle.test.ts records the bundler's warnings).
  */
 export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 'webpackConfigHook'> = {}): Promise<WorkflowBundle> {
-  return bundleWorkflowCode({
+  const bundle = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     preloadModules: [require.resolve('../expr/engine')],
     workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH],
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn(m: string) { console.warn(m); }, error(m: string) { console.error(m); } } as any,
     ...options,
   });
+  return { ...bundle, code: withoutSourcesContent(bundle.code) };
+}
+
+const SOURCE_MAP_URL = '//# sourceMappingURL=data:';
+
+/**
+ * The bundle with its inline source map stripped of `sourcesContent` (2.3 MB of the 2.7 MB map:
+ * every source file's text, held by each workflow thread and the worker). Stack traces keep
+ * their file:line:column positions; only the SDK's `showStackTraceSources` would read the texts.
+ */
+export function withoutSourcesContent(code: string): string {
+  const at = code.lastIndexOf(SOURCE_MAP_URL);
+  const data = at < 0 ? -1 : code.indexOf('base64,', at);
+  if (data < 0) return code;
+  const map = JSON.parse(Buffer.from(code.slice(data + 'base64,'.length).trimEnd(), 'base64').toString('utf8'));
+  delete map.sourcesContent;
+  return `${code.slice(0, at)}${SOURCE_MAP_URL}application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}`;
 }
 
 export async function createInterpreterWorker(opts: InterpreterWorkerOptions): Promise<Worker> {
@@ -100,10 +118,8 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? INTERPRETER_TASK_QUEUE,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {
-          workflowsPath: WORKFLOWS_PATH,
-          bundlerOptions: { preloadModules: [require.resolve('../expr/engine')] },
-        }),
+    // Bundled in a child process unless given: webpack's memory is not kept by the worker.
+    workflowBundle: opts.workflowBundle ?? (await bundleInterpreterApart()),
     activities,
     // Encrypted payloads when codec keys are configured (docs/encryption.md).
     ...dataConverterOptions(),
@@ -112,7 +128,6 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
     sinks: { ...metricsSinks(), ...extra.sinks },
     // A local call arrives as its arguments plus the `swflow-call` header: put it back together.
     interceptors: {
-      ...(opts.workflowBundle ? {} : { workflowModules: [WORKFLOW_INTERCEPTORS_PATH] }),
       ...extra.interceptors,
       activity: [callInterceptor, metricsInterceptor, ...(extra.interceptors?.activity ?? [])],
     },
