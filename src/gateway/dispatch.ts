@@ -214,6 +214,9 @@ export class Dispatcher {
 
 }
 
+/** Visibility queries of one definition under way at once; lookups arriving meanwhile wait and go together (2 measured slower: bench/README.md). */
+export const LOOKUPS_IN_FLIGHT = 1;
+
 /** Most SwAwaitedEvents entries one coalesced visibility query names. */
 export const MAX_LOOKUP_ENTRIES = 100;
 
@@ -224,16 +227,17 @@ interface Waiter {
 }
 
 /**
- * Visibility lookups of running instances by SwAwaitedEvents entries, coalesced: while one query
- * of a definition is under way, the lookups that arrive for it wait and then go as ONE query
- * naming all their entries (at most {@link MAX_LOOKUP_ENTRIES}); each gets the instances that hold
- * one of its own entries. Under load, N concurrent events cost ~1 query instead of N (the dev
- * server's SQLite visibility answers one query at a time); alone, a lookup goes at once. Each
- * lookup sees what visibility shows after it arrived, as before.
+ * Visibility lookups of running instances by SwAwaitedEvents entries, coalesced: while
+ * {@link LOOKUPS_IN_FLIGHT} queries of a definition are under way, the lookups that arrive for it
+ * wait and then go as ONE query naming all their entries (at most {@link MAX_LOOKUP_ENTRIES});
+ * each gets the instances that hold one of its own entries. Under load, N concurrent events cost
+ * a few queries instead of N (the dev server's SQLite visibility is slow to answer many); alone,
+ * a lookup goes at once. Each lookup sees what visibility shows after it arrived, as before.
  */
 export class AwaitingLookups {
   private readonly pending = new Map<string, Waiter[]>();
-  private readonly busy = new Set<string>();
+  /** Queries under way per definition (at most {@link LOOKUPS_IN_FLIGHT}). */
+  private readonly busy = new Map<string, number>();
   /** Visibility queries made (tests count coalescing with it). */
   queries = 0;
 
@@ -249,12 +253,12 @@ export class AwaitingLookups {
       const queue = this.pending.get(workflowType) ?? [];
       queue.push({ entries, resolve, reject });
       this.pending.set(workflowType, queue);
-      if (!this.busy.has(workflowType)) void this.drain(workflowType);
+      if ((this.busy.get(workflowType) ?? 0) < LOOKUPS_IN_FLIGHT) void this.drain(workflowType);
     });
   }
 
   private async drain(workflowType: string): Promise<void> {
-    this.busy.add(workflowType);
+    this.busy.set(workflowType, (this.busy.get(workflowType) ?? 0) + 1);
     try {
       for (let queue = this.pending.get(workflowType); queue?.length; queue = this.pending.get(workflowType)) {
         // Take waiters up to the entry bound (always at least one).
@@ -277,7 +281,9 @@ export class AwaitingLookups {
         }
       }
     } finally {
-      this.busy.delete(workflowType);
+      const left = (this.busy.get(workflowType) ?? 1) - 1;
+      if (left) this.busy.set(workflowType, left);
+      else this.busy.delete(workflowType);
     }
   }
 
