@@ -1,22 +1,33 @@
 /**
  * The event gateway's overhead: CloudEvents POSTed to the gateway (structured mode, over HTTP
- * with keep-alive) and routed into running instances, against the Temporal client making the
- * same `signalWithStart` calls directly (what the gateway does for these events). Same dev
- * server, same interpreter worker, same running instances (`bench/definitions/event-sink.sw.json`:
- * a keepActive instance per correlation key that consumes every event).
+ * with keep-alive, `--concurrency` senders) against ONE Temporal client making the calls that
+ * deliver the same events directly (`signalWithStart` on the workflow id the event names). Same
+ * dev server, same interpreter worker, same definitions (bench/definitions: the gateway reads the
+ * folder as `swflow start` does). Scenarios (`--scenarios`, default all four):
  *
- *   npx tsx bench/gateway.ts [--events 2000] [--concurrency 32] [--instances 20]
+ * - `0.8-wake`: correlated wake-ups: events keyed by `sinkid` into `--instances` running
+ *   keepActive instances (event-sink.sw.json; the gateway names the instance by correlation);
+ * - `0.8-start`: start events: each event starts its own instance (event-start.sw.json, named
+ *   after the event: `eventstart/bench/<id>`);
+ * - `1.0-start`: the same with `schedule.on` (event-start.sw.yaml);
+ * - `1.0-wake`: correlated wake-ups: one running instance per event, each waiting in `listen` for
+ *   the event of its key (event-wake.sw.yaml, `correlate … expect`): the gateway finds it through
+ *   visibility (SwAwaitedEvents), the direct client names it.
  *
- * Prints events/s both ways, their ratio (goal ≥ 0.8×) and the latency of the answers (the
- * gateway's 202, the direct call's return): p50 and p99.
+ *   npx tsx bench/gateway.ts [--events 1000] [--concurrency 32] [--instances 20] [--scenarios 0.8-wake,…]
+ *
+ * Per scenario: a warm-up both ways, then the direct side and the gateway side (`--events` each;
+ * the order alternates per scenario). Prints events/s both ways, their ratio (goal ≥ 0.8×) and
+ * the latency of the answers (the gateway's 202, the direct call's return): p50 and p99.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import type { Json } from '../src/common/model';
 import { EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../src/common/contracts';
 import { DefinitionRegistry } from '../src/definitions/registry';
 import { startGateway } from '../src/gateway/server';
@@ -25,7 +36,7 @@ import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { bundleInterpreter, createInterpreterWorker } from '../src/worker/interpreter-worker';
 import { freePort } from '../test/helpers/ports';
 
-const DEFINITIONS = join(__dirname, 'definitions', 'event-sink.sw.json');
+const DEFINITIONS = join(__dirname, 'definitions');
 
 interface Run {
   perSecond: number;
@@ -57,8 +68,25 @@ async function measure(count: number, concurrency: number, send: (i: number) => 
   return { perSecond: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
+/** How one scenario's events are made and delivered directly; `prepare` starts what they go to. */
+interface Scenario {
+  name: string;
+  event(side: string, i: number): CloudEventJson;
+  /** The direct delivery: the signal-with-start the gateway would make. */
+  direct(e: CloudEventJson, side: string, i: number): Promise<void>;
+  /** Before a measured batch of `count` events (warm-up or not) of one side. */
+  prepare?(side: string, count: number): Promise<void>;
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { events: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '32' }, instances: { type: 'string', default: '20' } } });
+  const { values } = parseArgs({
+    options: {
+      events: { type: 'string', default: '1000' },
+      concurrency: { type: 'string', default: '32' },
+      instances: { type: 'string', default: '20' },
+      scenarios: { type: 'string', default: '0.8-wake,0.8-start,1.0-start,1.0-wake' },
+    },
+  });
   const events = Number(values.events);
   const concurrency = Number(values.concurrency);
   const instances = Number(values.instances);
@@ -70,35 +98,84 @@ async function main(): Promise<void> {
   const client = new Client({ connection });
   const worker = await createInterpreterWorker({ connection: native, definitions: [DEFINITIONS], workflowBundle: await bundleInterpreter() });
   const registry = new DefinitionRegistry([DEFINITIONS]);
-  const gateway = await startGateway({ client, definitions: () => registry.definitions(), port: 0 });
+  const gateway = await startGateway({ client, definitions: () => registry.allDefinitions(), port: 0 });
 
-  const event = (prefix: string, i: number): CloudEventJson => ({ specversion: '1.0', id: randomUUID(), type: 'bench.tick', source: 'bench', sinkid: `${prefix}${i % instances}`, data: { i } });
-  const direct = async (prefix: string, i: number) => {
-    const e = event(prefix, i);
-    await client.workflow.signalWithStart('eventsink', { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: `eventsink/sinkid=${e.sinkid}`, args: [{}], signal: EVENT_SIGNAL, signalArgs: [e] });
-  };
-  const viaGateway = async (prefix: string, i: number) => {
-    const res = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/cloudevents+json' }, body: JSON.stringify(event(prefix, i)) });
+  const base = (type: string, data: Json, extra: Record<string, string> = {}): CloudEventJson => ({ specversion: '1.0', id: randomUUID(), type, source: 'bench', ...extra, data });
+  const swsArgs = { taskQueue: INTERPRETER_TASK_QUEUE, signal: EVENT_SIGNAL };
+  let batch = 0;
+  const all: Scenario[] = [
+    {
+      name: '0.8-wake',
+      event: (side, i) => base('bench.tick', { i }, { sinkid: `${side}${i % instances}` }),
+      direct: async (e) => void (await client.workflow.signalWithStart('eventsink', { ...swsArgs, workflowId: `eventsink/sinkid=${e.sinkid}`, args: [{}], signalArgs: [e] })),
+    },
+    {
+      name: '0.8-start',
+      event: (_, i) => base('bench.start', { i }),
+      direct: async (e) => void (await client.workflow.signalWithStart('eventstart', { ...swsArgs, workflowId: `eventstart/bench/${e.id}`, workflowIdReusePolicy: 'REJECT_DUPLICATE', args: [{}], signalArgs: [e] })),
+    },
+    {
+      name: '1.0-start',
+      event: (_, i) => base('bench.start10', { i }),
+      direct: async (e) => void (await client.workflow.signalWithStart('bench/eventstart10', { ...swsArgs, workflowId: `bench/eventstart10/bench/${e.id}`, workflowIdReusePolicy: 'REJECT_DUPLICATE', args: [{}], signalArgs: [e] })),
+    },
+    {
+      name: '1.0-wake',
+      // Batch `batch` of a side: instances <side>-<batch>-<i>, each waiting for its own key.
+      event: (side, i) => base('bench.wake10', { i }, { sinkid: `${side}-${batch}-${i}` }),
+      direct: async (e) => void (await client.workflow.signalWithStart('bench/eventwake10', { ...swsArgs, workflowId: `wake-${e.sinkid}`, args: [{ sinkid: e.sinkid }], signalArgs: [e] })),
+      prepare: async (side, count) => {
+        batch++;
+        const query = `WorkflowType = 'bench/eventwake10' AND WorkflowId STARTS_WITH 'wake-${side}-${batch}-' AND SwAwaitedEvents IS NOT NULL`;
+        await measure(count, concurrency, async (i) => void (await client.workflow.start('bench/eventwake10', { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: `wake-${side}-${batch}-${i}`, args: [{ sinkid: `${side}-${batch}-${i}` }] })));
+        // Until visibility shows every instance waiting (the gateway finds them there).
+        for (let t = 0; t < 600; t++) {
+          const { count: n } = await client.workflow.count(query);
+          if (n >= count) return;
+          await new Promise((r) => setTimeout(r, 500));
+        }
+        throw new Error(`the ${count} instances of ${side} batch ${batch} did not all wait within 5 minutes`);
+      },
+    },
+  ];
+  const SCENARIOS = all.filter((s) => values.scenarios!.split(',').includes(s.name));
+
+  const viaGateway = async (e: CloudEventJson) => {
+    const res = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/cloudevents+json' }, body: JSON.stringify(e) });
     const text = await res.text();
     if (res.status !== 202) throw new Error(`gateway answered ${res.status}: ${text}`);
   };
 
-  let result: { direct: Run; gateway: Run } | undefined;
+  const results: Record<string, { direct: Run; gateway: Run; ratio: number }> = {};
+  const load: number[] = [loadavg()[0]];
   await worker.runUntil(async () => {
-    // Start the instances (one per key, for each side) and warm both paths up.
-    await measure(instances * 5, concurrency, (i) => direct('d', i));
-    await measure(instances * 5, concurrency, (i) => viaGateway('g', i));
-    result = { direct: await measure(events, concurrency, (i) => direct('d', i)), gateway: await measure(events, concurrency, (i) => viaGateway('g', i)) };
+    for (const [k, s] of SCENARIOS.entries()) {
+      const sides = {
+        direct: (n: number) => measure(n, concurrency, (i) => s.direct(s.event('d', i), 'd', i)),
+        gateway: (n: number) => measure(n, concurrency, (i) => viaGateway(s.event('g', i))),
+      };
+      const order = k % 2 ? (['gateway', 'direct'] as const) : (['direct', 'gateway'] as const);
+      const out: Partial<Record<'direct' | 'gateway', Run>> = {};
+      for (const side of order) {
+        const warm = s.name === '0.8-wake' ? instances * 5 : 50;
+        await s.prepare?.(side[0], warm);
+        await sides[side](warm);
+        await s.prepare?.(side[0], events);
+        out[side] = await sides[side](events);
+      }
+      results[s.name] = { direct: out.direct!, gateway: out.gateway!, ratio: out.gateway!.perSecond / out.direct!.perSecond };
+      load.push(loadavg()[0]);
+      console.error(`[gateway] ${s.name}: ${JSON.stringify(results[s.name])}`);
+    }
   });
-  const { direct: d, gateway: g } = result!;
   const ms = (v: number) => `${v.toFixed(1)} ms`;
-  console.log(`\n${events} events, ${concurrency} in flight, into ${instances} running instances (signal-with-start by correlation)\n`);
-  console.log('| | events/s | p50 | p99 |');
+  console.log(`\n${events} events per side and scenario, ${concurrency} in flight; load average ${load.map((x) => x.toFixed(1)).join(', ')}\n`);
+  console.log('| scenario | gateway events/s (p50, p99) | direct signalWithStart events/s (p50, p99) | ratio (goal ≥ 0.8×) |');
   console.log('|---|---|---|---|');
-  console.log(`| gateway (HTTP 202) | ${g.perSecond.toFixed(0)} | ${ms(g.p50)} | ${ms(g.p99)} |`);
-  console.log(`| Temporal client, signalWithStart | ${d.perSecond.toFixed(0)} | ${ms(d.p50)} | ${ms(d.p99)} |`);
-  console.log(`| ratio (goal ≥ 0.8×) | ${(g.perSecond / d.perSecond).toFixed(2)}× | | |`);
-  console.log(JSON.stringify({ events, concurrency, instances, gateway: g, direct: d, ratio: g.perSecond / d.perSecond }));
+  for (const [name, r] of Object.entries(results)) {
+    console.log(`| ${name} | ${r.gateway.perSecond.toFixed(0)} (${ms(r.gateway.p50)}, ${ms(r.gateway.p99)}) | ${r.direct.perSecond.toFixed(0)} (${ms(r.direct.p50)}, ${ms(r.direct.p99)}) | ${r.ratio.toFixed(2)}× |`);
+  }
+  console.log(JSON.stringify({ events, concurrency, instances, loadAverage: load, results }));
   await gateway.close();
   await connection.close();
   await native.close();

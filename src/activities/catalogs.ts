@@ -25,6 +25,7 @@ import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import type { Json } from '../common/model';
+import { BoundedMap } from '../common/bounded-map';
 import { callsOf, catalogFunctionAddress, documentCalls, endpointParts, needsDocument, parseCatalogCall, rawAddress, type CatalogRef } from '../common/catalogs';
 import { taskTypeOf, type PinnedFunction, type Task, type V1Definition } from '../common/model-v1';
 import { authenticationHeaders, type TokenSource } from '../adapter/authentication';
@@ -48,6 +49,9 @@ export interface CatalogOptions {
 /** Failure type of a function document that could not be fetched or is not a valid task. */
 export const FUNCTION_NOT_RESOLVED = 'FunctionNotResolved';
 
+/** Catalog documents a worker keeps (files and HTTP answers, each): least recently used go first. */
+export const CATALOG_CACHE_ENTRIES = 256;
+
 export class FunctionNotResolved extends Error {
   constructor(
     message: string,
@@ -69,8 +73,9 @@ interface Fetched {
 }
 
 export class CatalogResolver {
-  private readonly files = new Map<string, { mtimeMs: number; size: number; text: string }>();
-  private readonly answers = new Map<string, { at: number; text: string }>();
+  // Bounded (least recently used first): answers are keyed by credentials too, which vary per run.
+  private readonly files = new BoundedMap<string, { mtimeMs: number; size: number; text: string }>(CATALOG_CACHE_ENTRIES);
+  private readonly answers = new BoundedMap<string, { at: number; text: string }>(CATALOG_CACHE_ENTRIES);
   private readonly tokens = new TokenCache();
 
   constructor(private readonly opts: CatalogOptions = {}) {}

@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import { parse as parseYaml } from 'yaml';
 import type { Json } from '../common/model';
+import { BoundedMap } from '../common/bounded-map';
 import type { AdapterServices } from '../adapter/activities';
 import { resolveAuth } from '../adapter/auth';
 import { authenticationHeader, tokenAuthentication, type TokenSource } from '../adapter/authentication';
@@ -21,6 +22,8 @@ import { Redactor } from '../adapter/redact';
 
 /** How long a fetched schema is reused by a worker. */
 export const SCHEMA_CACHE_MS = 5 * 60_000;
+/** Schema resources a worker keeps: least recently used go first. */
+export const SCHEMA_CACHE_ENTRIES = 256;
 
 type Obj = Record<string, Json>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -31,7 +34,7 @@ function failure(message: string, details: { status?: number; kind?: 'configurat
 }
 
 export class SchemaResources {
-  private readonly cache = new Map<string, { at: number; schema: Promise<Json> }>();
+  private readonly cache = new BoundedMap<string, { at: number; schema: Promise<Json> }>(SCHEMA_CACHE_ENTRIES);
   /** Fetches made (for tests). */
   fetches = 0;
 

@@ -19,6 +19,7 @@
 import { createHash, createHmac, createPrivateKey, randomUUID, sign } from 'node:crypto';
 import type { FunctionCall } from '../common/contracts';
 import type { AuthDef, Json } from '../common/model';
+import { BoundedMap } from '../common/bounded-map';
 import { AdapterError, ErrorCodes, networkFailure } from './errors';
 import type { ClientCertificate } from './certificate';
 import type { Redactor } from './redact';
@@ -50,9 +51,12 @@ interface CachedToken {
   expiresAt?: number;
 }
 
+/** OAuth2 tokens a worker keeps (one per distinct token request): least recently used go first. */
+export const TOKEN_CACHE_ENTRIES = 1024;
+
 /** A worker's OAuth2 tokens (shared by its calls; concurrent calls share one token request). */
 export class TokenCache {
-  private readonly tokens = new Map<string, Promise<CachedToken>>();
+  private readonly tokens = new BoundedMap<string, Promise<CachedToken>>(TOKEN_CACHE_ENTRIES);
   /** Token requests made (for tests and logs). */
   requests = 0;
 

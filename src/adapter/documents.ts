@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ActivityContext } from './define';
+import { BoundedMap } from '../common/bounded-map';
 import { AdapterError, ErrorCodes, operationError } from './errors';
 
 /** Whether a document reference is an http(s) URL. */
@@ -36,13 +37,16 @@ export function locateDocument(document: string, baseDirs: string[], kind = 'doc
   return found;
 }
 
+/** Documents one adapter keeps loaded (least recently used go first; a dropped one is loaded again when called). */
+export const DOCUMENT_CACHE_ENTRIES = 256;
+
 /**
- * `load`, once per key for the worker's lifetime (concurrent calls share one load); a load that
+ * `load`, once per key while the key is among the `max` most recently used (concurrent calls share one load); a load that
  * fails is tried again by the next call. For the documents an adapter reads (a proto file, an
  * AsyncAPI document): they are read on a function's first call, not at every call.
  */
-export function loadOnce<A extends unknown[], T>(load: (key: string, ...rest: A) => Promise<T>): (key: string, ...rest: A) => Promise<T> {
-  const cache = new Map<string, Promise<T>>();
+export function loadOnce<A extends unknown[], T>(load: (key: string, ...rest: A) => Promise<T>, max = DOCUMENT_CACHE_ENTRIES): (key: string, ...rest: A) => Promise<T> {
+  const cache = new BoundedMap<string, Promise<T>>(max);
   return (key, ...rest) => {
     let p = cache.get(key);
     if (!p) {

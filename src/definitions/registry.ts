@@ -166,7 +166,13 @@ export class DefinitionRegistry {
   async all(): Promise<{ entries: Entry[]; broken: { path: string; problem: string }[] }> {
     const entries: Entry[] = [...this.objects];
     const broken: { path: string; problem: string }[] = [];
-    for (const f of this.listFiles()) {
+    const files = this.listFiles();
+    // Files no longer listed are forgotten: the cache holds at most what the folders hold.
+    if (this.files.size > files.length) {
+      const listed = new Set(files);
+      for (const path of this.files.keys()) if (!listed.has(path)) this.files.delete(path);
+    }
+    for (const f of files) {
       const r = await this.loadFile(f);
       if (r.entry) entries.push(r.entry);
       else if (r.problem) broken.push({ path: f, problem: r.problem });

@@ -5,7 +5,7 @@
  *
  * - By the definitions (routing.ts): signal-with-start or signal to the instance named by the
  *   event, or a signal to every running instance that waits for its type (visibility lookup on
- *   SwAwaitedEvents).
+ *   SwAwaitedEvents; concurrent lookups of a 1.0 definition's entries share one query, AwaitingLookups).
  * - Directly, by the `swflowworkflowid` extension attribute: only for an authenticated sender
  *   (anyone else could reach any instance by guessing its id).
  *
@@ -71,15 +71,20 @@ export function isUnavailable(err: unknown): boolean {
   return false;
 }
 
+/** The search attribute a 1.0 run lists what it waits for in (../common/awaited-events.ts). */
+const AWAITED_EVENTS_ATTRIBUTE = 'SwAwaitedEvents';
+
 /** A visibility query string literal. */
 const literal = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 export class Dispatcher {
   private readonly taskQueue: string;
   private readonly timeoutMs: number;
+  private readonly lookups: AwaitingLookups;
 
   constructor(private readonly opts: DispatcherOptions) {
     this.taskQueue = opts.taskQueue ?? INTERPRETER_TASK_QUEUE;
+    this.lookups = new AwaitingLookups((query, pageSize) => opts.client.workflow.list({ query, pageSize }), opts.maxLookup ?? 1_000);
     this.timeoutMs = opts.temporalTimeoutMs ?? 5_000;
   }
 
@@ -150,6 +155,11 @@ export class Dispatcher {
     return { ...base, status: 202, delivered };
   }
 
+  /** Visibility queries made by coalesced lookups of 1.0 entries (tests count coalescing with it). */
+  get lookupQueries(): number {
+    return this.lookups.queries;
+  }
+
   /** plan + deliver, for one event. */
   async dispatch(e: CloudEventJson, authenticated: boolean): Promise<EventResult> {
     const plan = this.plan(e, await this.opts.definitions(), authenticated);
@@ -202,13 +212,110 @@ export class Dispatcher {
 
   /** Every running instance of the definition whose SwAwaitedEvents holds the event's type (1.0: one of the entries). */
   private async toAwaiting(d: AwaitingDelivery, e: CloudEventJson, limit?: number): Promise<Delivered[]> {
-    const awaited = d.entries ? `SwAwaitedEvents IN (${d.entries.map(literal).join(', ')})` : `SwAwaitedEvents = ${literal(d.eventType)}`;
-    const query = `SwDefinitionId = ${literal(d.workflowType)} AND ${awaited} AND ExecutionStatus = 'Running'`;
     const out: Delivered[] = [];
     const max = limit ?? this.opts.maxLookup ?? 1_000;
+    // 1.0 entries (mostly one correlation key per event): concurrent events share one lookup.
+    if (d.entries && limit === undefined) {
+      for (const id of (await this.lookups.find(d.workflowType, d.entries)).slice(0, max)) {
+        const r = await this.signal(id, e, 'visibility');
+        if (r) out.push(r);
+      }
+      return out;
+    }
+    const awaited = d.entries ? `SwAwaitedEvents IN (${d.entries.map(literal).join(', ')})` : `SwAwaitedEvents = ${literal(d.eventType)}`;
+    const query = `SwDefinitionId = ${literal(d.workflowType)} AND ${awaited} AND ExecutionStatus = 'Running'`;
     for await (const w of this.opts.client.workflow.list({ query, pageSize: Math.min(max, 1_000) })) {
       const r = await this.signal(w.workflowId, e, 'visibility');
       if (r) out.push(r);
+      if (out.length >= max) break;
+    }
+    return out;
+  }
+
+}
+
+/** Visibility queries of one definition under way at once; lookups arriving meanwhile wait and go together (2 measured slower: bench/README.md). */
+export const LOOKUPS_IN_FLIGHT = 1;
+
+/** Most SwAwaitedEvents entries one coalesced visibility query names. */
+export const MAX_LOOKUP_ENTRIES = 100;
+
+interface Waiter {
+  entries: string[];
+  resolve(ids: string[]): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Visibility lookups of running instances by SwAwaitedEvents entries, coalesced: while
+ * {@link LOOKUPS_IN_FLIGHT} queries of a definition are under way, the lookups that arrive for it
+ * wait and then go as ONE query naming all their entries (at most {@link MAX_LOOKUP_ENTRIES});
+ * each gets the instances that hold one of its own entries. Under load, N concurrent events cost
+ * a few queries instead of N (the dev server's SQLite visibility is slow to answer many); alone,
+ * a lookup goes at once. Each lookup sees what visibility shows after it arrived, as before.
+ */
+export class AwaitingLookups {
+  private readonly pending = new Map<string, Waiter[]>();
+  /** Queries under way per definition (at most {@link LOOKUPS_IN_FLIGHT}). */
+  private readonly busy = new Map<string, number>();
+  /** Visibility queries made (tests count coalescing with it). */
+  queries = 0;
+
+  constructor(
+    private readonly list: (query: string, pageSize: number) => AsyncIterable<{ workflowId: string; searchAttributes?: Record<string, unknown> }>,
+    /** Most instances one lookup returns. */
+    private readonly maxPerLookup: number,
+  ) {}
+
+  /** The workflow ids of running instances of `workflowType` whose SwAwaitedEvents holds one of `entries`. */
+  find(workflowType: string, entries: string[]): Promise<string[]> {
+    return new Promise((resolve, reject) => {
+      const queue = this.pending.get(workflowType) ?? [];
+      queue.push({ entries, resolve, reject });
+      this.pending.set(workflowType, queue);
+      if ((this.busy.get(workflowType) ?? 0) < LOOKUPS_IN_FLIGHT) void this.drain(workflowType);
+    });
+  }
+
+  private async drain(workflowType: string): Promise<void> {
+    this.busy.set(workflowType, (this.busy.get(workflowType) ?? 0) + 1);
+    try {
+      for (let queue = this.pending.get(workflowType); queue?.length; queue = this.pending.get(workflowType)) {
+        // Take waiters up to the entry bound (always at least one).
+        const batch: Waiter[] = [];
+        const entries = new Set<string>();
+        while (queue.length && (!batch.length || entries.size + queue[0].entries.length <= MAX_LOOKUP_ENTRIES)) {
+          const w = queue.shift()!;
+          batch.push(w);
+          for (const x of w.entries) entries.add(x);
+        }
+        if (!queue.length) this.pending.delete(workflowType);
+        try {
+          const found = await this.query(workflowType, [...entries], batch.length);
+          for (const w of batch) {
+            const mine = new Set(w.entries);
+            w.resolve(found.filter((f) => f.entries.some((x) => mine.has(x))).map((f) => f.workflowId).slice(0, this.maxPerLookup));
+          }
+        } catch (err) {
+          for (const w of batch) w.reject(err);
+        }
+      }
+    } finally {
+      const left = (this.busy.get(workflowType) ?? 1) - 1;
+      if (left) this.busy.set(workflowType, left);
+      else this.busy.delete(workflowType);
+    }
+  }
+
+  private async query(workflowType: string, entries: string[], lookups: number): Promise<{ workflowId: string; entries: string[] }[]> {
+    this.queries++;
+    const query = `SwDefinitionId = ${literal(workflowType)} AND SwAwaitedEvents IN (${entries.map(literal).join(', ')}) AND ExecutionStatus = 'Running'`;
+    const max = this.maxPerLookup * lookups;
+    const out: { workflowId: string; entries: string[] }[] = [];
+    for await (const w of this.list(query, Math.min(max, 1_000))) {
+      const held = w.searchAttributes?.[AWAITED_EVENTS_ATTRIBUTE];
+      // Not listed (never seen): it matched the query, so it may be anyone's; its run's own filter decides.
+      out.push({ workflowId: w.workflowId, entries: Array.isArray(held) ? held.map(String) : entries });
       if (out.length >= max) break;
     }
     return out;

@@ -24,6 +24,7 @@ import { metricsInterceptor } from '../metrics/interceptor';
 import { metricsSinks } from '../metrics/sink';
 import { tracingActivityInterceptors, tracingSinks, workflowInterceptorModules } from '../tracing';
 import { tracingCallInterceptor } from '../tracing/interceptor';
+import { bundleInterpreterApart } from './bundle-apart';
 
 export type WorkflowBundle = { code: string; sourceMap?: string };
 
@@ -40,7 +41,7 @@ export interface InterpreterWorkerOptions {
   lifecycleEvents?: boolean;
   /** The interpreter features runs started on this worker get (default: all): tests act as an older worker with fewer. */
   features?: string[];
-  /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers). */
+  /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers); default: bundled in a child process (./bundle-apart.ts). */
   workflowBundle?: WorkflowBundle;
   /**
    * The activities that serve calls marked `swflow.local` (run as local activities on this worker,
@@ -71,22 +72,43 @@ export const DEFAULT_DEFINITIONS_DIR = join(PROJECT_ROOT, 'examples');
 export const WORKFLOWS_PATH = require.resolve('../workflow');
 /** The interpreter's workflow interceptors (search attributes written just before the run blocks). */
 export const WORKFLOW_INTERCEPTORS_PATH = require.resolve('../workflow/interceptors');
+/** Temporal's OpenTelemetry workflow interceptors with run-derived ids (bundled when the worker traces). */
+export const TRACING_INTERCEPTORS_PATH = require.resolve('../workflow/tracing-interceptors');
 
 /**
  * Bundles the generic workflow (with the jq engine preloaded once per worker thread). `options`: a
  * logger and a webpack hook (test/workflow/bundle.test.ts records the bundler's warnings).
  */
 export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 'webpackConfigHook'> & { tracing?: boolean } = {}): Promise<WorkflowBundle> {
-  const { tracing: traced, ...bundleOptions } = options;
-  return bundleWorkflowCode({
+  const { tracing, ...bundleOptions } = options;
+  // Undefined: as this process traces (src/tracing). A child process that bundles is told (./bundle-apart.ts).
+  const traced = tracing ?? workflowInterceptorModules().length > 0;
+  const bundle = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     preloadModules: [require.resolve('../expr/engine')],
     // With tracing on (src/tracing; `tracing: false` bundles without), Temporal's OpenTelemetry
     // workflow interceptors too, after swflow's: a call's step span is active when theirs makes its StartActivity span.
-    workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH, ...(traced === false ? [] : workflowInterceptorModules())],
+    workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH, ...(traced ? [TRACING_INTERCEPTORS_PATH] : [])],
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn(m: string) { console.warn(m); }, error(m: string) { console.error(m); } } as any,
     ...bundleOptions,
   });
+  return { ...bundle, code: withoutSourcesContent(bundle.code) };
+}
+
+const SOURCE_MAP_URL = '//# sourceMappingURL=data:';
+
+/**
+ * The bundle with its inline source map stripped of `sourcesContent` (2.3 MB of the 2.7 MB map:
+ * every source file's text, held by each workflow thread and the worker). Stack traces keep
+ * their file:line:column positions; only the SDK's `showStackTraceSources` would read the texts.
+ */
+export function withoutSourcesContent(code: string): string {
+  const at = code.lastIndexOf(SOURCE_MAP_URL);
+  const data = at < 0 ? -1 : code.indexOf('base64,', at);
+  if (data < 0) return code;
+  const map = JSON.parse(Buffer.from(code.slice(data + 'base64,'.length).trimEnd(), 'base64').toString('utf8'));
+  delete map.sourcesContent;
+  return `${code.slice(0, at)}${SOURCE_MAP_URL}application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}`;
 }
 
 export async function createInterpreterWorker(opts: InterpreterWorkerOptions): Promise<Worker> {
@@ -105,10 +127,8 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? INTERPRETER_TASK_QUEUE,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {
-          workflowsPath: WORKFLOWS_PATH,
-          bundlerOptions: { preloadModules: [require.resolve('../expr/engine')] },
-        }),
+    // Bundled in a child process unless given: webpack's memory is not kept by the worker.
+    workflowBundle: opts.workflowBundle ?? (await bundleInterpreterApart({ tracing: workflowInterceptorModules().length > 0 })),
     activities,
     // Encrypted payloads when codec keys are configured (docs/encryption.md).
     ...dataConverterOptions(),
@@ -118,7 +138,6 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
     sinks: { ...metricsSinks(), ...tracingSinks(), ...extra.sinks },
     // A local call arrives as its arguments plus the `swflow-call` header: put it back together.
     interceptors: {
-      ...(opts.workflowBundle ? {} : { workflowModules: [WORKFLOW_INTERCEPTORS_PATH, ...workflowInterceptorModules()] }),
       ...extra.interceptors,
       activity: [...tracingActivityInterceptors(), callInterceptor, metricsInterceptor, tracingCallInterceptor, ...(extra.interceptors?.activity ?? [])],
     },

@@ -1,0 +1,189 @@
+/**
+ * What a worker costs: CPU per run and peak resident memory of the worker process, swflow's
+ * against zigflow's, on bench/peer.ts's 10-call workload (10 sequential GETs to a local HTTP
+ * service in its own process) on ONE dev server.
+ *
+ * Per repetition (default 2) and side, in a rotating order: a FRESH worker process (so its peak
+ * RSS is its own), `--warmup` runs, then `--runs` runs (default 200) with `--concurrency` in flight
+ * (default 50). Before the runs, `--idle` seconds (default 10) with nothing to do. Measured from /proc: the worker's CPU (utime + stime, all threads) over the
+ * measured runs divided by their number, its peak RSS (VmHWM) at the end, its RSS when ready and
+ * at the end (VmRSS), its CPU per second while idle. Sides: zigflow; swflow running the 1.0 document (calls as activities on
+ * `swflow-adapters`, served by the same process); the same with `swflow.local: true` on every
+ * call (local activities); `-before` variants of both on a worker that bundles its workflow code
+ * as before 2026-11-25 (webpack in the worker process, full source map).
+ *
+ *   npx tsx bench/worker-cost.ts --zigflow /path/to/zigflow [--reps 2] [--runs 200] [--concurrency 50]
+ *     [--sides zigflow,swflow-1.0,swflow-1.0-local,swflow-1.0-before,swflow-1.0-local-before]
+ *
+ * The swflow worker (bench/worker-cost-worker.ts) gets node flags from BENCH_WORKER_NODE_ARGS
+ * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=/tmp/heap`);
+ * with `--snapshot` the bench sends SIGUSR2 to it after the measured runs (a heap snapshot of its main thread).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { startDevServer } from '../src/platform/dev-server';
+import { resolveTemporalCli } from '../src/platform/temporal-binary';
+import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
+import { freePort } from '../test/helpers/ports';
+import { cpuMs, option as arg, peakRssMb, round, waitFor } from './support';
+
+const ZIGFLOW = arg('zigflow', process.env.ZIGFLOW_BIN ?? '');
+const REPS = Number(arg('reps', '2'));
+const RUNS = Number(arg('runs', '200'));
+const WARMUP = Number(arg('warmup', '20'));
+const CONCURRENCY = Number(arg('concurrency', '50'));
+const IDLE_S = Number(arg('idle', '10'));
+const SNAPSHOT = process.argv.includes('--snapshot');
+const ONLY = arg('sides', 'zigflow,swflow-1.0,swflow-1.0-local').split(',');
+
+interface Side {
+  name: string;
+  taskQueue: string;
+  type: string;
+  bundleInProcess?: boolean;
+}
+const SIDES: Side[] = [
+  { name: 'zigflow', taskQueue: 'zigflow-bench', type: 'tencalls' },
+  { name: 'swflow-1.0', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls' },
+  { name: 'swflow-1.0-local', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local' },
+  // The same two on a worker that bundles as it did before 2026-11-25 (in process, full source map).
+  { name: 'swflow-1.0-before', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', bundleInProcess: true },
+  { name: 'swflow-1.0-local-before', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local', bundleInProcess: true },
+].filter((s) => ONLY.includes(s.name));
+
+/** Current resident set size of a process (VmRSS), in MB. */
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : 0;
+}
+
+function startService(port: number): ChildProcess {
+  const code = `require('node:http').createServer((req, res) => {
+    const i = Number(req.url.split('/').pop());
+    const body = JSON.stringify({ ok: true, i });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  }).listen(${port}, '127.0.0.1', () => console.log('ready'));`;
+  return spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+/** zigflow's document and swflow's ten-calls documents (plain and `-local`) with the service URL. */
+function writeDocuments(dir: string, service: string): { zigflow: string; swflow: string } {
+  const fill = (text: string) => text.replaceAll('{{SERVICE}}', service).replaceAll('{{LOOP}}', '1');
+  const src = join(__dirname, 'peer');
+  writeFileSync(join(dir, 'zigflow.yaml'), fill(readFileSync(join(src, 'zigflow.yaml'), 'utf8')));
+  mkdirSync(join(dir, 'swflow'));
+  const ten = fill(readFileSync(join(src, 'swflow', 'ten-calls.sw.yaml'), 'utf8'));
+  writeFileSync(join(dir, 'swflow', 'ten-calls.sw.yaml'), ten);
+  const doc = parseYaml(ten);
+  doc.document.name += '-local';
+  for (const entry of doc.do) for (const task of Object.values(entry) as Record<string, unknown>[]) task.metadata = { 'swflow.local': true };
+  writeFileSync(join(dir, 'swflow', 'ten-calls-local.sw.yaml'), stringifyYaml(doc));
+  return { zigflow: join(dir, 'zigflow.yaml'), swflow: join(dir, 'swflow') };
+}
+
+async function exit(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const done = new Promise((r) => child.once('exit', r));
+  child.kill('SIGINT');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await done;
+  clearTimeout(timer);
+}
+
+async function main(): Promise<void> {
+  if (!ZIGFLOW && ONLY.includes('zigflow')) throw new Error('give the zigflow binary: --zigflow /path/to/zigflow (bench/README.md, "Peer")');
+  const dir = mkdtempSync(join(tmpdir(), 'swflow-worker-cost-'));
+  const cli = await resolveTemporalCli();
+  const server = await startDevServer({ binary: cli!.path, port: await freePort(), uiPort: await freePort(), dbFile: join(dir, 'db.sqlite') });
+  const children: ChildProcess[] = [];
+  try {
+    const servicePort = await freePort();
+    const echo = startService(servicePort);
+    children.push(echo);
+    await waitFor(echo, /ready/, 'the echo service');
+    const docs = writeDocuments(dir, `http://127.0.0.1:${servicePort}`);
+    const client = new Client({ connection: await Connection.connect({ address: server.address }) });
+
+    const startWorker = async (side: Side): Promise<ChildProcess> => {
+      let child: ChildProcess;
+      if (side.name === 'zigflow') {
+        child = spawn(
+          ZIGFLOW,
+          ['run', '-f', docs.zigflow, '-H', server.address, '--disable-telemetry', '-l', 'warn', '--health-listen-address', `127.0.0.1:${await freePort()}`, '--metrics-listen-address', `127.0.0.1:${await freePort()}`],
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        child.stderr!.on('data', (c: Buffer) => /error|fatal/i.test(c.toString()) && process.stderr.write(`[zigflow] ${c}`));
+      } else {
+        child = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(__dirname, 'worker-cost-worker.ts'), docs.swflow], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, TEMPORAL_ADDRESS: server.address, ...(side.bundleInProcess ? { BENCH_BUNDLE_IN_PROCESS: '1' } : {}) },
+        });
+        await waitFor(child, /^ready$/m, 'the swflow worker');
+        child.stderr!.on('data', (c: Buffer) => process.stderr.write(`[swflow] ${c}`));
+      }
+      children.push(child);
+      return child;
+    };
+    const runMany = async (side: Side, prefix: string, count: number) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: Math.min(CONCURRENCY, count) }, async () => {
+          while (next < count) await client.workflow.execute(side.type, { taskQueue: side.taskQueue, workflowId: `${prefix}-${next++}`, args: [{}] });
+        }),
+      );
+    };
+
+    const rows: Record<string, { idleCpuMsPerS: number; cpuMsPerRun: number; peakRssMb: number; readyRssMb: number; endRssMb: number; wallS: number }[]> = {};
+    for (const s of SIDES) rows[s.name] = [];
+    const load: number[] = [loadavg()[0]];
+    for (let rep = 0; rep < REPS; rep++) {
+      const order = SIDES.map((_, i) => SIDES[(i + rep) % SIDES.length]);
+      for (const side of order) {
+        const worker = await startWorker(side);
+        await runMany(side, `warm-${side.name}-${rep}`, WARMUP); // zigflow: the first run waits for its poller
+        const readyRss = rssMb(worker.pid!);
+        // Idle: CPU with nothing to do (pollers, timers), which a slow run pays per second of its wall.
+        const idle0 = cpuMs(worker.pid!);
+        await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+        const idleMsPerS = round((cpuMs(worker.pid!) - idle0) / IDLE_S, 2);
+        const cpu0 = cpuMs(worker.pid!);
+        const t = performance.now();
+        await runMany(side, `run-${side.name}-${rep}`, RUNS);
+        const wall = (performance.now() - t) / 1000;
+        const row = { idleCpuMsPerS: idleMsPerS, cpuMsPerRun: round((cpuMs(worker.pid!) - cpu0) / RUNS, 2), peakRssMb: peakRssMb(worker.pid!), readyRssMb: readyRss, endRssMb: rssMb(worker.pid!), wallS: round(wall, 1) };
+        if (SNAPSHOT && side.name !== 'zigflow') {
+          worker.kill('SIGUSR2');
+          await new Promise((r) => setTimeout(r, 20_000));
+        }
+        rows[side.name].push(row);
+        await exit(worker);
+        load.push(loadavg()[0]);
+        console.error(`[worker-cost] rep ${rep + 1} ${side.name}: ${JSON.stringify(row)}`);
+      }
+    }
+    const ratios: Record<string, unknown> = {};
+    if (rows.zigflow) {
+      for (const s of SIDES.filter((x) => x.name !== 'zigflow')) {
+        ratios[s.name] = {
+          cpuPerRun: rows[s.name].map((r, i) => round(r.cpuMsPerRun / rows.zigflow[i].cpuMsPerRun, 2)),
+          peakRss: rows[s.name].map((r, i) => round(r.peakRssMb / rows.zigflow[i].peakRssMb, 2)),
+        };
+      }
+    }
+    console.log(JSON.stringify({ runs: RUNS, concurrency: CONCURRENCY, reps: REPS, loadAverage: load.map((x) => round(x, 2)), sides: rows, ratiosToZigflow: ratios, }, null, 2));
+    await client.connection.close();
+  } finally {
+    await Promise.all(children.map(exit));
+    await server.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,53 @@
+/**
+ * The interpreter worker's workflow bundle: built in a child process by default (webpack's memory
+ * stays out of the worker, src/worker/bundle-apart.ts), its inline source map without the
+ * sources' texts. On a real dev server: a worker created without a bundle runs a definition.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleInterpreterApart } from '../../src/worker/bundle-apart';
+import { createInterpreterWorker, withoutSourcesContent } from '../../src/worker/interpreter-worker';
+import { startDevEnv } from '../helpers/temporal';
+
+const MAP_URL = '//# sourceMappingURL=data:application/json;charset=utf-8;base64,';
+const mapOf = (code: string) => {
+  const at = code.lastIndexOf(MAP_URL);
+  assert.ok(at > 0, 'an inline source map');
+  return JSON.parse(Buffer.from(code.slice(at + MAP_URL.length), 'base64').toString('utf8'));
+};
+
+let env: TestWorkflowEnvironment;
+before(async () => {
+  env = await startDevEnv();
+});
+after(async () => {
+  await env?.teardown();
+});
+
+test('withoutSourcesContent drops the texts and keeps the positions; code without a map is left alone', () => {
+  const map = { version: 3, file: 'b.js', sources: ['a.ts'], names: [], mappings: 'AAAA', sourcesContent: ['const a = 1;'] };
+  const code = `var a = 1;\n${MAP_URL}${Buffer.from(JSON.stringify(map)).toString('base64')}`;
+  const out = withoutSourcesContent(code);
+  assert.ok(out.startsWith('var a = 1;\n//# sourceMappingURL=data:'));
+  assert.deepEqual(mapOf(out), { version: 3, file: 'b.js', sources: ['a.ts'], names: [], mappings: 'AAAA' });
+  assert.equal(withoutSourcesContent('var a = 1;'), 'var a = 1;');
+});
+
+test('a worker created without a bundle bundles in a child process and runs a definition', { timeout: 180_000 }, async () => {
+  const bundle = await bundleInterpreterApart();
+  const map = mapOf(bundle.code);
+  assert.ok(map.sources.some((s: string) => s.includes('src/workflow/index.ts')), 'the map still names the sources');
+  assert.equal(map.sourcesContent, undefined);
+
+  const dir = mkdtempSync(join(tmpdir(), 'swflow-bundle-apart-'));
+  const file = join(dir, 'bundle-apart.sw.json');
+  writeFileSync(file, JSON.stringify({ id: 'bundle-apart', version: '1.0', specVersion: '0.8', start: 'S', states: [{ name: 'S', type: 'inject', data: { ok: true }, end: true }] }));
+  const taskQueue = `bundle-apart-${Date.now()}`;
+  const worker = await createInterpreterWorker({ connection: env.nativeConnection, taskQueue, definitions: [file] });
+  const out = await worker.runUntil(env.client.workflow.execute('bundle-apart', { taskQueue, workflowId: taskQueue, args: [{}] }));
+  assert.deepEqual(out, { ok: true });
+});
