@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 
-const COMMANDS = ['start', 'worker', 'adapters', 'processes', 'gateway', 'event', 'suspend', 'schedules', 'validate', 'diagram', 'run', 'test', 'codec-server'];
+const COMMANDS = ['start', 'worker', 'adapters', 'processes', 'gateway', 'event', 'suspend', 'schedules', 'validate', 'diagram', 'run', 'test', 'codec-server', 'setup', 'cluster'];
 /** Commands registered by a module of another name. */
 const MODULE_OF: Record<string, string> = { resume: 'suspend' };
 
