@@ -44,13 +44,17 @@ async function main(): Promise<void> {
   const files = roots.flatMap(findTests);
   if (files.length === 0) throw new Error(`No *.test.ts under ${roots.map((r) => relative(ROOT, r)).join(', ')}`);
 
-  // SWFLOW_CLUSTER=1: one cluster for every file; test/helpers/temporal.ts connects to it.
-  let cluster: import('../src/platform/cluster').Cluster | undefined;
-  if (process.env.SWFLOW_CLUSTER === '1') {
-    const { startCluster } = await import('../src/platform/cluster');
+  // The cluster's Temporal server is built once here (minutes), not inside a test file.
+  const useCluster = process.env.SWFLOW_CLUSTER === '1';
+  if (useCluster || files.some((f) => relative(ROOT, f).startsWith(join('test', 'cluster')))) {
     const { resolveTemporalServer } = await import('../src/platform/temporal-server-binary');
     const bins = await resolveTemporalServer(log);
     log(`Temporal server: ${bins.server} (${bins.source}${bins.buildMs ? `, built in ${Math.round(bins.buildMs / 1000)} s` : ''})`);
+  }
+  // SWFLOW_CLUSTER=1: one cluster for every file; test/helpers/temporal.ts connects to it.
+  let cluster: import('../src/platform/cluster').Cluster | undefined;
+  if (useCluster) {
+    const { startCluster } = await import('../src/platform/cluster');
     cluster = await startCluster({ fastDisk: true, log });
   }
   const result = spawnSync(
