@@ -364,6 +364,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   } catch (err) {
     for (const p of processes.values()) p.child.kill('SIGKILL');
     await stopPostgres();
+    if (!opts.dir) rmSync(dir, { recursive: true, force: true });
     throw err;
   }
 }
