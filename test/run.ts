@@ -5,6 +5,9 @@
  *
  *   npm test                      every test
  *   npm test -- test/dsl          the tests under a folder (or given files)
+ *   SWFLOW_CLUSTER=1 npm test -- test/workflow
+ *                                 the same tests on a multi-process Temporal cluster on PostgreSQL
+ *                                 (src/platform/cluster.ts), started once for all files
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -41,6 +44,19 @@ async function main(): Promise<void> {
   const files = roots.flatMap(findTests);
   if (files.length === 0) throw new Error(`No *.test.ts under ${roots.map((r) => relative(ROOT, r)).join(', ')}`);
 
+  // The cluster's Temporal server is built once here (minutes), not inside a test file.
+  const useCluster = process.env.SWFLOW_CLUSTER === '1';
+  if (useCluster || files.some((f) => relative(ROOT, f).startsWith(join('test', 'cluster')))) {
+    const { resolveTemporalServer } = await import('../src/platform/temporal-server-binary');
+    const bins = await resolveTemporalServer(log);
+    log(`Temporal server: ${bins.server} (${bins.source}${bins.buildMs ? `, built in ${Math.round(bins.buildMs / 1000)} s` : ''})`);
+  }
+  // SWFLOW_CLUSTER=1: one cluster for every file; test/helpers/temporal.ts connects to it.
+  let cluster: import('../src/platform/cluster').Cluster | undefined;
+  if (useCluster) {
+    const { startCluster } = await import('../src/platform/cluster');
+    cluster = await startCluster({ fastDisk: true, log });
+  }
   const result = spawnSync(
     process.execPath,
     [
@@ -50,8 +66,9 @@ async function main(): Promise<void> {
       '--test-reporter=spec',
       ...files.map((f) => relative(ROOT, f)),
     ],
-    { cwd: ROOT, stdio: 'inherit', env: { ...process.env, TEMPORAL_CLI: cli.path, ...(testServer ? { TEMPORAL_TEST_SERVER: testServer.path } : {}) } },
+    { cwd: ROOT, stdio: 'inherit', env: { ...process.env, TEMPORAL_CLI: cli.path, ...(testServer ? { TEMPORAL_TEST_SERVER: testServer.path } : {}), ...(cluster ? { SWFLOW_CLUSTER_ADDRESS: cluster.address } : {}) } },
   );
+  await cluster?.stop();
   process.exit(result.status ?? 1);
 }
 

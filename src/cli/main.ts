@@ -11,7 +11,7 @@ import { metricsPort } from '../metrics';
 /** The commands that run Temporal workers (and so Temporal's runtime and its logger). */
 const WORKER_COMMANDS = ['start', 'worker', 'adapters', 'processes'];
 
-const COMMANDS = ['start', 'worker', 'adapters', 'processes', 'gateway', 'event', 'suspend', 'schedules', 'validate', 'diagram', 'run', 'test', 'codec-server', 'ui'];
+const COMMANDS = ['start', 'worker', 'adapters', 'processes', 'gateway', 'event', 'suspend', 'schedules', 'validate', 'diagram', 'run', 'test', 'codec-server', 'ui', 'setup', 'cluster'];
 /** Commands registered by a module of another name. */
 const MODULE_OF: Record<string, string> = { resume: 'suspend' };
 

@@ -5,7 +5,7 @@ import { SEARCH_ATTRIBUTES } from '../common/contracts';
 type AttributeKind = (typeof SEARCH_ATTRIBUTES)[keyof typeof SEARCH_ATTRIBUTES];
 
 /** The SDK's type and the operator API's IndexedValueType number of each kind swflow uses. */
-const KINDS: Record<AttributeKind, { sdk: SearchAttributeType; indexed: number }> = {
+export const KINDS: Record<AttributeKind, { sdk: SearchAttributeType; indexed: number }> = {
   Keyword: { sdk: SearchAttributeType.KEYWORD, indexed: 2 /* INDEXED_VALUE_TYPE_KEYWORD */ },
   KeywordList: { sdk: SearchAttributeType.KEYWORD_LIST, indexed: 7 /* INDEXED_VALUE_TYPE_KEYWORD_LIST */ },
 };
