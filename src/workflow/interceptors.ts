@@ -52,8 +52,9 @@ export const interceptors: WorkflowInterceptorsFactory = () => ({
   outbound: [
     {
       scheduleActivity(input, next) {
-        beforeBlocking();
         const context = contexts.get(input.args as unknown[]);
+        // A function call (it has a call context) or another wait: see Tracker.flushBeforeCall.
+        beforeBlocking(context ? 'call' : 'wait');
         if (!context) return next(input);
         return next({ ...input, headers: { ...input.headers, [CALL_HEADER]: defaultPayloadConverter.toPayload(context) } });
       },
