@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const [definitions, handwrittenQueue, queueInterpreterQueue] = process.argv.slice(2);
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const workers = [
-    await createInterpreterWorker({ connection, definitions: [definitions] }),
+    await createInterpreterWorker({ connection, definitions: [definitions], builtinCalls: true }),
     // The path before eager-calls: an interpreter worker that sends built-in calls to swflow-adapters.
     ...(queueInterpreterQueue ? [await createInterpreterWorker({ connection, definitions: [definitions], taskQueue: queueInterpreterQueue, builtinCalls: false })] : []),
     await createBuiltinAdapterWorker({ connection, baseDirs: [definitions] }),

@@ -53,12 +53,13 @@ export interface InterpreterWorkerOptions {
   localCalls?: Record<string, (...args: any[]) => Promise<unknown>>;
   /**
    * This worker serves calls of the built-in adapters as activities on its own task queue (the
-   * `localCalls` activities, with automatic heartbeats), so runs it pins get the feature
-   * `eager-calls`: the server hands such a call back to the worker in its workflow task's answer
-   * (eager activity execution), no `swflow-adapters` round trip. Default true; false (`swflow
-   * worker --no-eager-calls`): runs pinned here send built-in calls to `swflow-adapters`, served
-   * by `swflow adapters` workers. (Activities already scheduled on this queue by runs pinned
-   * elsewhere are still served here.)
+   * `localCalls` activities, with automatic heartbeats, this worker's `secrets` and documents), so
+   * runs it pins get the feature `eager-calls`: the server hands such a call back to the worker in
+   * its workflow task's answer (eager activity execution), no `swflow-adapters` round trip. On in
+   * `swflow start` and `swflow worker` (off with `--no-eager-calls`); off by default here, so a
+   * program that serves `swflow-adapters` with its own adapter worker (other secrets, mocks) keeps
+   * it. Off: runs pinned here send built-in calls to `swflow-adapters`. (Activities already
+   * scheduled on this queue by runs pinned elsewhere are served here either way.)
    */
   builtinCalls?: boolean;
   /** Folders where documents named by relative paths are found (1.0 schema resources); default: the definition folders. */
@@ -136,7 +137,7 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
 
 /** The features runs pinned on this worker get: without `eager-calls` when it does not serve built-in calls. */
 function pinnedFeatures(opts: InterpreterWorkerOptions): string[] | undefined {
-  if (opts.builtinCalls !== false) return opts.features;
+  if (opts.builtinCalls) return opts.features;
   return (opts.features ?? INTERPRETER_FEATURES).filter((f) => f !== FEATURE_EAGER_CALLS);
 }
 

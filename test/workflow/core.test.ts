@@ -34,8 +34,7 @@ test('operation: function result merged (objects key by key)', async () => {
   assert.deepEqual(out, { customer: { name: 'John', address: '1234 street', zip: '54321' } });
   assert.equal(h.calls.length, 1);
   assert.equal(h.calls[0].activityType, 'sw.rest');
-  // eager-calls: a built-in call is an activity on the run's own queue, served by the interpreter worker.
-  assert.equal(h.calls[0].taskQueue, 'swflow');
+  assert.equal(h.calls[0].taskQueue, 'swflow-adapters');
   assert.deepEqual(h.calls[0].arguments, {});
   assert.equal(h.calls[0].call.state, 'Lookup');
 });

@@ -61,8 +61,9 @@ before(async () => {
   env = await startDevEnv();
   const bundle = await sharedBundle();
   workers = [
-    // The default interpreter worker: it serves built-in calls on its own queue.
-    await createInterpreterWorker({ connection: env.nativeConnection, definitions: [dir], workflowBundle: bundle }),
+    // The interpreter worker of `swflow start` / `swflow worker`: it serves built-in calls on its own queue.
+    await createInterpreterWorker({ connection: env.nativeConnection, definitions: [dir], workflowBundle: bundle, builtinCalls: true }),
+    // `swflow worker --no-eager-calls` (and the API's default).
     await createInterpreterWorker({ connection: env.nativeConnection, taskQueue: NO_EAGER_QUEUE, definitions: [dir], workflowBundle: bundle, builtinCalls: false }),
     await createBuiltinAdapterWorker({ connection: env.nativeConnection, baseDirs: [dir] }),
     await createBuiltinAdapterWorker({ connection: env.nativeConnection, baseDirs: [dir], taskQueue: NAMED_QUEUE }),
