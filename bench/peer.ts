@@ -3,7 +3,10 @@
  * https://github.com/zigflow/zigflow), on ONE dev server (swflow's dynamic config), calling ONE
  * local HTTP service (a separate process), every side's worker in its own process, runs
  * interleaved. Sides: zigflow; swflow running the same 1.0 document; swflow running the 0.8
- * equivalent (REST function on an OpenAPI document; the loop as a switch back-edge).
+ * equivalent (REST function on an OpenAPI document; the loop as a switch back-edge); the same two
+ * with `swflow.local` (`-local`); a hand-written workflow; on request (`--sides`), the same two on
+ * an interpreter worker without `eager-calls` (`-queue`: calls on `swflow-adapters`, the default
+ * path before 2026-11-25).
  *
  * Per repetition (default 3):
  *   - latency: `--runs` sequential runs of 10 sequential GETs, the sides interleaved run by run
@@ -39,6 +42,9 @@ const CONCURRENCY = Number(arg('concurrency', '50'));
 const LOOP = Number(arg('loop', '100'));
 const ONLY = arg('sides', 'zigflow,swflow-1.0,swflow-0.8,swflow-1.0-local,swflow-0.8-local,handwritten').split(',');
 
+/** The queue of an interpreter worker that does not serve built-in calls (`builtinCalls: false`): the path before `eager-calls`. */
+const QUEUE_INTERPRETER_TASK_QUEUE = 'bench-swflow-queue';
+
 /** The queue of the hand-written baseline (bench/peer-handwritten.ts), served by bench/peer-worker.ts. */
 const HANDWRITTEN_TASK_QUEUE = 'bench-handwritten';
 
@@ -55,6 +61,9 @@ const SIDES: Side[] = [
   { name: 'zigflow', taskQueue: 'zigflow-bench', types: { tenCalls: 'tencalls', oneCall: 'onecall', loop: 'dataloop' } },
   { name: 'swflow-1.0', taskQueue: INTERPRETER_TASK_QUEUE, types: { tenCalls: 'bench/tencalls', oneCall: 'bench/onecall', loop: 'bench/dataloop' } },
   { name: 'swflow-0.8', taskQueue: INTERPRETER_TASK_QUEUE, types: { tenCalls: 'tencalls08', oneCall: 'onecall08', loop: 'dataloop08' } },
+  // The same documents on an interpreter worker without `eager-calls`: every call an activity on `swflow-adapters`.
+  { name: 'swflow-1.0-queue', taskQueue: QUEUE_INTERPRETER_TASK_QUEUE, types: { tenCalls: 'bench/tencalls', oneCall: 'bench/onecall', loop: 'bench/dataloop' } },
+  { name: 'swflow-0.8-queue', taskQueue: QUEUE_INTERPRETER_TASK_QUEUE, types: { tenCalls: 'tencalls08', oneCall: 'onecall08', loop: 'dataloop08' } },
   // The same documents with `swflow.local: true` on their calls: local activities on the interpreter worker.
   { name: 'swflow-1.0-local', taskQueue: INTERPRETER_TASK_QUEUE, types: { tenCalls: 'bench/tencalls-local', oneCall: 'bench/onecall-local', loop: 'bench/dataloop' } },
   { name: 'swflow-0.8-local', taskQueue: INTERPRETER_TASK_QUEUE, types: { tenCalls: 'tencalls08-local', oneCall: 'onecall08-local', loop: 'dataloop08' } },
@@ -126,7 +135,7 @@ async function main(): Promise<void> {
       zig.stderr!.on('data', (c: Buffer) => /error|fatal/i.test(c.toString()) && process.stderr.write(`[zigflow] ${c}`));
     }
     if (ONLY.some((s) => s !== 'zigflow')) {
-      const sw = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(__dirname, 'peer-worker.ts'), docs.swflow, HANDWRITTEN_TASK_QUEUE], {
+      const sw = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(__dirname, 'peer-worker.ts'), docs.swflow, HANDWRITTEN_TASK_QUEUE, ...(ONLY.some((s) => s.endsWith('-queue')) ? [QUEUE_INTERPRETER_TASK_QUEUE] : [])], {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, TEMPORAL_ADDRESS: server.address },
       });

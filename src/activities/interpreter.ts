@@ -63,6 +63,14 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
   };
 
   const features = opts.features ?? INTERPRETER_FEATURES;
+  // A definition's hash, once per loaded definition (the registry keeps the object until its file
+  // changes): the pin is paid by every run, the canonical JSON and sha256 of a large document need not be.
+  const hashes = new WeakMap<object, string>();
+  const hashOf = (def: Definition): string => {
+    let h = hashes.get(def);
+    if (h === undefined) hashes.set(def, (h = definitionHash(def)));
+    return h;
+  };
   const catalogs = new CatalogResolver(opts.catalogs);
   // v1-catalogs: the function documents a 1.0 definition calls, pinned with it (none when the run carries them).
   const functionsOf = async (def: Definition, source: string | undefined, req: ResolveRequest) => {
@@ -107,7 +115,7 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
       }
       const { def, source } = found;
       const functions = await functionsOf(def, source, req);
-      return { definition: def, hash: definitionHash(def), source, searchAttributes: sa, features, ...lifecycle, ...functions };
+      return { definition: def, hash: hashOf(def), source, searchAttributes: sa, features, ...lifecycle, ...functions };
     },
 
     async [VALIDATE_DATA_ACTIVITY](req: ValidateDataRequest): Promise<ValidateDataResult | ValidateResourceResult> {

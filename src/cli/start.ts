@@ -119,6 +119,9 @@ async function start(opts: StartCommandOptions): Promise<void> {
       definitions: opts.definitions,
       eventSinks: sinkUrls.map((url) => httpSink(url)),
       lifecycleEvents: opts.lifecycleEvents,
+      // Built-in calls as activities on this worker's queue, handed back eagerly (feature eager-calls);
+      // the adapter worker below still serves swflow-adapters (runs started before, `metadata.worker`-less runs of older workers).
+      builtinCalls: true,
       log: (m) => log(m),
     });
     const dirs = definitionDirs(opts.definitions);

@@ -30,6 +30,7 @@ interface WorkerCliOptions extends DeploymentCliOptions {
   adapter?: string[];
   secrets?: string;
   schedules: boolean;
+  eagerCalls?: boolean;
   metricsPort?: string;
   healthPort?: string;
   setCurrent?: boolean;
@@ -43,6 +44,7 @@ export function register(program: Command): void {
     .option('-a, --adapter <modules...>', 'serve the adapters these modules export (defineAdapter) instead of the interpreter')
     .option('-q, --task-queue <queue>', `task queue (default ${INTERPRETER_TASK_QUEUE}; with --adapter ${ADAPTER_TASK_QUEUE})`)
     .option('--secrets <file>', 'a JSON or YAML file of $SECRETS values for the adapters\' calls (with --adapter) or, for the interpreter, its local calls (swflow.local) and the authentication of 1.0 schema resources (default: the environment)')
+    .option('--no-eager-calls', "do not serve the built-in adapters' calls on the interpreter's queue (feature eager-calls; by default this worker makes them, with its --secrets): runs started here send them to swflow-adapters, for `swflow adapters` workers")
     .option('--no-schedules', 'do not create/update/delete the Temporal Schedules of scheduled definitions')
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (default $SWFLOW_METRICS_PORT; unset: off)')
     .option('--health-port <port>', 'serve /healthz and /readyz on this port (default $SWFLOW_HEALTH_PORT; unset: off)')
@@ -84,6 +86,7 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
     taskQueue,
     definitions: opts.definitions,
     secrets: opts.secrets ? loadSecrets(opts.secrets) : undefined,
+    builtinCalls: opts.eagerCalls !== false,
     log: (m) => console.log(`[swflow worker] ${m}`),
     workerOptions,
   });

@@ -195,6 +195,25 @@ export const FEATURE_V1_SUBSCRIPTION_STREAMING = 'v1-subscription-streaming';
  * busy past `actionExecTimeout` fails with a timeout error naming it (was: "timed out (startToClose)").
  */
 export const FEATURE_SCALED_HEARTBEATS = 'scaled-heartbeats';
+/**
+ * Calls served by swflow's built-in adapters (0.8 protocol functions, 1.0 `call: http|openapi|grpc|
+ * asyncapi|mcp`) without `metadata.worker` and not `swflow.local` are activities on the run's own
+ * task queue (the interpreter worker registers the built-in adapters and heartbeats for them,
+ * interpreter-worker.ts), not on `swflow-adapters`: with the server's eager activity execution
+ * (`system.enableActivityEagerExecution`, on in swflow's dev servers) the worker that completes the
+ * workflow task gets the activity back in the answer and runs it at once, without a task-queue
+ * round trip. Still a full activity: its own attempt, heartbeat timeout (a lost worker is
+ * noticed and the call made again on another), an event with its summary in the Web UI.
+ * Recorded only by workers that serve built-in calls (InterpreterWorkerOptions.builtinCalls).
+ */
+export const FEATURE_EAGER_CALLS = 'eager-calls';
+/**
+ * Consecutive function call activities write the search attributes (SwState...) once, before the
+ * first call, not before each: the next write is at the run's next other wait (an event, a timer,
+ * a child, continue-as-new) or its end (ui.ts Tracker.flushBeforeCall). A 10-call 1.0 run writes
+ * SwState twice instead of ten times (one event and one visibility write less per call).
+ */
+export const FEATURE_STATE_AT_WAITS = 'state-at-waits';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -232,4 +251,6 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_RUN_CONTAINER,
   FEATURE_V1_SUBSCRIPTION_STREAMING,
   FEATURE_SCALED_HEARTBEATS,
+  FEATURE_EAGER_CALLS,
+  FEATURE_STATE_AT_WAITS,
 ];

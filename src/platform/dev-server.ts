@@ -20,9 +20,12 @@ import { searchAttributeFlags } from './search-attributes';
  * sequential activity call. Loads are still triggered by new tasks, so the higher cap costs
  * nothing when idle. A cluster has many shards and keeps its own settings.
  */
-export const devServerDynamicConfig: Record<string, number> = {
+export const devServerDynamicConfig: Record<string, number | boolean> = {
   'history.transferProcessorMaxPollRPS': 1000,
   'history.timerProcessorMaxPollRPS': 1000,
+  // Eager activity execution: an activity scheduled on the workflow's own queue by a worker that
+  // can run it comes back in the workflow task's answer (feature eager-calls), no matching round trip.
+  'system.enableActivityEagerExecution': true,
 };
 
 export function devServerTuningFlags(): string[] {

@@ -1,6 +1,8 @@
 /**
  * The interpreter worker: runs the generic workflow (and its own activities) on the
- * `swflow` task queue. Function calls run on adapter workers (their own queues).
+ * `swflow` task queue, and the calls of swflow's built-in adapters as activities on that queue
+ * too (feature `eager-calls`: the server hands them back eagerly) or as local activities
+ * (`swflow.local`). Other function calls run on adapter workers (their own queues).
  *
  *   const worker = await createInterpreterWorker({ connection, definitions: ['./workflows'] });
  *   await worker.run();
@@ -14,11 +16,13 @@ import { dirname, join, resolve } from 'node:path';
 import { bundleWorkflowCode, Worker, type BundleOptions, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Definition } from '../common/model';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
+import { FEATURE_EAGER_CALLS, INTERPRETER_FEATURES } from '../common/features';
 import { createInterpreterActivities } from '../activities/interpreter';
 import { DefinitionRegistry } from '../definitions/registry';
 import type { CatalogOptions } from '../activities/catalogs';
 import { adapterActivities, adapterServices, callInterceptor, type AdapterServices, type SecretValues } from '../adapter';
 import { builtinAdapters } from './adapter-worker';
+import { autoHeartbeat } from './heartbeat';
 import { dataConverterOptions } from '../codec';
 import { metricsInterceptor } from '../metrics/interceptor';
 import { metricsSinks } from '../metrics/sink';
@@ -50,6 +54,17 @@ export interface InterpreterWorkerOptions {
    * its mocks. (Calls of other functions never run here.)
    */
   localCalls?: Record<string, (...args: any[]) => Promise<unknown>>;
+  /**
+   * This worker serves calls of the built-in adapters as activities on its own task queue (the
+   * `localCalls` activities, with automatic heartbeats, this worker's `secrets` and documents), so
+   * runs it pins get the feature `eager-calls`: the server hands such a call back to the worker in
+   * its workflow task's answer (eager activity execution), no `swflow-adapters` round trip. On in
+   * `swflow start` and `swflow worker` (off with `--no-eager-calls`); off by default here, so a
+   * program that serves `swflow-adapters` with its own adapter worker (other secrets, mocks) keeps
+   * it. Off: runs pinned here send built-in calls to `swflow-adapters`. (Activities already
+   * scheduled on this queue by runs pinned elsewhere are served here either way.)
+   */
+  builtinCalls?: boolean;
   /** Folders where documents named by relative paths are found (1.0 schema resources); default: the definition folders. */
   documentDirs?: string[];
   /** `$SECRETS` values of local calls (default: the environment), as the adapter worker's `secrets`. */
@@ -119,7 +134,7 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
   const localCalls = opts.localCalls ?? builtinCallActivities(definitions.filter((d): d is string => typeof d === 'string'), services);
   const activities = {
     ...localCalls,
-    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log, lifecycleEvents: opts.lifecycleEvents, features: opts.features, catalogs: { ...(opts.secrets ? { secrets: opts.secrets } : {}), ...opts.catalogs }, services, documentDirs: opts.documentDirs ?? definitionDirs(definitions) }),
+    ...createInterpreterActivities({ registry, eventSinks: opts.eventSinks, connection: opts.connection, namespace: opts.namespace, log: opts.log, lifecycleEvents: opts.lifecycleEvents, features: pinnedFeatures(opts), catalogs: { ...(opts.secrets ? { secrets: opts.secrets } : {}), ...opts.catalogs }, services, documentDirs: opts.documentDirs ?? definitionDirs(definitions) }),
     ...(opts.activities ?? {}),
   };
   const extra = opts.workerOptions ?? {};
@@ -139,9 +154,16 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
     // A local call arrives as its arguments plus the `swflow-call` header: put it back together.
     interceptors: {
       ...extra.interceptors,
-      activity: [...tracingActivityInterceptors(), callInterceptor, metricsInterceptor, tracingCallInterceptor, ...(extra.interceptors?.activity ?? [])],
+      // autoHeartbeat: built-in calls served here as activities (eager-calls) heartbeat as on an adapter worker.
+      activity: [...tracingActivityInterceptors(), callInterceptor, metricsInterceptor, tracingCallInterceptor, autoHeartbeat, ...(extra.interceptors?.activity ?? [])],
     },
   });
+}
+
+/** The features runs pinned on this worker get: without `eager-calls` when it does not serve built-in calls. */
+function pinnedFeatures(opts: InterpreterWorkerOptions): string[] | undefined {
+  if (opts.builtinCalls) return opts.features;
+  return (opts.features ?? INTERPRETER_FEATURES).filter((f) => f !== FEATURE_EAGER_CALLS);
 }
 
 /** The built-in adapters' activities, for local calls (documents found relative to these folders or files). */

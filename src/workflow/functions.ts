@@ -19,7 +19,7 @@ import { merge } from './data/merge';
 import { nativeRetryOf, withRetries } from './retry';
 import { throughPlatformFailures } from './platform';
 import { actionTimeoutError, callTimeouts, LEGACY_CALL_TIMEOUT_MS } from './timeouts';
-import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_LOCAL_CALLS, FEATURE_PLATFORM_FAILURES, FEATURE_SCALED_HEARTBEATS, FEATURE_SELECTION_SET_EXPRESSIONS } from '../common/features';
+import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_EAGER_CALLS, FEATURE_LOCAL_CALLS, FEATURE_PLATFORM_FAILURES, FEATURE_SCALED_HEARTBEATS, FEATURE_SELECTION_SET_EXPRESSIONS } from '../common/features';
 import { callActivityArgs, secretContextOfCall } from './call-context';
 import type { StateContext } from './states/context';
 
@@ -140,8 +140,13 @@ export async function callFunction(
   const platform = ctx.features.has(FEATURE_PLATFORM_FAILURES);
   // scaled-heartbeats: the heartbeat timeout scaled to the actionExecTimeout, whose running out is named as such.
   const scaled = platform && ctx.features.has(FEATURE_SCALED_HEARTBEATS);
+  // `swflow.local`: a local activity on this worker (the interpreter worker serves the built-in adapters).
+  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && isLocalCall(fn.metadata, ctx.def.metadata) && servedByBuiltinAdapters(fn);
+  // eager-calls: a built-in call is an activity on the run's own queue (no taskQueue: the
+  // workflow's), which the server hands back eagerly to the worker that scheduled it.
+  const eager = !local && ctx.features.has(FEATURE_EAGER_CALLS) && servedByBuiltinAdapters(fn);
   const options: ActivityOptions = {
-    taskQueue: taskQueueOf(fn),
+    ...(eager ? {} : { taskQueue: taskQueueOf(fn) }),
     ...(platform ? callTimeouts(fn, actionTimeout, scaled) : { startToCloseTimeout: actionTimeout ? parseDuration(actionTimeout) : LEGACY_CALL_TIMEOUT_MS }),
     retry: { maximumAttempts: 1 },
     summary,
@@ -152,8 +157,6 @@ export async function callFunction(
   // One execution of the call; a platform failure (a lost worker: platform.ts) makes it again,
   // outside the definition's retries. `retry` is the Temporal RetryPolicy that performs the
   // definition's strategy, when one does (retry.ts).
-  // `swflow.local`: a local activity on this worker (the interpreter worker serves the built-in adapters).
-  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && isLocalCall(fn.metadata, ctx.def.metadata) && servedByBuiltinAdapters(fn);
   const { effects } = ctx;
   const execute = (retry?: RetryPolicy): Promise<Json> => {
     const once = (again?: string) => {

@@ -69,7 +69,8 @@ export const interceptors: WorkflowInterceptorsFactory = () => ({
   outbound: [
     {
       scheduleActivity(input, next) {
-        beforeBlocking();
+        // A function call (it has a call context) or another wait: see Tracker.flushBeforeCall.
+        beforeBlocking(contexts.has(input.args as unknown[]) ? 'call' : 'wait');
         return sendCall(input, next);
       },
       scheduleLocalActivity(input, next) {

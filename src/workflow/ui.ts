@@ -4,7 +4,7 @@
  * summaries.
  */
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
-import { FEATURE_UPSERTS_BEFORE_BLOCKING } from '../common/features';
+import { FEATURE_STATE_AT_WAITS, FEATURE_UPSERTS_BEFORE_BLOCKING } from '../common/features';
 import type { ActionDef } from '../common/model';
 import type { InstanceState } from '../common/contracts';
 
@@ -28,8 +28,10 @@ let active: Tracker | undefined;
  * continue-as-new — see interceptors.ts) and before it waits on a bare condition (events): writes
  * the search attributes changed since the last write, as ONE UpsertWorkflowSearchAttributes.
  */
-export function beforeBlocking(): void {
-  if (active?.coalesced) active.flush();
+export function beforeBlocking(on: 'call' | 'wait' = 'wait'): void {
+  if (!active?.coalesced) return;
+  if (on === 'call') active.flushBeforeCall();
+  else active.flush();
 }
 
 export class Tracker {
@@ -57,9 +59,20 @@ export class Tracker {
     private readonly stepHeading = 'State',
   ) {
     this.coalesced = features.includes(FEATURE_UPSERTS_BEFORE_BLOCKING);
+    this.onceAcrossCalls = this.coalesced && features.includes(FEATURE_STATE_AT_WAITS);
     active = this;
   }
 
+  /**
+   * state-at-waits: consecutive function calls write the search attributes once, before the first
+   * of them; the next write is at the next other wait (an event, a timer, a child, continue-as-new)
+   * or the run's end. So SwState is exact wherever a run waits for something other than a call,
+   * and a run in a sequence of calls is found at the first call of it (the Web UI shows the
+   * current call as a pending activity with its summary).
+   */
+  private readonly onceAcrossCalls: boolean;
+  /** The last write was before a call (state-at-waits): the next calls write nothing. */
+  private lastWriteAtCall = false;
   /** Last written values. */
   private upserted = new Map<string, AttributeValue>();
   /** Values to write at the next flush (coalesced mode). */
@@ -101,8 +114,19 @@ export class Tracker {
       .then(() => this.flush());
   }
 
+  /** Before a function call's activity: writes pending search attributes, unless state-at-waits holds them (see onceAcrossCalls). */
+  flushBeforeCall(): void {
+    if (!this.onceAcrossCalls) return this.flush();
+    // What the run waits for changed (a concurrent branch got its event): the gateway reads it, write it now.
+    const awaitedChanged = this.awaitedEvents !== undefined && this.registered.has('SwAwaitedEvents') && !sameValue(this.upserted.get('SwAwaitedEvents'), this.awaitedEvents());
+    if (this.lastWriteAtCall && !awaitedChanged) return;
+    this.flush();
+    this.lastWriteAtCall = true;
+  }
+
   /** Writes pending search attributes now (before blocking, completing, failing, continuing as new). */
   flush(): void {
+    this.lastWriteAtCall = false;
     if (this.coalesced) {
       if (this.awaitedEvents) this.upsert('SwAwaitedEvents', this.awaitedEvents());
       if (!this.dirty.size) return;

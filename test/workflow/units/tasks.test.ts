@@ -12,7 +12,7 @@ import { ParentClosePolicy } from '@temporalio/workflow';
 import type { Json } from '../../../src/common/model';
 import type { V1Definition } from '../../../src/common/model-v1';
 import type { CloudEventJson, FunctionCall } from '../../../src/common/contracts';
-import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_A2A_CALLS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_MCP_CALLS, FEATURE_V1_RUN_CONTAINER } from '../../../src/common/features';
+import { FEATURE_EAGER_CALLS, FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_A2A_CALLS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_MCP_CALLS, FEATURE_V1_RUN_CONTAINER } from '../../../src/common/features';
 import { INTERPRETER_FEATURES } from '../../../src/common/features';
 import { UNLIMITED_CALL_MS } from '../../../src/workflow/timeouts';
 import { WorkflowError } from '../../../src/workflow/v1/errors';
@@ -78,8 +78,8 @@ test('call http: arguments evaluated, URI template expanded, $secrets kept out, 
   assert.equal(ctx.effects.commands.length, 1);
   const [c] = ctx.effects.of('activity');
   assert.equal(c.type, 'sw.http');
+  // eager-calls: no taskQueue, i.e. the run's own (the interpreter worker serves the built-in adapters).
   assert.deepEqual(c.options, {
-    taskQueue: 'swflow-adapters',
     startToCloseTimeout: UNLIMITED_CALL_MS,
     heartbeatTimeout: 10_000,
     retry: { maximumAttempts: 1 },
@@ -168,6 +168,20 @@ test('call: a platform failure is made again (summary says why), a service error
   assert.equal(failing.effects.commands.length, 1);
 });
 
+test('eager-calls: a built-in call without metadata.worker goes to the run\'s own queue; with metadata.worker, or before the feature, to its queue', async () => {
+  const doc = (metadata?: object): Record<string, unknown> => ({ do: [{ getPet: { call: 'http', ...(metadata ? { metadata } : {}), with: { method: 'get', endpoint: 'https://petstore.example/pets/1' } } }] });
+  const queueOf = async (d: Record<string, unknown>, features?: string[]) => {
+    const ctx = await FakeTaskContext.of(d, features ? { features } : {});
+    ctx.effects.activities['sw.http'] = http(() => 1);
+    await ctx.exec('getPet');
+    const [c] = ctx.effects.of('activity');
+    return 'taskQueue' in c.options ? c.options.taskQueue : '(the run\'s own)';
+  };
+  assert.equal(await queueOf(doc()), "(the run's own)");
+  assert.equal(await queueOf(doc({ worker: 'pets' })), 'pets');
+  assert.equal(await queueOf(doc(), INTERPRETER_FEATURES.filter((f) => f !== FEATURE_EAGER_CALLS)), 'swflow-adapters');
+});
+
 test('call timeouts: unlimited start-to-close with the default heartbeat; ten minutes and no repeat before v1-call-platform-failures; local calls', async () => {
   const doc = { do: [{ getPet: { call: 'http', with: { method: 'get', endpoint: 'https://petstore.example/pets/1' } } }] };
   const now = await FakeTaskContext.of(doc);
@@ -176,7 +190,7 @@ test('call timeouts: unlimited start-to-close with the default heartbeat; ten mi
   assert.equal(now.effects.of('activity')[0].options.startToCloseTimeout, UNLIMITED_CALL_MS);
   assert.equal(now.effects.of('activity')[0].options.heartbeatTimeout, 30_000);
 
-  const old = await FakeTaskContext.of(doc, { features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_CALL_PLATFORM_FAILURES) });
+  const old = await FakeTaskContext.of(doc, { features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_CALL_PLATFORM_FAILURES && f !== FEATURE_EAGER_CALLS) });
   old.effects.activities['sw.http'] = http(() => {
     throw heartbeatLost();
   });

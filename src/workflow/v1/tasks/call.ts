@@ -22,7 +22,7 @@ import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts
 import { heartbeatTimeoutMs, isLocalCall } from '../../../common/metadata';
 import { lastHeartbeatDetails, platformFailure, throughPlatformFailures } from '../../platform';
 import { needsDocument } from '../../../common/catalogs';
-import { FEATURE_LOCAL_CALLS, FEATURE_SCALED_HEARTBEATS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_GRPC_ASYNCAPI_CALLS, FEATURE_V1_MCP_CALLS, FEATURE_V1_SUBSCRIPTION_STREAMING } from '../../../common/features';
+import { FEATURE_EAGER_CALLS, FEATURE_LOCAL_CALLS, FEATURE_SCALED_HEARTBEATS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_GRPC_ASYNCAPI_CALLS, FEATURE_V1_MCP_CALLS, FEATURE_V1_SUBSCRIPTION_STREAMING } from '../../../common/features';
 import { iterateMessages, splitSubscription, streamMessages, streams, subscribes, subscriptionArgument } from './asyncapi-subscription';
 import { scaledHeartbeatMs, UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
@@ -146,15 +146,19 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
   };
   const queue = typeof task.metadata?.worker === 'string' ? task.metadata.worker : ADAPTER_TASK_QUEUE;
   const summary = ctx.summary(at.reference, target);
+  // `swflow.local` on a built-in call: a local activity on this worker (the interpreter worker serves the built-in adapters).
+  // Never `call: a2a`: it follows a long agent task with heartbeats, which a local activity has not.
+  const builtin = queue === ADAPTER_TASK_QUEUE && ADAPTER_OF[task.call!] === activity && activity !== 'sw.a2a';
+  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && builtin && isLocalCall(task.metadata as Record<string, unknown> | undefined, ctx.def.workflow.document.metadata);
+  // eager-calls: otherwise an activity on the run's own queue (no taskQueue: the workflow's), which
+  // the server hands back eagerly to the worker that scheduled it.
+  const eager = !local && builtin && ctx.features.has(FEATURE_EAGER_CALLS);
   const options: ActivityOptions = {
-    taskQueue: queue,
+    ...(eager ? {} : { taskQueue: queue }),
     ...callTimeouts(task, ctx.features, at.timeoutMs),
     retry: { maximumAttempts: 1 }, // 1.0 retries are explicit: try/catch retry
     summary: summary.slice(0, 200),
   };
-  // `swflow.local` on a built-in call: a local activity on this worker (the interpreter worker serves the built-in adapters).
-  // Never `call: a2a`: it follows a long agent task with heartbeats, which a local activity has not.
-  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && queue === ADAPTER_TASK_QUEUE && ADAPTER_OF[task.call!] === activity && activity !== 'sw.a2a' && isLocalCall(task.metadata as Record<string, unknown> | undefined, ctx.def.workflow.document.metadata);
   // v1-call-headers: the evaluated `with` as the input, the rest in the `swflow-call` header (as 0.8 calls).
   const headers = ctx.features.has(FEATURE_V1_CALL_HEADERS);
   // v1-a2a-calls: a call made again after a heartbeat timeout carries the lost attempt's last
