@@ -23,16 +23,15 @@
  * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { startDevServer } from '../src/platform/dev-server';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
 import { freePort } from '../test/helpers/ports';
-import { mean, option as arg, quantile, round, waitFor } from './support';
+import { mean, option as arg, quantile, round, startEchoService, waitFor, writePeerDocuments } from './support';
 
 const ZIGFLOW = arg('zigflow', process.env.ZIGFLOW_BIN ?? '');
 const REPS = Number(arg('reps', '3'));
@@ -75,40 +74,6 @@ const SIDES: Side[] = [
   },
 ].filter((s) => ONLY.includes(s.name));
 
-/** The local HTTP service both call: `GET /echo/<i>` → `{"ok":true,"i":<i>}`, in its own process. */
-function startService(port: number): ChildProcess {
-  const code = `require('node:http').createServer((req, res) => {
-    const i = Number(req.url.split('/').pop());
-    const body = JSON.stringify({ ok: true, i });
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  }).listen(${port}, '127.0.0.1', () => console.log('ready'));`;
-  return spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-}
-
-/** The bench documents with the service URL and loop count filled in, in a temporary folder. */
-function writeDocuments(dir: string, service: string): { zigflow: string; swflow: string } {
-  const fill = (text: string) => text.replaceAll('{{SERVICE}}', service).replaceAll('{{LOOP}}', String(LOOP));
-  const src = join(__dirname, 'peer');
-  writeFileSync(join(dir, 'zigflow.yaml'), fill(readFileSync(join(src, 'zigflow.yaml'), 'utf8')));
-  mkdirSync(join(dir, 'swflow'));
-  for (const f of readdirSync(join(src, 'swflow'))) writeFileSync(join(dir, 'swflow', f), fill(readFileSync(join(src, 'swflow', f), 'utf8')));
-  // The `-local` variants of the call documents: every call marked `swflow.local: true`.
-  for (const f of ['ten-calls.sw.yaml', 'one-call.sw.yaml']) {
-    const doc = parseYaml(fill(readFileSync(join(src, 'swflow', f), 'utf8')));
-    doc.document.name += '-local';
-    for (const entry of doc.do) for (const task of Object.values(entry) as Record<string, unknown>[]) task.metadata = { 'swflow.local': true };
-    writeFileSync(join(dir, 'swflow', f.replace('.sw.yaml', '-local.sw.yaml')), stringifyYaml(doc));
-  }
-  for (const f of ['ten-calls-08.sw.json', 'one-call-08.sw.json']) {
-    const doc = JSON.parse(fill(readFileSync(join(src, 'swflow', f), 'utf8')));
-    doc.id += '-local';
-    for (const fn of doc.functions) fn.metadata = { ...fn.metadata, 'swflow.local': 'true' };
-    writeFileSync(join(dir, 'swflow', f.replace('.sw.json', '-local.sw.json')), JSON.stringify(doc, null, 2));
-  }
-  return { zigflow: join(dir, 'zigflow.yaml'), swflow: join(dir, 'swflow') };
-}
-
 async function main(): Promise<void> {
   if (!ZIGFLOW && ONLY.includes('zigflow')) throw new Error('give the zigflow binary: --zigflow /path/to/zigflow (bench/README.md, "Peer", says how to build it)');
   const dir = mkdtempSync(join(tmpdir(), 'swflow-peer-'));
@@ -119,11 +84,11 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => (stop(), process.exit(130)));
   try {
     const servicePort = await freePort();
-    const echo = startService(servicePort);
+    const echo = startEchoService(servicePort);
     children.push(echo);
     await waitFor(echo, /ready/, 'the echo service');
     const service = `http://127.0.0.1:${servicePort}`;
-    const docs = writeDocuments(dir, service);
+    const docs = writePeerDocuments(dir, service, LOOP);
 
     if (ONLY.includes('zigflow')) {
       const zig = spawn(

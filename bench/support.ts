@@ -2,8 +2,10 @@
  * Small helpers shared by the benches: command-line options, quantiles, child processes (their
  * readiness and CPU time), history spans.
  */
-import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { Client } from '@temporalio/client';
 
 /** `--name value` from the command line, else `dflt`. */
@@ -46,10 +48,27 @@ export function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
-/** Peak resident set size of a process so far (VmHWM), in MB (Linux /proc). */
-export function peakRssMb(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+/** A field of /proc/<pid>/status in kB (VmHWM, VmRSS...), as MB. */
+function statusMb(pid: number, field: string): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Math.round(Number(m[1]) / 1024) : 0;
+}
+
+/** Peak resident set size of a process so far (VmHWM), in MB (Linux /proc). */
+export const peakRssMb = (pid: number): number => statusMb(pid, 'VmHWM');
+
+/** Current resident set size of a process (VmRSS), in MB (Linux /proc). */
+export const rssMb = (pid: number): number => statusMb(pid, 'VmRSS');
+
+/** The local HTTP service the peer benches call: `GET /echo/<i>` → `{"ok":true,"i":<i>}`, in its own process. */
+export function startEchoService(port: number): ChildProcess {
+  const code = `require('node:http').createServer((req, res) => {
+    const i = Number(req.url.split('/').pop());
+    const body = JSON.stringify({ ok: true, i });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  }).listen(${port}, '127.0.0.1', () => console.log('ready'));`;
+  return spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
 /** Workflow tasks of a run and the mean time the worker held each (started → completed, from its history). */
@@ -62,4 +81,30 @@ export async function workflowTasks(client: Client, workflowId: string): Promise
     if (e.workflowTaskCompletedEventAttributes) spans.push(at - started);
   }
   return { count: spans.length, spans };
+}
+
+/**
+ * The peer benches' documents (bench/peer/) with the service URL and loop count filled in, in
+ * `dir`, plus the `-local` variants of the call documents (every call `swflow.local: true`).
+ */
+export function writePeerDocuments(dir: string, service: string, loop: number): { zigflow: string; swflow: string } {
+  const fill = (text: string) => text.replaceAll('{{SERVICE}}', service).replaceAll('{{LOOP}}', String(loop));
+  const src = join(__dirname, 'peer');
+  writeFileSync(join(dir, 'zigflow.yaml'), fill(readFileSync(join(src, 'zigflow.yaml'), 'utf8')));
+  mkdirSync(join(dir, 'swflow'));
+  for (const f of readdirSync(join(src, 'swflow'))) writeFileSync(join(dir, 'swflow', f), fill(readFileSync(join(src, 'swflow', f), 'utf8')));
+  // The `-local` variants of the call documents: every call marked `swflow.local: true`.
+  for (const f of ['ten-calls.sw.yaml', 'one-call.sw.yaml']) {
+    const doc = parseYaml(fill(readFileSync(join(src, 'swflow', f), 'utf8')));
+    doc.document.name += '-local';
+    for (const entry of doc.do) for (const task of Object.values(entry) as Record<string, unknown>[]) task.metadata = { 'swflow.local': true };
+    writeFileSync(join(dir, 'swflow', f.replace('.sw.yaml', '-local.sw.yaml')), stringifyYaml(doc));
+  }
+  for (const f of ['ten-calls-08.sw.json', 'one-call-08.sw.json']) {
+    const doc = JSON.parse(fill(readFileSync(join(src, 'swflow', f), 'utf8')));
+    doc.id += '-local';
+    for (const fn of doc.functions) fn.metadata = { ...fn.metadata, 'swflow.local': 'true' };
+    writeFileSync(join(dir, 'swflow', f.replace('.sw.json', '-local.sw.json')), JSON.stringify(doc, null, 2));
+  }
+  return { zigflow: join(dir, 'zigflow.yaml'), swflow: join(dir, 'swflow') };
 }

@@ -20,16 +20,15 @@
  * with `--snapshot` the bench sends SIGUSR2 to it after the measured runs (a heap snapshot of its main thread).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { startDevServer } from '../src/platform/dev-server';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
 import { freePort } from '../test/helpers/ports';
-import { cpuMs, option as arg, peakRssMb, round, waitFor } from './support';
+import { cpuMs, option as arg, peakRssMb, round, rssMb, startEchoService, waitFor, writePeerDocuments } from './support';
 
 const ZIGFLOW = arg('zigflow', process.env.ZIGFLOW_BIN ?? '');
 const REPS = Number(arg('reps', '2'));
@@ -55,37 +54,6 @@ const SIDES: Side[] = [
   { name: 'swflow-1.0-local-before', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local', bundleInProcess: true },
 ].filter((s) => ONLY.includes(s.name));
 
-/** Current resident set size of a process (VmRSS), in MB. */
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : 0;
-}
-
-function startService(port: number): ChildProcess {
-  const code = `require('node:http').createServer((req, res) => {
-    const i = Number(req.url.split('/').pop());
-    const body = JSON.stringify({ ok: true, i });
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  }).listen(${port}, '127.0.0.1', () => console.log('ready'));`;
-  return spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-}
-
-/** zigflow's document and swflow's ten-calls documents (plain and `-local`) with the service URL. */
-function writeDocuments(dir: string, service: string): { zigflow: string; swflow: string } {
-  const fill = (text: string) => text.replaceAll('{{SERVICE}}', service).replaceAll('{{LOOP}}', '1');
-  const src = join(__dirname, 'peer');
-  writeFileSync(join(dir, 'zigflow.yaml'), fill(readFileSync(join(src, 'zigflow.yaml'), 'utf8')));
-  mkdirSync(join(dir, 'swflow'));
-  const ten = fill(readFileSync(join(src, 'swflow', 'ten-calls.sw.yaml'), 'utf8'));
-  writeFileSync(join(dir, 'swflow', 'ten-calls.sw.yaml'), ten);
-  const doc = parseYaml(ten);
-  doc.document.name += '-local';
-  for (const entry of doc.do) for (const task of Object.values(entry) as Record<string, unknown>[]) task.metadata = { 'swflow.local': true };
-  writeFileSync(join(dir, 'swflow', 'ten-calls-local.sw.yaml'), stringifyYaml(doc));
-  return { zigflow: join(dir, 'zigflow.yaml'), swflow: join(dir, 'swflow') };
-}
-
 async function exit(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const done = new Promise((r) => child.once('exit', r));
@@ -103,10 +71,10 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     const servicePort = await freePort();
-    const echo = startService(servicePort);
+    const echo = startEchoService(servicePort);
     children.push(echo);
     await waitFor(echo, /ready/, 'the echo service');
-    const docs = writeDocuments(dir, `http://127.0.0.1:${servicePort}`);
+    const docs = writePeerDocuments(dir, `http://127.0.0.1:${servicePort}`, 1);
     const client = new Client({ connection: await Connection.connect({ address: server.address }) });
 
     const startWorker = async (side: Side): Promise<ChildProcess> => {

@@ -8,7 +8,8 @@
  * src/dsl/v1/diagram.ts), kept as data.
  */
 import type { Definition, EndDef, StateDef, TransitionDef, WorkflowDef } from '../common/model';
-import { entryOf, isV1Definition, taskTypeOf, type Task, type TaskList, type V1Definition } from '../common/model-v1';
+import { entryOf, isV1Definition, taskTypeOf, type TaskList, type V1Definition } from '../common/model-v1';
+import { childLists } from '../dsl/v1/diagram';
 
 export const START = 'start';
 export const END = 'end';
@@ -135,15 +136,4 @@ function list(tasks: TaskList | undefined, base: string, parent: string | undefi
     add(x.id, then);
   });
   return items[0]?.id;
-}
-
-function childLists(task: Task, pointer: string): { tasks: TaskList; pointer: string; label: string; offset?: number }[] {
-  const out: { tasks: TaskList; pointer: string; label: string; offset?: number }[] = [];
-  if (task.for && task.do) out.push({ tasks: task.do, pointer: `${pointer}/do`, label: 'each' });
-  else if (task.do) out.push({ tasks: task.do, pointer: `${pointer}/do`, label: 'do' });
-  if (task.try) out.push({ tasks: task.try, pointer: `${pointer}/try`, label: 'try' });
-  if (task.catch?.do) out.push({ tasks: task.catch.do, pointer: `${pointer}/catch/do`, label: 'catch' });
-  if (task.fork) task.fork.branches.forEach((b, i) => out.push({ tasks: [b], pointer: `${pointer}/fork/branches`, label: `branch ${i + 1}`, offset: i }));
-  if (task.foreach?.do) out.push({ tasks: task.foreach.do, pointer: `${pointer}/foreach/do`, label: 'each event' });
-  return out;
 }

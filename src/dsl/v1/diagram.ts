@@ -65,7 +65,12 @@ function list(tasks: TaskList | undefined, base: string, indent: string, lines: 
   return items.length ? idOf(items[0].pointer) : undefined;
 }
 
-function childLists(task: Task, pointer: string): { tasks: TaskList; pointer: string; label: string; offset?: number }[] {
+/**
+ * The task lists a composite task holds (do, for's do, try, catch.do, fork branches, listen's
+ * foreach.do), each with its pointer and the label of the edge into it; the Mermaid diagram and
+ * the run page's graph (src/ui/graph.ts) both draw from it.
+ */
+export function childLists(task: Task, pointer: string): { tasks: TaskList; pointer: string; label: string; offset?: number }[] {
   const out: { tasks: TaskList; pointer: string; label: string; offset?: number }[] = [];
   if (task.for && task.do) out.push({ tasks: task.do, pointer: `${pointer}/do`, label: 'each' });
   else if (task.do) out.push({ tasks: task.do, pointer: `${pointer}/do`, label: 'do' });
