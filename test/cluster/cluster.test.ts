@@ -13,8 +13,6 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
@@ -24,6 +22,7 @@ import { dataConverterOptions, ENCODING_ENCRYPTED } from '../../src/codec';
 import { startCluster, type Cluster } from '../../src/platform/cluster';
 import { runSwflow } from '../helpers/cli';
 import { freePort } from '../helpers/ports';
+import { reversed, startReplyService, type ReplyService } from '../helpers/reply-service';
 import { SERVING, SwflowProcess } from '../reliability/harness';
 import { formatProblem, loadAnyDefinition } from '../../src/dsl';
 
@@ -32,7 +31,6 @@ const IN08 = 'in08-cluster-plain-7d1e';
 const IN10 = 'in10-cluster-plain-a93f';
 const EVT08 = 'evt08-cluster-plain-2b6c';
 const EVT10 = 'evt10-cluster-plain-e40d';
-const reversed = (s: string) => s.split('').reverse().join('');
 const SVC08 = `svc-${reversed(IN08)}`;
 const SVC10 = `svc-${reversed(IN10)}`;
 const MARKERS = { IN08, IN10, EVT08, EVT10, SVC08, SVC10 };
@@ -47,7 +45,7 @@ async function load(doc: unknown): Promise<Definition> {
 
 let dir = '';
 let cluster: Cluster;
-let service: Server;
+let service: ReplyService;
 let base = '';
 let connection: Connection;
 let procs: SwflowProcess[] = [];
@@ -56,19 +54,8 @@ const ids = { v08: `cl-08-${randomBytes(4).toString('hex')}`, v10: `cl-10-${rand
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'swflow-cluster-test-'));
-  service = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const url = new URL(req.url!, base);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      if (url.pathname === '/openapi.json') return res.end(JSON.stringify(openapi()));
-      const note = url.pathname === '/echo' ? url.searchParams.get('note')! : (JSON.parse(body) as { note: string }).note;
-      res.end(JSON.stringify({ reply: `svc-${reversed(note)}` }));
-    });
-  });
-  await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+  service = await startReplyService();
+  base = service.base;
   // No namespace: `swflow setup` makes it.
   cluster = await startCluster({ namespaces: [], fastDisk: true, log: (m) => console.log(`[cluster] ${m}`) });
   connection = await Connection.connect({ address: cluster.address });
@@ -78,17 +65,10 @@ after(async () => {
   await Promise.all(procs.map((p) => p.stop('SIGTERM')));
   await connection?.close();
   await cluster?.stop();
-  service?.closeAllConnections();
-  await new Promise<void>((r) => service?.close(() => r()));
+  await service?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const openapi = () => ({
-  openapi: '3.0.3',
-  info: { title: 'echo', version: '1' },
-  servers: [{ url: base }],
-  paths: { '/echo': { get: { operationId: 'echo', parameters: [{ name: 'note', in: 'query', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } } },
-});
 
 test('the cluster runs two Temporal server processes and several history shards on PostgreSQL', async () => {
   assert.deepEqual([...cluster.processes.values()].map((p) => [p.name, p.services]), [['a', ['frontend', 'history']], ['b', ['history', 'matching', 'worker']]]);

@@ -12,8 +12,6 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -30,6 +28,7 @@ import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { runSwflow } from '../helpers/cli';
 import { freePort } from '../helpers/ports';
+import { reversed, startReplyService, type ReplyService } from '../helpers/reply-service';
 import { SERVING, SwflowProcess } from '../reliability/harness';
 import { def, loadAny, sharedBundle } from '../workflow/helpers';
 
@@ -55,7 +54,6 @@ const IN08 = 'in08-plain-4f1c9e';
 const IN10 = 'in10-plain-b27d05';
 const EVT08 = 'evt08-plain-91aa3c';
 const EVT10 = 'evt10-plain-0c6e7f';
-const reversed = (s: string) => s.split('').reverse().join('');
 // The service answers with the reversed argument: a call result found nowhere else.
 const SVC08 = `svc-${reversed(IN08)}`;
 const SVC10 = `svc-${reversed(IN10)}`;
@@ -66,7 +64,7 @@ const CONTROL = 'control-plain-5e0b12';
 
 let dir = '';
 let dev: DevServer;
-let service: Server;
+let service: ReplyService;
 let base = '';
 let connection: Connection;
 let nativeConnection: NativeConnection;
@@ -99,28 +97,11 @@ async function awaiting(handle: WorkflowHandle, type: string): Promise<void> {
   }
 }
 
-const openapi = () => ({
-  openapi: '3.0.3',
-  info: { title: 'echo', version: '1' },
-  servers: [{ url: base }],
-  paths: { '/echo': { get: { operationId: 'echo', parameters: [{ name: 'note', in: 'query', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } } },
-});
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'swflow-codec-'));
-  service = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const url = new URL(req.url!, base);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      if (url.pathname === '/openapi.json') return res.end(JSON.stringify(openapi()));
-      const note = url.pathname === '/echo' ? url.searchParams.get('note')! : (JSON.parse(body) as { note: string }).note;
-      res.end(JSON.stringify({ reply: `svc-${reversed(note)}` }));
-    });
-  });
-  await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+  service = await startReplyService();
+  base = service.base;
   dev = await startDevServer({ binary: TEMPORAL, port: await freePort(), uiPort: await freePort(), dbFile: join(dir, 'temporal.sqlite') });
   connection = await Connection.connect({ address: dev.address });
   nativeConnection = await NativeConnection.connect({ address: dev.address });
@@ -138,7 +119,7 @@ after(async () => {
   await connection?.close();
   await nativeConnection?.close();
   await dev?.stop();
-  await new Promise<void>((r) => service?.close(() => r()));
+  await service?.close();
   if (savedKeys === undefined) delete process.env.SWFLOW_CODEC_KEYS;
   else process.env.SWFLOW_CODEC_KEYS = savedKeys;
   rmSync(dir, { recursive: true, force: true });
