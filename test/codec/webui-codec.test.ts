@@ -10,12 +10,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, noChromium } from '../helpers/browser';
 import { INTERPRETER_TASK_QUEUE, type StartOptions } from '../../src/common/contracts';
 import { dataConverterOptions, ENCODING_ENCRYPTED, payloadCodec } from '../../src/codec';
 import { startCodecServer, type CodecServer } from '../../src/codec/server';
@@ -27,7 +28,6 @@ import { def, sharedBundle } from '../workflow/helpers';
 
 const ROOT = join(__dirname, '..', '..');
 const ARTIFACTS = join(ROOT, 'test-results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TEMPORAL = process.env.TEMPORAL_CLI ?? '/usr/local/bin/temporal';
 const MARKER = `webui-plain-${randomBytes(4).toString('hex')}`;
 const savedKeys = process.env.SWFLOW_CODEC_KEYS;
@@ -82,7 +82,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('an encrypted run: ciphertext on the server, plaintext on its Web UI page through the codec server', { skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM} (apt-get install chromium)` }, async () => {
+test('an encrypted run: ciphertext on the server, plaintext on its Web UI page through the codec server', { skip: noChromium }, async () => {
   const definition = await def({
     id: 'webuicodec',
     specVersion: '0.8',
@@ -106,10 +106,7 @@ test('an encrypted run: ciphertext on the server, plaintext on its Web UI page t
   assert.ok(!JSON.stringify(history).includes(Buffer.from(MARKER).toString('base64').slice(0, 16)), 'no base64 plaintext in the history');
 
   mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1400, height: 1600 } });
   await page.goto(`${dev.uiUrl}/namespaces/default/workflows/${workflowId}`);
   await page.getByText('Completed').first().waitFor({ timeout: 30_000 });

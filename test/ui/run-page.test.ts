@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/browser';
 import { ADAPTER_TASK_QUEUE, EVENT_SIGNAL, INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import type { Definition, WorkflowDef } from '../../src/common/model';
 import { loadAnyDefinition } from '../../src/dsl';
@@ -28,7 +29,6 @@ import { freePort } from '../helpers/ports';
 
 const ROOT = join(__dirname, '..', '..');
 const ARTIFACTS = join(ROOT, 'test-results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const order08 = {
   id: 'uiorder08',
@@ -104,7 +104,7 @@ before(async () => {
   // Runs started from here link to the page in the Web UI (staticDetails).
   process.env.SWFLOW_UI_URL = runPage.url;
   mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
 });
 

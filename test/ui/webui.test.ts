@@ -7,12 +7,13 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, noChromium } from '../helpers/browser';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { loadDefinition } from '../../src/dsl';
 import { startDevServer, type DevServer } from '../../src/platform/dev-server';
@@ -22,7 +23,6 @@ import { freePort } from '../helpers/ports';
 
 const ROOT = join(__dirname, '..', '..');
 const ARTIFACTS = join(ROOT, 'test-results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const definitionDoc = {
   id: 'uiorder',
@@ -95,13 +95,10 @@ test('the run completed with the merged data', () => {
 
 test(
   'the state names of a finished run are on its Web UI page',
-  { skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM} (apt-get install chromium)` },
+  { skip: noChromium },
   async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1400, height: 1600 } });
     await page.goto(`${server.uiUrl}/namespaces/default/workflows/${workflowId}`);
     await page.getByText('Completed').first().waitFor({ timeout: 30_000 });
