@@ -78,14 +78,24 @@ function canListen(port: number): Promise<number | undefined> {
   });
 }
 
+/** Ports this process has handed out: free when checked, but not bound until a server starts. */
+const handedOut = new Set<number>();
+
 /**
  * A free port on 127.0.0.1. Below 32768: the SQL schema stores membership ports as smallint, and
  * below Linux's ephemeral range, so a port stays free between this check and the server's bind.
+ * Never the same port twice in one process: a cluster asks for a dozen before any is bound, and a
+ * random pick could repeat one (process b then failed with "address already in use").
  */
 export async function freePort(): Promise<number> {
   for (let i = 0; i < 200; i++) {
-    const port = await canListen(20_000 + Math.floor(Math.random() * 12_000));
-    if (port !== undefined) return port;
+    const candidate = 20_000 + Math.floor(Math.random() * 12_000);
+    if (handedOut.has(candidate)) continue;
+    const port = await canListen(candidate);
+    if (port !== undefined) {
+      handedOut.add(port);
+      return port;
+    }
   }
   throw new Error('No free port between 20000 and 32000 on 127.0.0.1');
 }
