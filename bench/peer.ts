@@ -6,7 +6,9 @@
  * equivalent (REST function on an OpenAPI document; the loop as a switch back-edge); the same two
  * with `swflow.local` (`-local`); a hand-written workflow; on request (`--sides`), the same two on
  * an interpreter worker without `eager-calls` (`-queue`: calls on `swflow-adapters`, the default
- * path before 2026-11-25).
+ * path before 2026-11-25); `-writes` sides run the ten calls as POSTs (zigflow-writes,
+ * swflow-1.0-writes, swflow-0.8-writes: writes stay activities on swflow's default path, reads
+ * run as local activities since `local-reads`).
  *
  * Per repetition (default 3):
  *   - latency: `--runs` sequential runs of 10 sequential GETs, the sides interleaved run by run
@@ -66,6 +68,10 @@ const SIDES: Side[] = [
   // The same documents with `swflow.local: true` on their calls: local activities on the interpreter worker.
   { name: 'swflow-1.0-local', taskQueue: INTERPRETER_TASK_QUEUE, types: { tenCalls: 'bench/tencalls-local', oneCall: 'bench/onecall-local', loop: 'bench/dataloop' } },
   { name: 'swflow-0.8-local', taskQueue: INTERPRETER_TASK_QUEUE, types: { tenCalls: 'tencalls08-local', oneCall: 'onecall08-local', loop: 'dataloop08' } },
+  // The ten calls as POSTs (writes: activities on the default path, not local-reads), against zigflow's `tenposts`.
+  { name: 'zigflow-writes', taskQueue: 'zigflow-bench', types: { tenCalls: 'tenposts', oneCall: 'onecall', loop: 'dataloop' } },
+  { name: 'swflow-1.0-writes', taskQueue: INTERPRETER_TASK_QUEUE, types: { tenCalls: 'bench/tencalls-writes', oneCall: 'bench/onecall', loop: 'bench/dataloop' } },
+  { name: 'swflow-0.8-writes', taskQueue: INTERPRETER_TASK_QUEUE, types: { tenCalls: 'tencalls08-writes', oneCall: 'onecall08', loop: 'dataloop08' } },
   {
     name: 'handwritten',
     taskQueue: HANDWRITTEN_TASK_QUEUE,
@@ -75,7 +81,7 @@ const SIDES: Side[] = [
 ].filter((s) => ONLY.includes(s.name));
 
 async function main(): Promise<void> {
-  if (!ZIGFLOW && ONLY.includes('zigflow')) throw new Error('give the zigflow binary: --zigflow /path/to/zigflow (bench/README.md, "Peer", says how to build it)');
+  if (!ZIGFLOW && ONLY.some((s) => s.startsWith('zigflow'))) throw new Error('give the zigflow binary: --zigflow /path/to/zigflow (bench/README.md, "Peer", says how to build it)');
   const dir = mkdtempSync(join(tmpdir(), 'swflow-peer-'));
   const cli = await resolveTemporalCli();
   const server = await startDevServer({ binary: cli!.path, port: await freePort(), uiPort: await freePort(), dbFile: join(dir, 'db.sqlite') });
@@ -90,7 +96,7 @@ async function main(): Promise<void> {
     const service = `http://127.0.0.1:${servicePort}`;
     const docs = writePeerDocuments(dir, service, LOOP);
 
-    if (ONLY.includes('zigflow')) {
+    if (ONLY.some((s) => s.startsWith('zigflow'))) {
       const zig = spawn(
         ZIGFLOW,
         ['run', '-f', docs.zigflow, '-H', server.address, '--disable-telemetry', '-l', 'warn', '--health-listen-address', `127.0.0.1:${await freePort()}`, '--metrics-listen-address', `127.0.0.1:${await freePort()}`],
@@ -99,7 +105,7 @@ async function main(): Promise<void> {
       children.push(zig);
       zig.stderr!.on('data', (c: Buffer) => /error|fatal/i.test(c.toString()) && process.stderr.write(`[zigflow] ${c}`));
     }
-    if (ONLY.some((s) => s !== 'zigflow')) {
+    if (ONLY.some((s) => !s.startsWith('zigflow'))) {
       const sw = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(__dirname, 'peer-worker.ts'), docs.swflow, HANDWRITTEN_TASK_QUEUE, ...(ONLY.some((s) => s.endsWith('-queue')) ? [QUEUE_INTERPRETER_TASK_QUEUE] : [])], {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, TEMPORAL_ADDRESS: server.address },
@@ -165,7 +171,7 @@ async function main(): Promise<void> {
       await execute(side, side.types.oneCall, `one-${side.name}`);
       const ten = await events(`lat-${side.name}-0-0`);
       const one = await events(`one-${side.name}`);
-      const loopChildren = side.name === 'zigflow' ? await childRuns(side, `loop-${side.name}-0_`) : { runs: 0, events: 0 };
+      const loopChildren = side.name.startsWith('zigflow') ? await childRuns(side, `loop-${side.name}-0_`) : { runs: 0, events: 0 };
       const phases = await phasesOf(client, Array.from({ length: RUNS * REPS }, (_, i) => `lat-${side.name}-${Math.floor(i / RUNS)}-${i % RUNS}`));
       report[side.name] = {
         phasesMs: phases,
@@ -175,10 +181,12 @@ async function main(): Promise<void> {
         historyEvents: { tenCalls: ten, oneCall: one, perCall: round((ten - one) / 9, 2), loop: await events(`loop-${side.name}-0`), loopChildRuns: loopChildren.runs, loopChildEvents: loopChildren.events },
       };
     }
-    const base = 'zigflow';
-    if (SIDES.some((s) => s.name === base)) {
+    // Each side against zigflow on the same workload: `-writes` sides against `zigflow-writes`.
+    const baseOf = (name: string) => (name.endsWith('-writes') ? 'zigflow-writes' : 'zigflow');
+    if (SIDES.some((s) => s.name.startsWith('zigflow'))) {
       const ratios: Record<string, unknown> = {};
-      for (const side of SIDES.filter((s) => s.name !== base)) {
+      for (const side of SIDES.filter((s) => !s.name.startsWith('zigflow') && latency[baseOf(s.name)])) {
+        const base = baseOf(side.name);
         ratios[side.name] = {
           latencyP50: round(quantile(latency[side.name], 0.5) / quantile(latency[base], 0.5), 2),
           latencyP90: round(quantile(latency[side.name], 0.9) / quantile(latency[base], 0.9), 2),

@@ -85,7 +85,8 @@ export async function workflowTasks(client: Client, workflowId: string): Promise
 
 /**
  * The peer benches' documents (bench/peer/) with the service URL and loop count filled in, in
- * `dir`, plus the `-local` variants of the call documents (every call `swflow.local: true`).
+ * `dir`, plus the `-local` variants of the call documents (every call `swflow.local: true`) and
+ * the `-writes` variants of the ten-call documents (POSTs: zigflow.yaml's `tenposts`).
  */
 export function writePeerDocuments(dir: string, service: string, loop: number): { zigflow: string; swflow: string } {
   const fill = (text: string) => text.replaceAll('{{SERVICE}}', service).replaceAll('{{LOOP}}', String(loop));
@@ -105,6 +106,20 @@ export function writePeerDocuments(dir: string, service: string, loop: number): 
     doc.id += '-local';
     for (const fn of doc.functions) fn.metadata = { ...fn.metadata, 'swflow.local': 'true' };
     writeFileSync(join(dir, 'swflow', f.replace('.sw.json', '-local.sw.json')), JSON.stringify(doc, null, 2));
+  }
+  // The `-writes` variants of the ten-call documents: the same calls as POSTs (writes stay activities).
+  {
+    const doc = parseYaml(fill(readFileSync(join(src, 'swflow', 'ten-calls.sw.yaml'), 'utf8')));
+    doc.document.name += '-writes';
+    doc.do.forEach((entry: Record<string, { with: Record<string, unknown> }>, i: number) => {
+      for (const task of Object.values(entry)) task.with = { ...task.with, method: 'post', body: { i: i + 1 } };
+    });
+    writeFileSync(join(dir, 'swflow', 'ten-calls-writes.sw.yaml'), stringifyYaml(doc));
+    const doc08 = JSON.parse(fill(readFileSync(join(src, 'swflow', 'ten-calls-08.sw.json'), 'utf8')));
+    doc08.id += '-writes';
+    doc08.functions = [{ name: 'echoPost', operation: 'file://echo-api.json#echoPost' }];
+    for (const action of doc08.states[0].actions) action.functionRef.refName = 'echoPost';
+    writeFileSync(join(dir, 'swflow', 'ten-calls-08-writes.sw.json'), JSON.stringify(doc08, null, 2));
   }
   return { zigflow: join(dir, 'zigflow.yaml'), swflow: join(dir, 'swflow') };
 }

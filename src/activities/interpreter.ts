@@ -24,7 +24,13 @@ import { DefinitionNotFound, DefinitionRegistry, definitionHash } from '../defin
 import { CatalogResolver, FunctionNotResolved, FUNCTION_NOT_RESOLVED, type CatalogOptions } from './catalogs';
 import type { Definition } from '../common/model';
 import { isV1Definition } from '../common/model-v1';
-import { FEATURE_V1_CATALOGS } from '../common/features';
+import { FEATURE_LOCAL_READS, FEATURE_V1_CATALOGS } from '../common/features';
+import { dirname } from 'node:path';
+import { SAFE_METHODS } from '../common/calls';
+import { localSetting, servedByBuiltinAdapters } from '../common/metadata';
+
+/** How long pinning waits for an OpenAPI document to say whether a REST function only reads (then: it does not). */
+export const READ_LOOKUP_TIMEOUT_MS = 5_000;
 
 export type EventSink = (event: CloudEventJson) => Promise<void>;
 
@@ -83,6 +89,14 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
       throw err;
     }
   };
+  // local-reads: the 0.8 REST functions whose OpenAPI operation only reads, once per loaded definition.
+  const reads = new WeakMap<object, Promise<string[]>>();
+  const readFunctionsOf = (def: Definition, source: string | undefined): Promise<{ readFunctions?: string[] }> => {
+    if (!features.includes(FEATURE_LOCAL_READS) || isV1Definition(def)) return Promise.resolve({});
+    let found = reads.get(def);
+    if (!found) reads.set(def, (found = readFunctions(def, [...(source ? [dirname(source)] : []), ...(opts.documentDirs ?? [])])));
+    return found.then((names) => (names.length ? { readFunctions: names } : {}));
+  };
   const schemaResources = new SchemaResources(opts.services ?? adapterServices(), opts.documentDirs ?? []);
   const check = (schema: unknown, data: unknown, where?: string): string[] => {
     const ajv = new Ajv({ allErrors: true, strict: false });
@@ -104,7 +118,8 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
       const lifecycle = { ...(opts.lifecycleEvents ? { lifecycleEvents: true } : {}), ...(metrics() ? { metrics: true } : {}), ...(tracing() ? { tracing: true } : {}) };
       if (req.definition) {
         const functions = await functionsOf(req.definition, undefined, req);
-        return { hash: definitionHash(req.definition), source: 'start options', searchAttributes: sa, features, ...lifecycle, ...functions };
+        const readFunctions = await readFunctionsOf(req.definition, undefined);
+        return { hash: definitionHash(req.definition), source: 'start options', searchAttributes: sa, features, ...lifecycle, ...functions, ...readFunctions };
       }
       let found: { def: Definition; source: string };
       try {
@@ -115,7 +130,8 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
       }
       const { def, source } = found;
       const functions = await functionsOf(def, source, req);
-      return { definition: def, hash: hashOf(def), source, searchAttributes: sa, features, ...lifecycle, ...functions };
+      const readFunctions = await readFunctionsOf(def, source);
+      return { definition: def, hash: hashOf(def), source, searchAttributes: sa, features, ...lifecycle, ...functions, ...readFunctions };
     },
 
     async [VALIDATE_DATA_ACTIVITY](req: ValidateDataRequest): Promise<ValidateDataResult | ValidateResourceResult> {
@@ -139,4 +155,31 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
       });
     },
   };
+}
+
+/**
+ * The REST functions of a 0.8 definition whose OpenAPI operation is GET, HEAD or OPTIONS, looked up
+ * in their documents (found beside the definition, as the REST adapter finds them). A function
+ * whose document cannot be read in time, or that sets `swflow.local` itself, is not listed: its
+ * calls stay activities (and report a broken document when made).
+ */
+async function readFunctions(def: Definition, baseDirs: string[]): Promise<string[]> {
+  if (isV1Definition(def)) return [];
+  const candidates = def.functions.filter((fn) => fn.type === 'rest' && servedByBuiltinAdapters(fn) && localSetting(fn.metadata, def.metadata) === undefined);
+  if (!candidates.length) return [];
+  // Loaded on first use: the OpenAPI parser is the REST adapter's.
+  const { resolveOperation } = require('../../adapters/rest/openapi') as typeof import('../../adapters/rest/openapi');
+  const names = await Promise.all(
+    candidates.map(async (fn) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), READ_LOOKUP_TIMEOUT_MS)));
+      try {
+        const op = await Promise.race([resolveOperation(fn.operation, baseDirs).catch(() => undefined), late]);
+        return op && SAFE_METHODS.has(op.method) ? fn.name : undefined;
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  return names.filter((n): n is string => n !== undefined);
 }

@@ -34,3 +34,23 @@ export function taskQueueOf(fn: Pick<FunctionDef, 'metadata'>): string {
 export function adapterActivityType(adapter: string, activity: string): string {
   return `${adapter}.${activity}`;
 }
+
+/** The HTTP methods that only read (RFC 9110 §9.2.1 "safe"): a call with one may be made again. */
+export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whether `method` (any case) is a safe HTTP method; an expression or a missing method is not. */
+export function isSafeMethod(method: unknown): boolean {
+  return typeof method === 'string' && SAFE_METHODS.has(method.trim().toUpperCase());
+}
+
+/**
+ * Whether a 0.8 function's calls only read (feature `local-reads`): a `rest` function the run's
+ * resolve found to be a safe operation of its OpenAPI document (`readFunctions`), a `graphql`
+ * query (`<endpoint>#query#<field>`), an `odata` query (the adapter only GETs).
+ */
+export function functionReads(fn: Pick<FunctionDef, 'name' | 'type' | 'operation'>, readFunctions: ReadonlySet<string>): boolean {
+  if (fn.type === 'odata') return true;
+  if (fn.type === 'graphql') return fn.operation.split('#')[1] === 'query';
+  if (fn.type === 'rest') return readFunctions.has(fn.name);
+  return false;
+}

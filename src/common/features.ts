@@ -214,6 +214,20 @@ export const FEATURE_EAGER_CALLS = 'eager-calls';
  * SwState twice instead of ten times (one event and one visibility write less per call).
  */
 export const FEATURE_STATE_AT_WAITS = 'state-at-waits';
+/**
+ * Built-in calls that only read run as local activities on the interpreter worker by default (as
+ * `swflow.local: true`), unless their metadata says `swflow.local: false` (or names a `worker`):
+ * 1.0 `call: http` with a safe method (GET, HEAD, OPTIONS: RFC 9110 §9.2.1, read-only and so
+ * harmless to make again), 0.8 REST functions whose OpenAPI operation has one of those methods
+ * (found in the document when the run is pinned: ResolveResult.readFunctions), 0.8 GraphQL
+ * queries and OData queries (common/calls.ts). A local activity gives up the per-call task-queue
+ * round trip and workflow task: consecutive reads complete within one workflow task. What
+ * changes: a lost worker is noticed by the workflow task timeout and the reads not yet recorded
+ * are made again (reads: harmless); the Web UI shows each as a local activity marker with its
+ * summary. Writes stay activities (`eager-calls`). Recorded only by workers that serve built-in
+ * calls (InterpreterWorkerOptions.builtinCalls), like `eager-calls`.
+ */
+export const FEATURE_LOCAL_READS = 'local-reads';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
@@ -253,4 +267,5 @@ export const INTERPRETER_FEATURES = [
   FEATURE_SCALED_HEARTBEATS,
   FEATURE_EAGER_CALLS,
   FEATURE_STATE_AT_WAITS,
+  FEATURE_LOCAL_READS,
 ];

@@ -71,6 +71,17 @@ export function localProblem(value: unknown): string | undefined {
  * `metadata`, 1.0 `document.metadata`) gives the default for all its built-in calls.
  */
 export function isLocalCall(metadata: Record<string, unknown> | undefined, workflowMetadata?: Record<string, unknown>): boolean {
+  return localSetting(metadata, workflowMetadata) === true;
+}
+
+/**
+ * What the metadata says about running a call locally: `true`, `false`, or undefined when neither
+ * the call's own metadata nor the workflow's sets `swflow.local` (then the interpreter decides:
+ * reads run locally with the `local-reads` feature).
+ */
+export function localSetting(metadata: Record<string, unknown> | undefined, workflowMetadata?: Record<string, unknown>): boolean | undefined {
   const v = metadata && LOCAL_METADATA in metadata ? metadata[LOCAL_METADATA] : workflowMetadata?.[LOCAL_METADATA];
-  return v === true || v === 'true';
+  if (v === true || v === 'true') return true;
+  if (v === false || v === 'false') return false;
+  return undefined;
 }

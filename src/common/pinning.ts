@@ -56,6 +56,12 @@ export interface ResolveResult {
    * definition, so a catalog that changes never changes a running run, and replays never fetch.
    */
   functions?: Record<string, PinnedFunction>;
+  /**
+   * The 0.8 REST functions whose OpenAPI operation only reads (GET, HEAD, OPTIONS), by name, found
+   * in their documents now (feature `local-reads`: their calls run as local activities). Recorded
+   * with the pin, so a document that changes never changes a running run.
+   */
+  readFunctions?: string[];
 }
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';

@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { bundleWorkflowCode, Worker, type BundleOptions, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Definition } from '../common/model';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
-import { FEATURE_EAGER_CALLS, INTERPRETER_FEATURES } from '../common/features';
+import { FEATURE_EAGER_CALLS, FEATURE_LOCAL_READS, INTERPRETER_FEATURES } from '../common/features';
 import { createInterpreterActivities } from '../activities/interpreter';
 import { DefinitionRegistry } from '../definitions/registry';
 import type { CatalogOptions } from '../activities/catalogs';
@@ -160,10 +160,10 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
   });
 }
 
-/** The features runs pinned on this worker get: without `eager-calls` when it does not serve built-in calls. */
+/** The features runs pinned on this worker get: without `eager-calls` and `local-reads` when it does not serve built-in calls. */
 function pinnedFeatures(opts: InterpreterWorkerOptions): string[] | undefined {
   if (opts.builtinCalls) return opts.features;
-  return (opts.features ?? INTERPRETER_FEATURES).filter((f) => f !== FEATURE_EAGER_CALLS);
+  return (opts.features ?? INTERPRETER_FEATURES).filter((f) => f !== FEATURE_EAGER_CALLS && f !== FEATURE_LOCAL_READS);
 }
 
 /** The built-in adapters' activities, for local calls (documents found relative to these folders or files). */

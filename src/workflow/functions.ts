@@ -11,17 +11,19 @@
 import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
 import type { ActionDef, AuthDef, FunctionDef, Json, StateDef, WorkflowDef } from '../common/model';
 import type { FunctionCall } from '../common/contracts';
-import { activityTypeOf, taskQueueOf } from '../common/calls';
-import { isLocalCall, servedByBuiltinAdapters } from '../common/metadata';
+import { activityTypeOf, functionReads, taskQueueOf } from '../common/calls';
+import { localSetting, servedByBuiltinAdapters } from '../common/metadata';
 import { parseDuration } from '../common/duration';
 import { evalExpr, evalExprSync, evalValue, evalValueSync, splitSecretArguments, SwExpressionError, type ExprScope, type ExprSite } from './expr';
 import { merge } from './data/merge';
 import { nativeRetryOf, withRetries } from './retry';
 import { throughPlatformFailures } from './platform';
 import { actionTimeoutError, callTimeouts, LEGACY_CALL_TIMEOUT_MS } from './timeouts';
-import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_EAGER_CALLS, FEATURE_LOCAL_CALLS, FEATURE_PLATFORM_FAILURES, FEATURE_SCALED_HEARTBEATS, FEATURE_SELECTION_SET_EXPRESSIONS } from '../common/features';
+import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_EAGER_CALLS, FEATURE_LOCAL_CALLS, FEATURE_LOCAL_READS, FEATURE_PLATFORM_FAILURES, FEATURE_SCALED_HEARTBEATS, FEATURE_SELECTION_SET_EXPRESSIONS } from '../common/features';
 import { callActivityArgs, secretContextOfCall } from './call-context';
 import type { StateContext } from './states/context';
+
+const NO_READS: ReadonlySet<string> = new Set();
 
 /** The document part of an operation (before the first `#`), which functions may share. */
 const documentOf = (operation: string): string => operation.split('#')[0];
@@ -140,8 +142,13 @@ export async function callFunction(
   const platform = ctx.features.has(FEATURE_PLATFORM_FAILURES);
   // scaled-heartbeats: the heartbeat timeout scaled to the actionExecTimeout, whose running out is named as such.
   const scaled = platform && ctx.features.has(FEATURE_SCALED_HEARTBEATS);
-  // `swflow.local`: a local activity on this worker (the interpreter worker serves the built-in adapters).
-  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && isLocalCall(fn.metadata, ctx.def.metadata) && servedByBuiltinAdapters(fn);
+  // `swflow.local`: a local activity on this worker (the interpreter worker serves the built-in adapters);
+  // local-reads: so are calls that only read, unless the metadata says `swflow.local: false`.
+  const setting = localSetting(fn.metadata, ctx.def.metadata);
+  const local =
+    ctx.features.has(FEATURE_LOCAL_CALLS) &&
+    servedByBuiltinAdapters(fn) &&
+    (setting === true || (setting === undefined && ctx.features.has(FEATURE_LOCAL_READS) && functionReads(fn, ctx.readFunctions ?? NO_READS)));
   // eager-calls: a built-in call is an activity on the run's own queue (no taskQueue: the
   // workflow's), which the server hands back eagerly to the worker that scheduled it.
   const eager = !local && ctx.features.has(FEATURE_EAGER_CALLS) && servedByBuiltinAdapters(fn);

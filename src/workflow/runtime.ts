@@ -73,6 +73,8 @@ export class Runtime implements StateContext {
   readonly tracker: Tracker;
   /** Interpreter features of this run (ResolveResult.features, recorded in history). */
   readonly features: ReadonlySet<string>;
+  /** The REST functions the pin found to only read (feature `local-reads`). */
+  readonly readFunctions: ReadonlySet<string>;
 
   constructor(
     /** The run host: the mailbox, tracker, continue-as-new, the deadline, suspension and the walk budget, lifecycle events. */
@@ -84,6 +86,7 @@ export class Runtime implements StateContext {
     this.mailbox = mailbox;
     this.tracker = tracker;
     this.features = features;
+    this.readFunctions = new Set(host.resolved?.readFunctions ?? []);
     this.effects = host.effects;
     this.info = host.info;
     mailbox.defs = def.events;

@@ -6,7 +6,7 @@
  * every call is still an activity in history (the Web UI's list) with its summary; a call naming a
  * worker stays on that worker's queue; a worker that does not serve built-in calls
  * (`builtinCalls: false`, `swflow worker --no-eager-calls`) pins runs without the feature, whose
- * calls go to `swflow-adapters`. Feature `state-at-waits`: consecutive calls write SwState once.
+ * calls go to `swflow-adapters`. (The calls here write, POST: reads run locally, local-reads.test.ts.) Feature `state-at-waits`: consecutive calls write SwState once.
  * Records the replay fixtures of both front ends.
  */
 import { after, before, test } from 'node:test';
@@ -55,7 +55,7 @@ before(async () => {
       openapi: '3.0.0',
       info: { title: 'eager', version: '1' },
       servers: [{ url: base }],
-      paths: { '/double': { get: { operationId: 'double', parameters: [{ name: 'i', in: 'query', schema: { type: 'integer' } }], responses: { '200': { description: 'ok' } } } } },
+      paths: { '/double': { post: { operationId: 'double', parameters: [{ name: 'i', in: 'query', schema: { type: 'integer' } }], responses: { '200': { description: 'ok' } } } } },
     }),
   );
   env = await startDevEnv();
@@ -107,15 +107,15 @@ const v1 = (name: string, tasks: unknown[]) => ({ document: { dsl: '1.0.3', name
 
 test('1.0: each call http is an activity on the run\'s own queue, with its summary in history; the replay fixture is recorded', async () => {
   const doc = v1('eager-http', [
-    { first: { call: 'http', with: { method: 'get', endpoint: `${base}/double?i=2` }, export: { as: '{ a: .doubled }' } } },
-    { second: { call: 'http', with: { method: 'get', endpoint: `${base}/double?i=5` }, output: { as: '{ b: .doubled, a: $context.a }' } } },
+    { first: { call: 'http', with: { method: 'post', endpoint: `${base}/double?i=2` }, export: { as: '{ a: .doubled }' } } },
+    { second: { call: 'http', with: { method: 'post', endpoint: `${base}/double?i=5` }, output: { as: '{ b: .doubled, a: $context.a }' } } },
   ]);
   const r = await run(doc);
   assert.deepEqual(r.output, { b: 10, a: 4 });
   assert.ok(r.features.includes(FEATURE_EAGER_CALLS));
   assert.deepEqual(r.scheduled, [
-    { type: 'sw.http', taskQueue: INTERPRETER_TASK_QUEUE, summary: `/do/0/first → GET ${base}/double?i=2` },
-    { type: 'sw.http', taskQueue: INTERPRETER_TASK_QUEUE, summary: `/do/1/second → GET ${base}/double?i=5` },
+    { type: 'sw.http', taskQueue: INTERPRETER_TASK_QUEUE, summary: `/do/0/first → POST ${base}/double?i=2` },
+    { type: 'sw.http', taskQueue: INTERPRETER_TASK_QUEUE, summary: `/do/1/second → POST ${base}/double?i=5` },
   ]);
   assert.equal(r.completed, 2, 'both calls completed as activities');
   await saveHistory(env.client, r.workflowId, 'interpreter-v1-eager-calls');
@@ -137,14 +137,14 @@ test('0.8: a REST function call is an activity on the run\'s own queue, with its
 });
 
 test('a call naming metadata.worker stays on that queue', async () => {
-  const doc = v1('eager-named', [{ far: { call: 'http', metadata: { worker: NAMED_QUEUE }, with: { method: 'get', endpoint: `${base}/double?i=3` }, output: { as: '.doubled' } } }]);
+  const doc = v1('eager-named', [{ far: { call: 'http', metadata: { worker: NAMED_QUEUE }, with: { method: 'post', endpoint: `${base}/double?i=3` }, output: { as: '.doubled' } } }]);
   const r = await run(doc);
   assert.equal(r.output, 6);
   assert.deepEqual(r.scheduled.map((s) => s.taskQueue), [NAMED_QUEUE]);
 });
 
 test('a worker that does not serve built-in calls pins runs without eager-calls: their calls go to swflow-adapters', async () => {
-  const doc = v1('eager-off', [{ near: { call: 'http', with: { method: 'get', endpoint: `${base}/double?i=4` }, output: { as: '.doubled' } } }]);
+  const doc = v1('eager-off', [{ near: { call: 'http', with: { method: 'post', endpoint: `${base}/double?i=4` }, output: { as: '.doubled' } } }]);
   const r = await run(doc, {}, NO_EAGER_QUEUE);
   assert.equal(r.output, 8);
   assert.ok(!r.features.includes(FEATURE_EAGER_CALLS));
@@ -152,7 +152,7 @@ test('a worker that does not serve built-in calls pins runs without eager-calls:
 });
 
 test('state-at-waits: consecutive calls write SwState once, before the first; a wait writes its own; the end writes the last task', async () => {
-  const call = (i: number) => ({ call: 'http', with: { method: 'get', endpoint: `${base}/double?i=${i}` } });
+  const call = (i: number) => ({ call: 'http', with: { method: 'post', endpoint: `${base}/double?i=${i}` } });
   const doc = v1('state-at-waits', [{ a: call(1) }, { b: call(2) }, { pause: { wait: { milliseconds: 10 } } }, { c: call(3) }, { d: call(4) }]);
   const r = await run(doc);
   assert.ok(r.features.includes(FEATURE_STATE_AT_WAITS));

@@ -37,6 +37,8 @@ export interface StateContext {
   readonly info: RunInfo;
   /** The interpreter features this run was started with (src/common/features.ts): old runs replay the old way. */
   readonly features: ReadonlySet<string>;
+  /** The REST functions the pin found to only read (ResolveResult.readFunctions; feature `local-reads`). Absent: none. */
+  readonly readFunctions?: ReadonlySet<string>;
   /**
    * Expressions and data filters are evaluated synchronously in runs with the `sync-expressions`
    * feature; runs recorded without it await the async ones (their microtask turns decided the

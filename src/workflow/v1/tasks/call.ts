@@ -19,10 +19,11 @@ import type { ActivityOptions } from '@temporalio/workflow';
 import { ADAPTER_ACTIVITY_OF_CALL as ADAPTER_OF, BUILTIN_CALLS, type Authentication, type Task } from '../../../common/model-v1';
 import type { Json } from '../../../common/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
-import { heartbeatTimeoutMs, isLocalCall } from '../../../common/metadata';
+import { heartbeatTimeoutMs, localSetting } from '../../../common/metadata';
+import { isSafeMethod } from '../../../common/calls';
 import { lastHeartbeatDetails, platformFailure, throughPlatformFailures } from '../../platform';
 import { needsDocument } from '../../../common/catalogs';
-import { FEATURE_EAGER_CALLS, FEATURE_LOCAL_CALLS, FEATURE_SCALED_HEARTBEATS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_GRPC_ASYNCAPI_CALLS, FEATURE_V1_MCP_CALLS, FEATURE_V1_SUBSCRIPTION_STREAMING } from '../../../common/features';
+import { FEATURE_EAGER_CALLS, FEATURE_LOCAL_CALLS, FEATURE_LOCAL_READS, FEATURE_SCALED_HEARTBEATS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_GRPC_ASYNCAPI_CALLS, FEATURE_V1_MCP_CALLS, FEATURE_V1_SUBSCRIPTION_STREAMING } from '../../../common/features';
 import { iterateMessages, splitSubscription, streamMessages, streams, subscribes, subscriptionArgument } from './asyncapi-subscription';
 import { scaledHeartbeatMs, UNLIMITED_CALL_MS } from '../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
@@ -149,7 +150,10 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
   // `swflow.local` on a built-in call: a local activity on this worker (the interpreter worker serves the built-in adapters).
   // Never `call: a2a`: it follows a long agent task with heartbeats, which a local activity has not.
   const builtin = queue === ADAPTER_TASK_QUEUE && ADAPTER_OF[task.call!] === activity && activity !== 'sw.a2a';
-  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && builtin && isLocalCall(task.metadata as Record<string, unknown> | undefined, ctx.def.workflow.document.metadata);
+  // local-reads: so is a `call: http` with a safe method (GET, HEAD, OPTIONS), unless `swflow.local: false`.
+  const setting = localSetting(task.metadata as Record<string, unknown> | undefined, ctx.def.workflow.document.metadata);
+  const reads = activity === ADAPTER_OF.http && isSafeMethod(w.method);
+  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && builtin && (setting === true || (setting === undefined && reads && ctx.features.has(FEATURE_LOCAL_READS)));
   // eager-calls: otherwise an activity on the run's own queue (no taskQueue: the workflow's), which
   // the server hands back eagerly to the worker that scheduled it.
   const eager = !local && builtin && ctx.features.has(FEATURE_EAGER_CALLS);

@@ -1,0 +1,199 @@
+/**
+ * Feature `local-reads`: on a worker that serves built-in calls (`swflow start`, `swflow worker`),
+ * a built-in call that only reads — 1.0 `call: http` with GET/HEAD/OPTIONS, a 0.8 REST function
+ * whose OpenAPI operation is a GET — runs as a local activity without any metadata: no activity
+ * task, one marker per call with its summary (what the Web UI lists), all reads of a run in one
+ * workflow task. Writes (POST) stay activities on the run's own queue (`eager-calls`);
+ * `swflow.local: false` (the call's or the document's) keeps a read an activity; a worker that
+ * does not serve built-in calls pins runs without the feature. Real dev server, real adapters,
+ * a real HTTP service. Records the replay fixtures of both front ends.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE, type StartOptions } from '../../src/common/contracts';
+import type { Json } from '../../src/common/model';
+import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
+import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
+import { stopWorkers } from '../../src/worker/stop';
+import { FEATURE_LOCAL_READS } from '../../src/common/features';
+import { startDevEnv } from '../helpers/temporal';
+import { loadAny, saveHistory, sharedBundle } from './helpers';
+
+/** A queue served by an interpreter worker that does not serve built-in calls. */
+const PLAIN_QUEUE = 'swflow-no-builtin-calls';
+
+let env: TestWorkflowEnvironment;
+let server: Server;
+let base = '';
+let dir = '';
+let workers: Worker[] = [];
+let runs: Promise<void>[] = [];
+let n = 0;
+/** Requests the service received: `METHOD path`. */
+const received: string[] = [];
+
+before(async () => {
+  server = createServer((req, res) => {
+    received.push(`${req.method} ${new URL(req.url!, base).pathname}`);
+    const i = Number(new URL(req.url!, base).searchParams.get('i') ?? 0);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ i, doubled: i * 2, method: req.method }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  dir = mkdtempSync(join(tmpdir(), 'swflow-local-reads-'));
+  const op = (operationId: string) => ({ operationId, parameters: [{ name: 'i', in: 'query', schema: { type: 'integer' } }], responses: { '200': { description: 'ok' } } });
+  writeFileSync(
+    join(dir, 'api.json'),
+    JSON.stringify({ openapi: '3.0.0', info: { title: 'reads', version: '1' }, servers: [{ url: base }], paths: { '/double': { get: op('double') }, '/record': { post: op('record') } } }),
+  );
+  env = await startDevEnv();
+  const bundle = await sharedBundle();
+  workers = [
+    await createInterpreterWorker({ connection: env.nativeConnection, definitions: [dir], workflowBundle: bundle, builtinCalls: true }),
+    await createInterpreterWorker({ connection: env.nativeConnection, taskQueue: PLAIN_QUEUE, definitions: [dir], workflowBundle: bundle, builtinCalls: false }),
+    await createBuiltinAdapterWorker({ connection: env.nativeConnection, baseDirs: [dir] }),
+  ];
+  runs = workers.map((w) => w.run());
+});
+
+after(async () => {
+  await stopWorkers(workers, runs);
+  await env?.teardown();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+interface Call {
+  kind: 'activity' | 'local';
+  type: string;
+  taskQueue?: string;
+  summary: string;
+}
+
+/** Runs `doc` to its end: its output, its calls in history order (activities and local activities' markers) and its workflow tasks. */
+async function run(doc: unknown, input: Json = {}, taskQueue = INTERPRETER_TASK_QUEUE, byType = false) {
+  const definition = await loadAny(doc, { baseDir: dir });
+  const workflowId = `local-reads-${++n}`;
+  // byType: started by type only, so the worker's registry pins it (and looks its REST documents up).
+  const args: unknown[] = byType ? [input] : [input, { definition } as StartOptions];
+  const output = (await env.client.workflow.execute(definition.id, { taskQueue, workflowId, args })) as Json;
+  const evs = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const conv = env.client.options.loadedDataConverter.payloadConverter;
+  const summaryOf = (e: (typeof evs)[number]) => (e.userMetadata?.summary ? (conv.fromPayload(e.userMetadata.summary) as string) : '');
+  const calls: Call[] = [];
+  let features: string[] = [];
+  let readFunctions: string[] | undefined;
+  for (const e of evs) {
+    const s = e.activityTaskScheduledEventAttributes;
+    if (s && s.activityType?.name !== 'swflow.resolveDefinition') calls.push({ kind: 'activity', type: s.activityType!.name!, taskQueue: s.taskQueue!.name!, summary: summaryOf(e) });
+    const m = e.markerRecordedEventAttributes;
+    if (m) {
+      const data = conv.fromPayload(m.details!.data!.payloads![0]) as { activity_type?: string };
+      if (data.activity_type === 'swflow.resolveDefinition') {
+        const pinned = conv.fromPayload(m.details!.result!.payloads![0]) as { features?: string[]; readFunctions?: string[] };
+        features = pinned.features ?? [];
+        readFunctions = pinned.readFunctions;
+      } else calls.push({ kind: 'local', type: data.activity_type!, summary: summaryOf(e) });
+    }
+  }
+  return { output, workflowId, calls, features, readFunctions, workflowTasks: evs.filter((e) => e.workflowTaskCompletedEventAttributes).length };
+}
+
+const v1 = (name: string, tasks: unknown[], metadata?: Record<string, unknown>) => ({ document: { dsl: '1.0.3', namespace: 'tests', name, version: '0.1.0', ...(metadata ? { metadata } : {}) }, do: tasks });
+
+test('1.0: GET and HEAD calls run as local activities (markers with their summaries), a POST stays an activity on the run\'s queue; the replay fixture is recorded', async () => {
+  received.length = 0;
+  const doc = v1('local-reads-http', [
+    { first: { call: 'http', with: { method: 'get', endpoint: `${base}/double?i=2` }, export: { as: '{ a: .doubled }' } } },
+    { probe: { call: 'http', with: { method: 'HEAD', endpoint: `${base}/double?i=3` }, output: { as: '$context' } } },
+    { second: { call: 'http', with: { method: 'get', endpoint: `${base}/double?i=5` }, export: { as: '$context + { b: .doubled }' } } },
+    { write: { call: 'http', with: { method: 'post', endpoint: `${base}/record?i=1`, body: { x: 1 } }, output: { as: '{ a: $context.a, b: $context.b, written: .method }' } } },
+  ]);
+  const r = await run(doc);
+  assert.deepEqual(r.output, { a: 4, b: 10, written: 'POST' });
+  assert.ok(r.features.includes(FEATURE_LOCAL_READS));
+  assert.deepEqual(r.calls, [
+    { kind: 'local', type: 'sw.http', summary: `/do/0/first → GET ${base}/double?i=2` },
+    { kind: 'local', type: 'sw.http', summary: `/do/1/probe → HEAD ${base}/double?i=3` },
+    { kind: 'local', type: 'sw.http', summary: `/do/2/second → GET ${base}/double?i=5` },
+    { kind: 'activity', type: 'sw.http', taskQueue: INTERPRETER_TASK_QUEUE, summary: `/do/3/write → POST ${base}/record?i=1` },
+  ]);
+  assert.deepEqual(received, ['GET /double', 'HEAD /double', 'GET /double', 'POST /record'], 'each call reached the service once');
+  // The three reads complete inside one workflow task: the pin's, then the POST's round trip.
+  assert.ok(r.workflowTasks <= 3, `${r.workflowTasks} workflow tasks`);
+  await saveHistory(env.client, r.workflowId, 'interpreter-v1-local-reads');
+});
+
+test('0.8: a REST function whose OpenAPI operation is a GET runs locally (found when the run is pinned); a POST operation stays an activity; the replay fixture is recorded', async () => {
+  const doc = {
+    id: 'local-reads-08',
+    version: '1.0',
+    specVersion: '0.8',
+    start: 'Call',
+    functions: [
+      { name: 'double', operation: 'file://api.json#double' },
+      { name: 'record', operation: 'file://api.json#record' },
+    ],
+    states: [
+      {
+        name: 'Call',
+        type: 'operation',
+        actions: [
+          { name: 'twice', functionRef: { refName: 'double', arguments: { i: '${ .i }' } }, actionDataFilter: { results: '${ .doubled }', toStateData: '${ .out }' } },
+          { name: 'note', functionRef: { refName: 'record', arguments: { i: '${ .out }' } }, actionDataFilter: { results: '${ .method }', toStateData: '${ .written }' } },
+        ],
+        end: true,
+      },
+    ],
+  };
+  writeFileSync(join(dir, 'local-reads-08.sw.json'), JSON.stringify(doc));
+  const r = await run(doc, { i: 21 }, INTERPRETER_TASK_QUEUE, true);
+  assert.deepEqual(r.output, { i: 21, out: 42, written: 'POST' });
+  assert.deepEqual(r.readFunctions, ['double'], 'the pin lists the functions that only read');
+  assert.deepEqual(r.calls, [
+    { kind: 'local', type: 'sw.rest', summary: 'Call › twice → double' },
+    { kind: 'activity', type: 'sw.rest', taskQueue: INTERPRETER_TASK_QUEUE, summary: 'Call › note → record' },
+  ]);
+  await saveHistory(env.client, r.workflowId, 'interpreter-local-reads');
+});
+
+test('swflow.local: false on the call, or on the document, keeps a read an activity', async () => {
+  const get = (i: number, metadata?: Record<string, unknown>) => ({ call: 'http', ...(metadata ? { metadata } : {}), with: { method: 'get', endpoint: `${base}/double?i=${i}` }, output: { as: '.doubled' } });
+  const own = await run(v1('local-reads-off-call', [{ a: get(1, { 'swflow.local': false }) }]));
+  assert.equal(own.output, 2);
+  assert.deepEqual(own.calls.map((c) => [c.kind, c.taskQueue]), [['activity', INTERPRETER_TASK_QUEUE]]);
+  const byDoc = await run(v1('local-reads-off-doc', [{ a: get(2) }, { b: get(3, { 'swflow.local': true }) }], { 'swflow.local': false }));
+  assert.equal(byDoc.output, 6);
+  assert.deepEqual(byDoc.calls.map((c) => c.kind), ['activity', 'local'], "the call's own true wins over the document's false");
+});
+
+test('a worker that does not serve built-in calls pins runs without local-reads: a GET goes to swflow-adapters', async () => {
+  const r = await run(v1('local-reads-plain', [{ a: { call: 'http', with: { method: 'get', endpoint: `${base}/double?i=4` }, output: { as: '.doubled' } } }]), {}, PLAIN_QUEUE);
+  assert.equal(r.output, 8);
+  assert.ok(!r.features.includes(FEATURE_LOCAL_READS));
+  assert.deepEqual(r.calls.map((c) => [c.kind, c.taskQueue]), [['activity', ADAPTER_TASK_QUEUE]]);
+});
+
+test('0.8: a REST function whose document cannot be read when the run is pinned is not a read: its call is an activity and fails with the document problem', async () => {
+  const doc = {
+    id: 'local-reads-missing',
+    version: '1.0',
+    specVersion: '0.8',
+    start: 'Call',
+    functions: [{ name: 'gone', operation: 'file://no-such-api.json#double' }],
+    states: [{ name: 'Call', type: 'operation', actions: [{ name: 'try', functionRef: { refName: 'gone' } }], end: true }],
+  };
+  writeFileSync(join(dir, 'local-reads-missing.sw.json'), JSON.stringify(doc));
+  const definition = await loadAny(doc, { baseDir: dir });
+  const handle = await env.client.workflow.start(definition.id, { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: `local-reads-${++n}`, args: [{}] });
+  await assert.rejects(handle.result(), (err: Error) => /no-such-api\.json/.test(`${err.message} ${(err.cause as Error | undefined)?.message ?? ''} ${((err.cause as Error | undefined)?.cause as Error | undefined)?.message ?? ''}`));
+  const evs = (await handle.fetchHistory()).events ?? [];
+  assert.ok(evs.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sw.rest'), 'the call was an activity');
+});
