@@ -41,10 +41,13 @@ const received: string[] = [];
 
 before(async () => {
   server = createServer((req, res) => {
-    received.push(`${req.method} ${new URL(req.url!, base).pathname}`);
-    const i = Number(new URL(req.url!, base).searchParams.get('i') ?? 0);
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ i, doubled: i * 2, method: req.method }));
+    const url = new URL(req.url!, base);
+    received.push(`${req.method} ${url.pathname}`);
+    const i = Number(url.searchParams.get('i') ?? 0);
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ i, doubled: i * 2, method: req.method }));
+    }, Number(url.searchParams.get('delayMs') ?? 0));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -196,4 +199,13 @@ test('0.8: a REST function whose document cannot be read when the run is pinned 
   await assert.rejects(handle.result(), (err: Error) => /no-such-api\.json/.test(`${err.message} ${(err.cause as Error | undefined)?.message ?? ''} ${((err.cause as Error | undefined)?.cause as Error | undefined)?.message ?? ''}`));
   const evs = (await handle.fetchHistory()).events ?? [];
   assert.ok(evs.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sw.rest'), 'the call was an activity');
+});
+
+test('a read that outlasts the workflow task timeout (10 s) is made once: the worker keeps its workflow task alive meanwhile', async () => {
+  received.length = 0;
+  const doc = v1('local-reads-long', [{ slow: { call: 'http', with: { method: 'get', endpoint: `${base}/slow?i=7&delayMs=12000` }, output: { as: '.doubled' } } }]);
+  const r = await run(doc);
+  assert.equal(r.output, 14);
+  assert.deepEqual(r.calls.map((c) => c.kind), ['local']);
+  assert.deepEqual(received, ['GET /slow'], 'one request: the read was not made again');
 });
