@@ -5,5 +5,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev
 COPY . .
+# The command's TypeScript compiled to JavaScript now (.cache/js), so containers (read-only ones too) start without tsx.
+RUN node bin/compiled.js
 # With TEMPORAL_ADDRESS set, `swflow start` starts no server of its own.
 CMD ["npx", "swflow", "start"]

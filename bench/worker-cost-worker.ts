@@ -5,10 +5,15 @@
  * in the worker process, the source map with the sources' texts). Prints `ready`; stops on SIGINT. BENCH_MEMORY_LOG=1 logs the main thread's heap every 5 s.
  *
  *   TEMPORAL_ADDRESS=host:port npx tsx bench/worker-cost-worker.ts <definitions folder>
+ *   (bench/worker-cost.ts runs it compiled: bin/compiled.js, compiledExtra)
  */
+import { setFlagsFromString } from 'node:v8';
 import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
 import { createInterpreterWorker, WORKFLOW_INTERCEPTORS_PATH, WORKFLOWS_PATH } from '../src/worker/interpreter-worker';
 import { createBuiltinAdapterWorker } from '../src/worker/adapter-worker';
+
+// BENCH_V8_FLAGS: V8 flags set from inside the process (v8.setFlagsFromString), as opposed to node's command line (BENCH_WORKER_NODE_ARGS).
+if (process.env.BENCH_V8_FLAGS) setFlagsFromString(process.env.BENCH_V8_FLAGS);
 
 async function main(): Promise<void> {
   const [definitions] = process.argv.slice(2);

@@ -1,14 +1,14 @@
 // The swflow command's TypeScript (src/, adapters/, workers/, examples/) compiled to plain CommonJS, so the
 // command runs without tsx (~40–55 MB less per process: bench/README.md, "What a worker costs").
 //
-// The JavaScript lives in <cache>/js/<key>/ (<cache> is $SWFLOW_CACHE, else <project>/.cache, as
-// cacheDir() in src/platform/paths.ts), where <key> hashes the content of every source file, this
+// The JavaScript lives in <project>/.cache/js/<key>/ (else $SWFLOW_CACHE/js/<key>/ when the
+// project cannot be written: see cacheRoot), where <key> hashes the content of every source file, this
 // file and esbuild's version: a changed, added or removed source makes a new key, so stale code
 // never runs. The first run after a change compiles (esbuild, well under a second). Each file is
 // compiled alone (as tsx does) with `__dirname`/`__filename` set to its source's folder and file, so
 // files found beside the sources (schemas, the run page, PROJECT_ROOT) are found as before. Source
 // maps are written beside the files: `NODE_OPTIONS=--enable-source-maps` makes stack traces name
-// the .ts lines. Delete <cache>/js to force a rebuild; SWFLOW_TSX=1 runs the sources through tsx.
+// the .ts lines. Delete .cache/js to force a rebuild; SWFLOW_TSX=1 runs the sources through tsx.
 'use strict';
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -39,8 +39,65 @@ function loadEsbuild() {
   return require(require.resolve('esbuild', { paths: [from, ROOT] }));
 }
 
-function cacheRoot() {
-  return path.join(process.env.SWFLOW_CACHE ?? path.join(ROOT, '.cache'), 'js');
+/**
+ * Where compiled trees go: <project>/.cache/js when a tree is there or it can be written (an
+ * image built with `RUN node bin/compiled.js` has one), else $SWFLOW_CACHE/js (a read-only
+ * image, e.g. the Helm chart's).
+ */
+function cacheRoot(key) {
+  const own = path.join(ROOT, '.cache', 'js');
+  if (!process.env.SWFLOW_CACHE || (key && fs.existsSync(path.join(own, key, '.complete')))) return own;
+  try {
+    fs.mkdirSync(own, { recursive: true });
+    fs.accessSync(own, fs.constants.W_OK);
+    return own;
+  } catch {
+    return path.join(process.env.SWFLOW_CACHE, 'js');
+  }
+}
+
+/** A tree outside the project finds the project's packages through node_modules links: its own, and where a package manager hoisted them. */
+function linkPackages(tree, base) {
+  if (!path.relative(ROOT, tree).startsWith('..')) return;
+  const link = (target, at) => fs.existsSync(target) && !fs.existsSync(at) && fs.symlinkSync(target, at, 'dir');
+  link(path.join(ROOT, 'node_modules'), path.join(tree, 'node_modules'));
+  if (path.basename(path.dirname(ROOT)) === 'node_modules') {
+    try {
+      link(path.dirname(ROOT), path.join(base, 'node_modules'));
+    } catch {
+      // Another process linked it.
+    }
+  }
+}
+
+/** How one file compiles (as tsx would, but to a file; see the head comment). */
+function transformOptions(source) {
+  return {
+    loader: 'ts',
+    format: 'cjs',
+    platform: 'node',
+    target: `node${process.versions.node.split('.')[0]}`,
+    // import() of a relative module or a package becomes require(), as tsc's CommonJS does.
+    supported: { 'dynamic-import': false },
+    define: { __dirname: JSON.stringify(path.dirname(source)), __filename: JSON.stringify(source) },
+    sourcemap: 'external',
+    sourcefile: source,
+    tsconfigRaw: { compilerOptions: { target: 'ES2022', useDefineForClassFields: true, esModuleInterop: true } },
+  };
+}
+
+function writeCompiled(out, { code, map }) {
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, `${code}//# sourceMappingURL=${path.basename(out)}.map\n`);
+  fs.writeFileSync(`${out}.map`, map);
+}
+
+/** One more file of the project (e.g. a bench's worker, outside the command's folders) compiled into the current tree; its compiled path. */
+async function compiledExtra(sourceFile) {
+  const tree = await compiledTree();
+  const out = path.join(tree, path.relative(ROOT, sourceFile).replace(/\.ts$/, '.js'));
+  writeCompiled(out, await loadEsbuild().transform(fs.readFileSync(sourceFile, 'utf8'), transformOptions(sourceFile)));
+  return out;
 }
 
 /** The folder of the compiled tree for the sources as they are now, compiling it when missing. */
@@ -53,10 +110,15 @@ async function compiledTree() {
     hash.update(`${f}\0${text.length}\0`).update(text);
     return text;
   });
-  const base = cacheRoot();
-  const dir = path.join(base, hash.digest('hex').slice(0, 20));
+  const key = hash.digest('hex').slice(0, 20);
+  const base = cacheRoot(key);
+  const dir = path.join(base, key);
   if (fs.existsSync(path.join(dir, '.complete'))) {
-    fs.utimesSync(dir, new Date(), new Date()); // in use: the newest for prune()
+    try {
+      fs.utimesSync(dir, new Date(), new Date()); // in use: the newest for prune()
+    } catch {
+      // A read-only tree (an image's).
+    }
     return dir;
   }
   const tmp = `${dir}.${process.pid}.tmp`;
@@ -64,26 +126,11 @@ async function compiledTree() {
   const outputs = await Promise.all(
     files.map((f, i) => {
       const source = path.join(ROOT, f);
-      return esbuild.transform(texts[i], {
-        loader: 'ts',
-        format: 'cjs',
-        platform: 'node',
-        target: `node${process.versions.node.split('.')[0]}`,
-        // import() of a relative module or a package becomes require(), as tsc's CommonJS does.
-        supported: { 'dynamic-import': false },
-        define: { __dirname: JSON.stringify(path.dirname(source)), __filename: JSON.stringify(source) },
-        sourcemap: 'external',
-        sourcefile: source,
-        tsconfigRaw: { compilerOptions: { target: 'ES2022', useDefineForClassFields: true, esModuleInterop: true } },
-      });
+      return esbuild.transform(texts[i], transformOptions(source));
     }),
   );
-  files.forEach((f, i) => {
-    const out = path.join(tmp, f.replace(/\.ts$/, '.js'));
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, `${outputs[i].code}//# sourceMappingURL=${path.basename(out)}.map\n`);
-    fs.writeFileSync(`${out}.map`, outputs[i].map);
-  });
+  files.forEach((f, i) => writeCompiled(path.join(tmp, f.replace(/\.ts$/, '.js')), outputs[i]));
+  linkPackages(tmp, base);
   fs.writeFileSync(path.join(tmp, '.complete'), '');
   try {
     fs.renameSync(tmp, dir);
@@ -121,10 +168,21 @@ async function compiledFile(sourceFile) {
   try {
     dir = await compiledTree();
   } catch (err) {
-    process.stderr.write(`swflow: running the TypeScript sources through tsx (compiling them to ${cacheRoot()} failed: ${err.message})\n`);
+    process.stderr.write(`swflow: running the TypeScript sources through tsx (compiling them failed: ${err.message})\n`);
     return undefined;
   }
   return path.join(dir, path.relative(ROOT, sourceFile).replace(/\.ts$/, '.js'));
 }
 
-module.exports = { compiledFile, compiledTree, sourceFiles, ROOT };
+module.exports = { compiledFile, compiledTree, compiledExtra, sourceFiles, ROOT };
+
+// `node bin/compiled.js`: compile now (an image build does, so its containers start compiled), print the folder.
+if (require.main === module) {
+  compiledTree().then(
+    (dir) => console.log(dir),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
