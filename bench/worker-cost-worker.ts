@@ -7,13 +7,13 @@
  *   TEMPORAL_ADDRESS=host:port npx tsx bench/worker-cost-worker.ts <definitions folder>
  *   (bench/worker-cost.ts runs it compiled: bin/compiled.js, compiledExtra)
  */
-import { setFlagsFromString } from 'node:v8';
+import { join } from 'node:path';
 import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
 import { createInterpreterWorker, WORKFLOW_INTERCEPTORS_PATH, WORKFLOWS_PATH } from '../src/worker/interpreter-worker';
 import { createBuiltinAdapterWorker } from '../src/worker/adapter-worker';
 
-// BENCH_V8_FLAGS: V8 flags set from inside the process (v8.setFlagsFromString), as opposed to node's command line (BENCH_WORKER_NODE_ARGS).
-if (process.env.BENCH_V8_FLAGS) setFlagsFromString(process.env.BENCH_V8_FLAGS);
+// The V8 heap settings `swflow worker` applies (bin/heap.js; SWFLOW_V8_FLAGS replaces them, empty: none).
+(require(join(__dirname, '..', 'bin', 'heap')) as { applyWorkerHeapFlags(): string }).applyWorkerHeapFlags();
 
 async function main(): Promise<void> {
   const [definitions] = process.argv.slice(2);

@@ -51,10 +51,12 @@ interface Side {
   taskQueue: string;
   type: string;
   bundleInProcess?: boolean;
+  /** Its environment beyond the bench's. */
+  env?: Record<string, string>;
   /** How the swflow worker runs: compiled JavaScript, as bin/swflow.js runs it (default); the sources through tsx; another tree's sources (--main-tree) through tsx. */
   launch?: 'compiled' | 'tsx' | 'main';
 }
-const SIDES: Side[] = [
+const SIDES = ([
   { name: 'zigflow', taskQueue: 'zigflow-bench', type: 'tencalls' },
   { name: 'swflow-1.0', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls' },
   { name: 'swflow-1.0-local', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local' },
@@ -67,7 +69,11 @@ const SIDES: Side[] = [
   // Another checkout's worker (--main-tree <dir>, e.g. `git archive main | tar -x -C <dir>` with node_modules linked) through tsx.
   { name: 'swflow-1.0-main', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', launch: 'main' as const },
   { name: 'swflow-1.0-local-main', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local', launch: 'main' as const },
-].filter((s) => ONLY.includes(s.name));
+  // Compiled, without the worker commands' V8 heap settings (bin/heap.js), and with glibc's malloc held to 2 arenas.
+  { name: 'swflow-1.0-v8default', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', env: { SWFLOW_V8_FLAGS: '' } },
+  { name: 'swflow-1.0-arena2', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', env: { MALLOC_ARENA_MAX: '2' } },
+  { name: 'swflow-1.0-local-arena2', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local', env: { MALLOC_ARENA_MAX: '2' } },
+] as Side[]).filter((s) => ONLY.includes(s.name));
 
 async function exit(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -109,7 +115,7 @@ async function main(): Promise<void> {
           : [await compiledExtra(join(__dirname, 'worker-cost-worker.ts'))];
         child = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), ...entry, docs.swflow], {
           stdio: ['ignore', 'pipe', 'pipe'],
-          env: { ...process.env, TEMPORAL_ADDRESS: server.address, ...(side.bundleInProcess ? { BENCH_BUNDLE_IN_PROCESS: '1' } : {}) },
+          env: { ...process.env, ...side.env, TEMPORAL_ADDRESS: server.address, ...(side.bundleInProcess ? { BENCH_BUNDLE_IN_PROCESS: '1' } : {}) },
         });
         await waitFor(child, /^ready$/m, 'the swflow worker');
         child.stderr!.on('data', (c: Buffer) => process.stderr.write(`[swflow] ${c}`));

@@ -7,5 +7,8 @@
 const path = require('node:path');
 const { compiledFile } = require('./compiled');
 
+/** The commands that run Temporal workers (src/cli/main.ts, WORKER_COMMANDS): their V8 heap settings (./heap.js). */
+if (['start', 'worker', 'adapters', 'processes'].includes(process.argv[2])) require('./heap').applyWorkerHeapFlags();
+
 const MAIN = path.join(__dirname, '..', 'src', 'cli', 'main.ts');
 compiledFile(MAIN).then((file) => (file ? require(file) : import('tsx').then(() => require(MAIN))));
