@@ -5,10 +5,15 @@
  * in the worker process, the source map with the sources' texts). Prints `ready`; stops on SIGINT. BENCH_MEMORY_LOG=1 logs the main thread's heap every 5 s.
  *
  *   TEMPORAL_ADDRESS=host:port npx tsx bench/worker-cost-worker.ts <definitions folder>
+ *   (bench/worker-cost.ts runs it compiled: bin/compiled.js, compiledExtra)
  */
+import { join } from 'node:path';
 import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
 import { createInterpreterWorker, WORKFLOW_INTERCEPTORS_PATH, WORKFLOWS_PATH } from '../src/worker/interpreter-worker';
 import { createBuiltinAdapterWorker } from '../src/worker/adapter-worker';
+
+// The V8 heap settings `swflow worker` applies (bin/heap.js; SWFLOW_V8_FLAGS replaces them, empty: none).
+(require(join(__dirname, '..', 'bin', 'heap')) as { applyWorkerHeapFlags(): string }).applyWorkerHeapFlags();
 
 async function main(): Promise<void> {
   const [definitions] = process.argv.slice(2);

@@ -10,10 +10,14 @@
  * at the end (VmRSS), its CPU per second while idle. Sides: zigflow; swflow running the 1.0 document (calls as activities on
  * `swflow-adapters`, served by the same process); the same with `swflow.local: true` on every
  * call (local activities); `-before` variants of both on a worker that bundles its workflow code
- * as before 2026-11-25 (webpack in the worker process, full source map).
+ * as before 2026-11-25 (webpack in the worker process, full source map). The swflow worker
+ * (bench/worker-cost-worker.ts) runs compiled to JavaScript as the `swflow` command runs it
+ * (bin/compiled.js); `-tsx` variants run it through tsx, `-main` variants run another checkout's
+ * (`--main-tree <dir>`) through tsx, as the command did before 2026-11-25.
  *
  *   npx tsx bench/worker-cost.ts --zigflow /path/to/zigflow [--reps 2] [--runs 200] [--concurrency 50]
- *     [--sides zigflow,swflow-1.0,swflow-1.0-local,swflow-1.0-before,swflow-1.0-local-before]
+ *     [--sides zigflow,swflow-1.0,swflow-1.0-local,swflow-1.0-before,swflow-1.0-local-before,swflow-1.0-tsx,…-main]
+ *     [--main-tree <dir>]
  *
  * The swflow worker (bench/worker-cost-worker.ts) gets node flags from BENCH_WORKER_NODE_ARGS
  * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=/tmp/heap`);
@@ -28,6 +32,8 @@ import { startDevServer } from '../src/platform/dev-server';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
 import { freePort } from '../test/helpers/ports';
+// The swflow worker runs compiled, as the swflow command does (bin/compiled.js).
+const { compiledExtra } = require('../bin/compiled') as { compiledExtra(file: string): Promise<string> };
 import { cpuMs, option as arg, peakRssMb, round, rssMb, startEchoService, waitFor, writePeerDocuments } from './support';
 
 const ZIGFLOW = arg('zigflow', process.env.ZIGFLOW_BIN ?? '');
@@ -38,21 +44,36 @@ const CONCURRENCY = Number(arg('concurrency', '50'));
 const IDLE_S = Number(arg('idle', '10'));
 const SNAPSHOT = process.argv.includes('--snapshot');
 const ONLY = arg('sides', 'zigflow,swflow-1.0,swflow-1.0-local').split(',');
+const MAIN_TREE = arg('main-tree', '');
 
 interface Side {
   name: string;
   taskQueue: string;
   type: string;
   bundleInProcess?: boolean;
+  /** Its environment beyond the bench's. */
+  env?: Record<string, string>;
+  /** How the swflow worker runs: compiled JavaScript, as bin/swflow.js runs it (default); the sources through tsx; another tree's sources (--main-tree) through tsx. */
+  launch?: 'compiled' | 'tsx' | 'main';
 }
-const SIDES: Side[] = [
+const SIDES = ([
   { name: 'zigflow', taskQueue: 'zigflow-bench', type: 'tencalls' },
   { name: 'swflow-1.0', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls' },
   { name: 'swflow-1.0-local', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local' },
   // The same two on a worker that bundles as it did before 2026-11-25 (in process, full source map).
   { name: 'swflow-1.0-before', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', bundleInProcess: true },
   { name: 'swflow-1.0-local-before', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local', bundleInProcess: true },
-].filter((s) => ONLY.includes(s.name));
+  // Through tsx, as bin/swflow.js ran it before 2026-11-25.
+  { name: 'swflow-1.0-tsx', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', launch: 'tsx' as const },
+  { name: 'swflow-1.0-local-tsx', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local', launch: 'tsx' as const },
+  // Another checkout's worker (--main-tree <dir>, e.g. `git archive main | tar -x -C <dir>` with node_modules linked) through tsx.
+  { name: 'swflow-1.0-main', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', launch: 'main' as const },
+  { name: 'swflow-1.0-local-main', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local', launch: 'main' as const },
+  // Compiled, without the worker commands' V8 heap settings (bin/heap.js), and with glibc's malloc held to 2 arenas.
+  { name: 'swflow-1.0-v8default', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', env: { SWFLOW_V8_FLAGS: '' } },
+  { name: 'swflow-1.0-arena2', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', env: { MALLOC_ARENA_MAX: '2' } },
+  { name: 'swflow-1.0-local-arena2', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local', env: { MALLOC_ARENA_MAX: '2' } },
+] as Side[]).filter((s) => ONLY.includes(s.name));
 
 async function exit(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -64,6 +85,7 @@ async function exit(child: ChildProcess): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (!MAIN_TREE && SIDES.some((s) => s.launch === 'main')) throw new Error('the -main sides need --main-tree <checkout of main with node_modules>');
   if (!ZIGFLOW && ONLY.includes('zigflow')) throw new Error('give the zigflow binary: --zigflow /path/to/zigflow (bench/README.md, "Peer")');
   const dir = mkdtempSync(join(tmpdir(), 'swflow-worker-cost-'));
   const cli = await resolveTemporalCli();
@@ -87,12 +109,18 @@ async function main(): Promise<void> {
         );
         child.stderr!.on('data', (c: Buffer) => /error|fatal/i.test(c.toString()) && process.stderr.write(`[zigflow] ${c}`));
       } else {
-        child = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(__dirname, 'worker-cost-worker.ts'), docs.swflow], {
+        const entry =
+          side.launch === 'tsx' ? ['--import', 'tsx', join(__dirname, 'worker-cost-worker.ts')]
+          : side.launch === 'main' ? ['--import', 'tsx', join(MAIN_TREE, 'bench', 'worker-cost-worker.ts')]
+          : [await compiledExtra(join(__dirname, 'worker-cost-worker.ts'))];
+        child = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), ...entry, docs.swflow], {
           stdio: ['ignore', 'pipe', 'pipe'],
-          env: { ...process.env, TEMPORAL_ADDRESS: server.address, ...(side.bundleInProcess ? { BENCH_BUNDLE_IN_PROCESS: '1' } : {}) },
+          env: { ...process.env, ...side.env, TEMPORAL_ADDRESS: server.address, ...(side.bundleInProcess ? { BENCH_BUNDLE_IN_PROCESS: '1' } : {}) },
         });
         await waitFor(child, /^ready$/m, 'the swflow worker');
         child.stderr!.on('data', (c: Buffer) => process.stderr.write(`[swflow] ${c}`));
+        // BENCH_WORKER_STDOUT=1: its standard output too (e.g. BENCH_WORKER_NODE_ARGS=--trace-gc).
+        if (process.env.BENCH_WORKER_STDOUT) child.stdout!.on('data', (c: Buffer) => process.stderr.write(`[swflow] ${c}`));
       }
       children.push(child);
       return child;

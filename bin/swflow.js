@@ -1,6 +1,14 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx, so `npx swflow ...` works without a build step. Loading
-// `tsx` installs both of its hooks, as `node --import tsx` does: CommonJS for the static imports,
-// ESM for the subcommands' `await import()`.
+// The swflow command: its TypeScript compiled to plain JavaScript in the project's cache (on the
+// first run after a change; ./compiled.js), so `npx swflow ...` works without a build step and
+// without tsx's cost in memory. Should compiling fail (or SWFLOW_TSX=1), the sources run through
+// tsx: loading `tsx` installs both of its hooks, as `node --import tsx` does (CommonJS for the
+// static imports, ESM for `await import()`).
 const path = require('node:path');
-import('tsx').then(() => require(path.join(__dirname, '..', 'src', 'cli', 'main.ts')));
+const { compiledFile } = require('./compiled');
+
+/** The commands that run Temporal workers (src/cli/main.ts, WORKER_COMMANDS): their V8 heap settings (./heap.js). */
+if (['start', 'worker', 'adapters', 'processes'].includes(process.argv[2])) require('./heap').applyWorkerHeapFlags();
+
+const MAIN = path.join(__dirname, '..', 'src', 'cli', 'main.ts');
+compiledFile(MAIN).then((file) => (file ? require(file) : import('tsx').then(() => require(MAIN))));

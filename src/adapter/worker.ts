@@ -82,10 +82,19 @@ async function connectFromEnv(): Promise<NativeConnection> {
   return NativeConnection.connect(connectionOptions(targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' }));
 }
 
+/** Lets require() load TypeScript: tsx's CommonJS hook, unless one is installed (the `swflow` command runs compiled JavaScript). */
+function typeScriptLoader(): void {
+  if (require.extensions['.ts']) return;
+  try {
+    require('tsx/cjs');
+  } catch {
+    // No tsx: require() says what it cannot load.
+  }
+}
+
 /**
  * The adapters a module exports: its default export and its named exports that are adapters
- * (or arrays of adapters). TypeScript modules load when the process runs under tsx (as the
- * `swflow` command does).
+ * (or arrays of adapters). TypeScript modules load through tsx.
  */
 export function loadAdapters(modules: string[]): Adapter[] {
   const out: Adapter[] = [];
@@ -93,6 +102,7 @@ export function loadAdapters(modules: string[]): Adapter[] {
     const file = resolve(path);
     let mod: Record<string, unknown>;
     try {
+      if (/\.[cm]?ts$/.test(file)) typeScriptLoader();
       mod = require(file);
     } catch (err) {
       throw new Error(`adapter module ${path} could not be loaded: ${(err as Error).message}`);

@@ -9,15 +9,9 @@
  */
 import { Worker, type ActivityInterceptorsFactory, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
+import { BUILTIN_ADAPTER } from '../common/calls';
 import * as sdk from '../adapter';
-import { restAdapter } from '../../adapters/rest';
-import { graphqlAdapter } from '../../adapters/graphql';
-import { odataAdapter } from '../../adapters/odata';
-import { rpcAdapter } from '../../adapters/rpc';
-import { asyncapiAdapter } from '../../adapters/asyncapi';
 import { httpAdapter } from '../../adapters/http';
-import { mcpAdapter } from '../../adapters/mcp';
-import { a2aAdapter } from '../../adapters/a2a';
 import { autoHeartbeat } from './heartbeat';
 import { dataConverterOptions } from '../codec';
 import { metricsInterceptor } from '../metrics/interceptor';
@@ -40,18 +34,50 @@ export interface AdapterWorkerOptions {
   workerOptions?: Partial<WorkerOptions>;
 }
 
-/** swflow's protocol adapters (activity types `sw.<function type>`). */
+/**
+ * The protocol adapters loaded on their first call: each one's activity types (which a worker must
+ * register at Worker.create) and how to load it. Their SDKs (MCP, A2A, mqtt/amqplib and
+ * @asyncapi/parser, graphql, gRPC and proto-loader, swagger-parser) cost a worker ~60 MB that a
+ * workload never calling them need not pay. test/worker/lazy-adapters.test.ts checks the names
+ * against what the loaded adapters register.
+ */
+export const LAZY_ADAPTERS: readonly LazyAdapter[] = [
+  { module: 'rest', activityTypes: ['sw.rest', 'sw.openapi'], load: (o) => (require('../../adapters/rest') as typeof import('../../adapters/rest')).restAdapter({ baseDirs: o.baseDirs }) },
+  { module: 'graphql', activityTypes: ['sw.graphql'], load: () => (require('../../adapters/graphql') as typeof import('../../adapters/graphql')).graphqlAdapter() },
+  { module: 'odata', activityTypes: ['sw.odata'], load: () => (require('../../adapters/odata') as typeof import('../../adapters/odata')).odataAdapter() },
+  { module: 'rpc', activityTypes: ['sw.rpc', 'sw.grpc'], load: (o) => (require('../../adapters/rpc') as typeof import('../../adapters/rpc')).rpcAdapter({ baseDirs: o.baseDirs }) },
+  { module: 'asyncapi', activityTypes: ['sw.asyncapi', 'sw.asyncapiCall'], load: (o) => (require('../../adapters/asyncapi') as typeof import('../../adapters/asyncapi')).asyncapiAdapter({ baseDirs: o.baseDirs }) },
+  { module: 'mcp', activityTypes: ['sw.mcp'], load: () => (require('../../adapters/mcp') as typeof import('../../adapters/mcp')).mcpAdapter() },
+  { module: 'a2a', activityTypes: ['sw.a2a'], load: () => (require('../../adapters/a2a') as typeof import('../../adapters/a2a')).a2aAdapter() },
+];
+
+export interface LazyAdapter {
+  /** Its folder under adapters/. */
+  module: string;
+  /** The activity types it registers. */
+  activityTypes: string[];
+  load(opts: { baseDirs?: string[] }): sdk.Adapter;
+}
+
+/** An adapter registering `lazy`'s activity types that loads the real one on the first call. */
+function lazyAdapter(lazy: LazyAdapter, opts: { baseDirs?: string[] }): sdk.Adapter {
+  let loaded: sdk.Adapter | undefined;
+  const real = (): sdk.Adapter => (loaded ??= lazy.load(opts));
+  const activities: Record<string, sdk.AdapterActivity> = {};
+  for (const type of lazy.activityTypes) {
+    const key = type.slice(BUILTIN_ADAPTER.length + 1);
+    activities[key] = (args, ctx) => {
+      const fn = real().activityTypes[type];
+      if (!fn) throw new Error(`adapters/${lazy.module} does not register ${type} (LAZY_ADAPTERS is out of date)`);
+      return fn(args, ctx);
+    };
+  }
+  return sdk.defineAdapter({ name: BUILTIN_ADAPTER, description: `adapters/${lazy.module}, loaded on its first call`, activities });
+}
+
+/** swflow's protocol adapters (activity types `sw.<function type>`); all but `call: http` load on their first call. */
 export function builtinAdapters(opts: { baseDirs?: string[] } = {}): sdk.Adapter[] {
-  return [
-    restAdapter({ baseDirs: opts.baseDirs }),
-    graphqlAdapter(),
-    odataAdapter(),
-    rpcAdapter({ baseDirs: opts.baseDirs }),
-    asyncapiAdapter({ baseDirs: opts.baseDirs }),
-    httpAdapter(),
-    mcpAdapter(),
-    a2aAdapter(),
-  ];
+  return [...LAZY_ADAPTERS.map((lazy) => lazyAdapter(lazy, opts)), httpAdapter()];
 }
 
 export async function createBuiltinAdapterWorker(opts: AdapterWorkerOptions): Promise<Worker> {
