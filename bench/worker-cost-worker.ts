@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const workflowBundle = process.env.BENCH_BUNDLE_IN_PROCESS
     ? await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, preloadModules: [require.resolve('../src/expr/engine')], workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH], logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } as never })
     : undefined;
-  const workers = [await createInterpreterWorker({ connection, definitions: [definitions], workflowBundle }), await createBuiltinAdapterWorker({ connection, baseDirs: [definitions] })];
+  const workers = [await createInterpreterWorker({ connection, definitions: [definitions], workflowBundle, builtinCalls: true }), await createBuiltinAdapterWorker({ connection, baseDirs: [definitions] })];
   console.log('ready');
   // BENCH_MEMORY_LOG=1: the main thread's heap every 5 s (the rest of the RSS is the workflow thread and native code).
   if (process.env.BENCH_MEMORY_LOG) {

@@ -60,6 +60,9 @@ const SIDES = ([
   { name: 'zigflow', taskQueue: 'zigflow-bench', type: 'tencalls' },
   { name: 'swflow-1.0', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls' },
   { name: 'swflow-1.0-local', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local' },
+  // The ten calls as POSTs (writes: activities on the default path), and zigflow's same POSTs.
+  { name: 'zigflow-writes', taskQueue: 'zigflow-bench', type: 'tenposts' },
+  { name: 'swflow-1.0-writes', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-writes' },
   // The same two on a worker that bundles as it did before 2026-11-25 (in process, full source map).
   { name: 'swflow-1.0-before', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', bundleInProcess: true },
   { name: 'swflow-1.0-local-before', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local', bundleInProcess: true },
@@ -86,7 +89,7 @@ async function exit(child: ChildProcess): Promise<void> {
 
 async function main(): Promise<void> {
   if (!MAIN_TREE && SIDES.some((s) => s.launch === 'main')) throw new Error('the -main sides need --main-tree <checkout of main with node_modules>');
-  if (!ZIGFLOW && ONLY.includes('zigflow')) throw new Error('give the zigflow binary: --zigflow /path/to/zigflow (bench/README.md, "Peer")');
+  if (!ZIGFLOW && ONLY.some((s) => s.startsWith('zigflow'))) throw new Error('give the zigflow binary: --zigflow /path/to/zigflow (bench/README.md, "Peer")');
   const dir = mkdtempSync(join(tmpdir(), 'swflow-worker-cost-'));
   const cli = await resolveTemporalCli();
   const server = await startDevServer({ binary: cli!.path, port: await freePort(), uiPort: await freePort(), dbFile: join(dir, 'db.sqlite') });
@@ -101,7 +104,7 @@ async function main(): Promise<void> {
 
     const startWorker = async (side: Side): Promise<ChildProcess> => {
       let child: ChildProcess;
-      if (side.name === 'zigflow') {
+      if (side.name.startsWith('zigflow')) {
         child = spawn(
           ZIGFLOW,
           ['run', '-f', docs.zigflow, '-H', server.address, '--disable-telemetry', '-l', 'warn', '--health-listen-address', `127.0.0.1:${await freePort()}`, '--metrics-listen-address', `127.0.0.1:${await freePort()}`],
@@ -152,7 +155,7 @@ async function main(): Promise<void> {
         await runMany(side, `run-${side.name}-${rep}`, RUNS);
         const wall = (performance.now() - t) / 1000;
         const row = { idleCpuMsPerS: idleMsPerS, cpuMsPerRun: round((cpuMs(worker.pid!) - cpu0) / RUNS, 2), peakRssMb: peakRssMb(worker.pid!), readyRssMb: readyRss, endRssMb: rssMb(worker.pid!), wallS: round(wall, 1) };
-        if (SNAPSHOT && side.name !== 'zigflow') {
+        if (SNAPSHOT && !side.name.startsWith('zigflow')) {
           worker.kill('SIGUSR2');
           await new Promise((r) => setTimeout(r, 20_000));
         }
@@ -163,13 +166,14 @@ async function main(): Promise<void> {
       }
     }
     const ratios: Record<string, unknown> = {};
-    if (rows.zigflow) {
-      for (const s of SIDES.filter((x) => x.name !== 'zigflow')) {
-        ratios[s.name] = {
-          cpuPerRun: rows[s.name].map((r, i) => round(r.cpuMsPerRun / rows.zigflow[i].cpuMsPerRun, 2)),
-          peakRss: rows[s.name].map((r, i) => round(r.peakRssMb / rows.zigflow[i].peakRssMb, 2)),
-        };
-      }
+    // Against zigflow on the same workload: `-writes` sides against `zigflow-writes`.
+    for (const s of SIDES.filter((x) => !x.name.startsWith('zigflow'))) {
+      const base = rows[s.name.endsWith('-writes') ? 'zigflow-writes' : 'zigflow'];
+      if (!base) continue;
+      ratios[s.name] = {
+        cpuPerRun: rows[s.name].map((r, i) => round(r.cpuMsPerRun / base[i].cpuMsPerRun, 2)),
+        peakRss: rows[s.name].map((r, i) => round(r.peakRssMb / base[i].peakRssMb, 2)),
+      };
     }
     console.log(JSON.stringify({ runs: RUNS, concurrency: CONCURRENCY, reps: REPS, loadAverage: load.map((x) => round(x, 2)), sides: rows, ratiosToZigflow: ratios, }, null, 2));
     await client.connection.close();
