@@ -19,7 +19,10 @@ import { initExpressions } from '../../../src/expr';
 import type { ActivityOptions, ChildWorkflowOptions, Effects, Scope } from '../../../src/workflow/effects';
 import { Mailbox } from '../../../src/workflow/events/mailbox';
 import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalValue, evalValueSync } from '../../../src/workflow/expr';
-import { FEATURE_SYNC_EXPRESSIONS, INTERPRETER_FEATURES } from '../../../src/common/features';
+import { FEATURE_LOCAL_READS, FEATURE_SYNC_EXPRESSIONS, INTERPRETER_FEATURES } from '../../../src/common/features';
+
+/** What a run pinned by a worker without built-in calls gets (`local-reads` is recorded only by workers that serve them). */
+export const DEFAULT_FEATURES = INTERPRETER_FEATURES.filter((f) => f !== FEATURE_LOCAL_READS);
 import { withTimeout } from '../../../src/workflow/timeouts';
 import { summary as uiSummary } from '../../../src/workflow/ui';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from '../../../src/workflow/v1/context';
@@ -359,7 +362,11 @@ export class FakeEffects implements Effects {
 }
 
 export interface FakeOptions {
-  /** The run's interpreter features: default, what a new run gets (INTERPRETER_FEATURES). */
+  /**
+   * The run's interpreter features: default, what a new run gets on a worker that does not serve
+   * built-in calls (INTERPRETER_FEATURES without `local-reads`: the calls here are activities;
+   * tasks.test.ts passes `local-reads` where it tests it).
+   */
   features?: Iterable<string>;
   subflows?: StartOptions['subflows'];
   /** Function documents pinned with the definition (v1-catalogs), by call string. */
@@ -393,7 +400,7 @@ export class FakeTaskContext implements TaskContext {
     readonly def: V1Definition,
     opts: FakeOptions = {},
   ) {
-    this.features = new Set(opts.features ?? INTERPRETER_FEATURES);
+    this.features = new Set(opts.features ?? DEFAULT_FEATURES);
     this.sync = this.features.has(FEATURE_SYNC_EXPRESSIONS);
     this.mailbox.effects = this.effects;
     this.subflows = opts.subflows;

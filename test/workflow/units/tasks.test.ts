@@ -13,11 +13,11 @@ import type { Json } from '../../../src/common/model';
 import type { V1Definition } from '../../../src/common/model-v1';
 import type { CloudEventJson, FunctionCall } from '../../../src/common/contracts';
 import { FEATURE_EAGER_CALLS, FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_A2A_CALLS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_MCP_CALLS, FEATURE_V1_RUN_CONTAINER } from '../../../src/common/features';
-import { INTERPRETER_FEATURES } from '../../../src/common/features';
+import { FEATURE_LOCAL_READS } from '../../../src/common/features';
 import { UNLIMITED_CALL_MS } from '../../../src/workflow/timeouts';
 import { WorkflowError } from '../../../src/workflow/v1/errors';
 import { callContextOf } from '../../../src/workflow/interceptors';
-import { FakeTaskContext, T0, type ActivityCommand, type Command } from './fake-task-context';
+import { DEFAULT_FEATURES, FakeTaskContext, T0, type ActivityCommand, type Command } from './fake-task-context';
 
 const COMM = 'https://serverlessworkflow.io/spec/1.0.0/errors/communication';
 /** The call as an adapter gets it back: the arguments (the input) with the context of its `swflow-call` header. */
@@ -128,7 +128,7 @@ test('call of a pinned function document (v1-catalogs): runs its task on the eva
   assert.equal(fc.function.name, 'getPet:1.0.0@pets'); // what `swflow test` mocks it by
   assert.equal(fc.state, '/do/0/fetch');
 
-  const old = await FakeTaskContext.of(doc, { functions, features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_CATALOGS) });
+  const old = await FakeTaskContext.of(doc, { functions, features: DEFAULT_FEATURES.filter((f) => f !== FEATURE_V1_CATALOGS) });
   const err = await old.exec('fetch', { petId: 7 }).catch((e) => e);
   assert.ok(err instanceof WorkflowError);
   assert.equal(err.problem.status, 501);
@@ -179,7 +179,22 @@ test('eager-calls: a built-in call without metadata.worker goes to the run\'s ow
   };
   assert.equal(await queueOf(doc()), "(the run's own)");
   assert.equal(await queueOf(doc({ worker: 'pets' })), 'pets');
-  assert.equal(await queueOf(doc(), INTERPRETER_FEATURES.filter((f) => f !== FEATURE_EAGER_CALLS)), 'swflow-adapters');
+  assert.equal(await queueOf(doc(), DEFAULT_FEATURES.filter((f) => f !== FEATURE_EAGER_CALLS)), 'swflow-adapters');
+});
+
+test('local-reads: a call http GET/HEAD/OPTIONS is a local call, a POST or a method from metadata swflow.local: false an activity; without the feature an activity', async () => {
+  const doc = (method: string, metadata?: object): Record<string, unknown> => ({ do: [{ pet: { call: 'http', ...(metadata ? { metadata } : {}), with: { method, endpoint: 'https://petstore.example/pets/1' } } }] });
+  const kindOf = async (d: Record<string, unknown>, features: string[] = [...DEFAULT_FEATURES, FEATURE_LOCAL_READS]) => {
+    const ctx = await FakeTaskContext.of(d, { features });
+    ctx.effects.activities['sw.http'] = http(() => 1);
+    await ctx.exec('pet');
+    return ctx.effects.commands.map((c) => c.kind);
+  };
+  for (const m of ['get', 'HEAD', 'options']) assert.deepEqual(await kindOf(doc(m)), ['localCall'], m);
+  assert.deepEqual(await kindOf(doc('post')), ['activity']);
+  assert.deepEqual(await kindOf(doc('get', { 'swflow.local': false })), ['activity']);
+  assert.deepEqual(await kindOf(doc('get', { worker: 'pets' })), ['activity']);
+  assert.deepEqual(await kindOf(doc('get'), DEFAULT_FEATURES), ['activity']);
 });
 
 test('call timeouts: unlimited start-to-close with the default heartbeat; ten minutes and no repeat before v1-call-platform-failures; local calls', async () => {
@@ -190,7 +205,7 @@ test('call timeouts: unlimited start-to-close with the default heartbeat; ten mi
   assert.equal(now.effects.of('activity')[0].options.startToCloseTimeout, UNLIMITED_CALL_MS);
   assert.equal(now.effects.of('activity')[0].options.heartbeatTimeout, 30_000);
 
-  const old = await FakeTaskContext.of(doc, { features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_CALL_PLATFORM_FAILURES && f !== FEATURE_EAGER_CALLS) });
+  const old = await FakeTaskContext.of(doc, { features: DEFAULT_FEATURES.filter((f) => f !== FEATURE_V1_CALL_PLATFORM_FAILURES && f !== FEATURE_EAGER_CALLS) });
   old.effects.activities['sw.http'] = http(() => {
     throw heartbeatLost();
   });
@@ -236,7 +251,7 @@ test('call mcp: the activity sw.mcp on the evaluated `with`, a named endpoint po
   });
   assert.deepEqual(callOf(c.args).secretArguments, { '/transport/http/headers/x-tenant': '${ $secrets.tenant }' });
 
-  const old = await FakeTaskContext.of(doc, { features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_MCP_CALLS) });
+  const old = await FakeTaskContext.of(doc, { features: DEFAULT_FEATURES.filter((f) => f !== FEATURE_V1_MCP_CALLS) });
   const e = await rejects(old.exec('ask', { a: 1 }));
   assert.equal(e.problem.status, 501);
   assert.match(e.message, /call: mcp is not supported by this runtime yet/);
@@ -264,7 +279,7 @@ test('call a2a: sw.a2a with the resolved authentication, never local; made again
   assert.deepEqual(seen[1].heartbeatDetails, { a2a: { method: 'message/send', taskId: 't-7' } });
   assert.equal(ctx.effects.of('activity')[0].options.summary, '/do/0/ask → a2a message/send https://agents.example/card.json');
 
-  const old = await FakeTaskContext.of(doc, { features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_A2A_CALLS) });
+  const old = await FakeTaskContext.of(doc, { features: DEFAULT_FEATURES.filter((f) => f !== FEATURE_V1_A2A_CALLS) });
   const e = await rejects(old.exec('ask', { q: 'report', token: 'tk' }));
   assert.deepEqual([e.problem.status, e.problem.detail], [501, 'call: a2a is not supported by this runtime yet']);
   assert.equal(old.effects.commands.length, 0);
@@ -630,7 +645,7 @@ test('run container: the evaluated container spec on the process queue, named by
     kind: 'container', code: 'echo pets', arguments: [], environment: { A: 'pets' }, return: 'stdout',
     image: 'alpine', name: undefined, ports: { 8080: 80 }, volumes: { '/data': '/mnt' }, cleanup: 'eventually', afterMs: 30_000,
   });
-  const before = await FakeTaskContext.of(doc, { features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_RUN_CONTAINER) });
+  const before = await FakeTaskContext.of(doc, { features: DEFAULT_FEATURES.filter((f) => f !== FEATURE_V1_RUN_CONTAINER) });
   await assert.rejects(before.exec('box', {}), /run.container is not supported by this runtime/);
   assert.equal(before.effects.of('activity').length, 0);
 });
@@ -639,7 +654,7 @@ test('run container: the evaluated container spec on the process queue, named by
 
 test('set: an object with expressions, or one expression; with and without sync-expressions', async () => {
   const doc = { do: [{ obj: { set: { name: '${ .first + " " + .last }', fixed: 1, nested: { n: '${ .n * 2 }' } } } }, { expr: { set: '${ {sum: (.n + $workflow.input.k)} }' } }] };
-  for (const features of [INTERPRETER_FEATURES, INTERPRETER_FEATURES.filter((f) => f !== FEATURE_SYNC_EXPRESSIONS)]) {
+  for (const features of [DEFAULT_FEATURES, DEFAULT_FEATURES.filter((f) => f !== FEATURE_SYNC_EXPRESSIONS)]) {
     const ctx = await FakeTaskContext.of(doc, { features, workflowInput: { k: 10 } });
     assert.equal(ctx.sync, features.includes(FEATURE_SYNC_EXPRESSIONS));
     assert.deepEqual(await ctx.exec('obj', { first: 'Ada', last: 'L', n: 2 }), { output: { name: 'Ada L', fixed: 1, nested: { n: 4 } } });

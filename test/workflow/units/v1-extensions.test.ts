@@ -10,8 +10,8 @@ import { RunHost } from '../../../src/workflow/host/run-host';
 import type { Tracker } from '../../../src/workflow/ui';
 import { V1Run } from '../../../src/workflow/v1/run';
 import { WorkflowError } from '../../../src/workflow/v1/errors';
-import { FEATURE_V1_EXTENSIONS, FEATURE_V1_LOOSE_EVALUATION, INTERPRETER_FEATURES } from '../../../src/common/features';
-import { FakeTaskContext, type FakeEffects } from './fake-task-context';
+import { FEATURE_V1_EXTENSIONS, FEATURE_V1_LOOSE_EVALUATION } from '../../../src/common/features';
+import { DEFAULT_FEATURES, FakeTaskContext, type FakeEffects } from './fake-task-context';
 
 const g = globalThis as { __TEMPORAL_ACTIVATOR__?: unknown };
 before(() => {
@@ -23,7 +23,7 @@ after(() => {
 
 const trackerStub = () => ({ current: [] as string[], entered: [] as string[], status: 'running', upsert: () => undefined, trackAwaitedEvents: () => undefined, enter: (state: string) => ({ state }), leave: () => undefined, render: () => undefined, flush: () => undefined }) as unknown as Tracker;
 
-async function runOf(doc: Record<string, unknown>, features: string[] = INTERPRETER_FEATURES): Promise<{ run: V1Run; effects: FakeEffects; entered: string[] }> {
+async function runOf(doc: Record<string, unknown>, features: string[] = DEFAULT_FEATURES): Promise<{ run: V1Run; effects: FakeEffects; entered: string[] }> {
   const fake = await FakeTaskContext.of(doc, { features });
   const host = new RunHost({ definition: fake.def as never }, fake.effects);
   host.pin({ hash: 'test', source: 'test', searchAttributes: [], features });
@@ -166,7 +166,7 @@ test("extensions: an error in an extension's task is at its own reference; the e
 
 test('extensions: runs recorded without v1-extensions ignore them (no extra commands)', async () => {
   const doc = { use: logging, do: [{ sampleTask: { call: 'http', with: { method: 'get', endpoint: 'https://svc.example/sample' } } }] };
-  const { run, effects } = await runOf(doc, INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_EXTENSIONS));
+  const { run, effects } = await runOf(doc, DEFAULT_FEATURES.filter((f) => f !== FEATURE_V1_EXTENSIONS));
   const calls = recordHttp(effects);
   await drive(run, effects);
   assert.deepEqual(calls, ['get https://svc.example/sample']);
@@ -181,7 +181,7 @@ test('evaluate.mode loose: every string of a value is evaluated, a failing one s
   const r = await drive(run, effects, { x: 'X' });
   assert.deepEqual(r.output, { a: 'X', b: 'hello world', n: 42, t: true, list: ['X', 'plain text', 'application/json'], c: 'X', keep: 'https://svc.example/{id}' });
 
-  const strict = await runOf(doc, INTERPRETER_FEATURES.filter((f) => f !== FEATURE_V1_LOOSE_EVALUATION));
+  const strict = await runOf(doc, DEFAULT_FEATURES.filter((f) => f !== FEATURE_V1_LOOSE_EVALUATION));
   const rs = await drive(strict.run, strict.effects, { x: 'X' });
   assert.deepEqual(rs.output, { a: '.x', b: 'hello world', n: '41 + 1', t: 'true', list: ['.x', 'plain text', 'application/json'], c: 'X', keep: 'https://svc.example/{id}' });
 
