@@ -68,10 +68,11 @@ export function localProblem(value: unknown): string | undefined {
 /**
  * Whether a call runs locally: its own metadata (the function's, or the 1.0 call task's) says
  * `swflow.local: true` (or "true"); without the key, the workflow's metadata (0.8 top-level
- * `metadata`, 1.0 `document.metadata`) gives the default for all its built-in calls.
+ * `metadata`, 1.0 `document.metadata`) gives the default for all its built-in calls; without
+ * either, `byDefault` (the interpreter's: reads with the `local-reads` feature).
  */
-export function isLocalCall(metadata: Record<string, unknown> | undefined, workflowMetadata?: Record<string, unknown>): boolean {
-  return localSetting(metadata, workflowMetadata) === true;
+export function isLocalCall(metadata: Record<string, unknown> | undefined, workflowMetadata?: Record<string, unknown>, byDefault = false): boolean {
+  return localSetting(metadata, workflowMetadata) ?? byDefault;
 }
 
 /**

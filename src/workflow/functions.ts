@@ -12,7 +12,7 @@ import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
 import type { ActionDef, AuthDef, FunctionDef, Json, StateDef, WorkflowDef } from '../common/model';
 import type { FunctionCall } from '../common/contracts';
 import { activityTypeOf, functionReads, taskQueueOf } from '../common/calls';
-import { localSetting, servedByBuiltinAdapters } from '../common/metadata';
+import { isLocalCall, servedByBuiltinAdapters } from '../common/metadata';
 import { parseDuration } from '../common/duration';
 import { evalExpr, evalExprSync, evalValue, evalValueSync, splitSecretArguments, SwExpressionError, type ExprScope, type ExprSite } from './expr';
 import { merge } from './data/merge';
@@ -144,11 +144,8 @@ export async function callFunction(
   const scaled = platform && ctx.features.has(FEATURE_SCALED_HEARTBEATS);
   // `swflow.local`: a local activity on this worker (the interpreter worker serves the built-in adapters);
   // local-reads: so are calls that only read, unless the metadata says `swflow.local: false`.
-  const setting = localSetting(fn.metadata, ctx.def.metadata);
-  const local =
-    ctx.features.has(FEATURE_LOCAL_CALLS) &&
-    servedByBuiltinAdapters(fn) &&
-    (setting === true || (setting === undefined && ctx.features.has(FEATURE_LOCAL_READS) && functionReads(fn, ctx.readFunctions ?? NO_READS)));
+  const reads = ctx.features.has(FEATURE_LOCAL_READS) && functionReads(fn, ctx.readFunctions ?? NO_READS);
+  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && servedByBuiltinAdapters(fn) && isLocalCall(fn.metadata, ctx.def.metadata, reads);
   // eager-calls: a built-in call is an activity on the run's own queue (no taskQueue: the
   // workflow's), which the server hands back eagerly to the worker that scheduled it.
   const eager = !local && ctx.features.has(FEATURE_EAGER_CALLS) && servedByBuiltinAdapters(fn);

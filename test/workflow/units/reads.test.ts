@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { functionReads, isSafeMethod } from '../../../src/common/calls';
-import { localSetting } from '../../../src/common/metadata';
+import { isLocalCall, localSetting } from '../../../src/common/metadata';
 
 test('safe methods: GET, HEAD, OPTIONS in any case; writes, expressions and missing methods are not', () => {
   for (const m of ['get', 'GET', ' Head ', 'options']) assert.ok(isSafeMethod(m), m);
@@ -29,4 +29,10 @@ test('swflow.local: the call decides, else the workflow; true/false as booleans 
   assert.equal(localSetting({}, { 'swflow.local': 'true' }), true);
   assert.equal(localSetting({ 'swflow.local': true }, { 'swflow.local': false }), true);
   assert.equal(localSetting(undefined, { 'swflow.local': false }), false);
+  // isLocalCall: the setting, else the interpreter's default (a read with local-reads).
+  assert.equal(isLocalCall(undefined, undefined, true), true);
+  assert.equal(isLocalCall({ 'swflow.local': 'false' }, undefined, true), false);
+  assert.equal(isLocalCall(undefined, { 'swflow.local': false }, true), false);
+  assert.equal(isLocalCall({ 'swflow.local': true }, undefined, false), true);
+  assert.equal(isLocalCall(undefined, undefined), false);
 });

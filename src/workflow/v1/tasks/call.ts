@@ -19,7 +19,7 @@ import type { ActivityOptions } from '@temporalio/workflow';
 import { ADAPTER_ACTIVITY_OF_CALL as ADAPTER_OF, BUILTIN_CALLS, type Authentication, type Task } from '../../../common/model-v1';
 import type { Json } from '../../../common/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../common/contracts';
-import { heartbeatTimeoutMs, localSetting } from '../../../common/metadata';
+import { heartbeatTimeoutMs, isLocalCall } from '../../../common/metadata';
 import { isSafeMethod } from '../../../common/calls';
 import { lastHeartbeatDetails, platformFailure, throughPlatformFailures } from '../../platform';
 import { needsDocument } from '../../../common/catalogs';
@@ -151,9 +151,8 @@ async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: TaskContext
   // Never `call: a2a`: it follows a long agent task with heartbeats, which a local activity has not.
   const builtin = queue === ADAPTER_TASK_QUEUE && ADAPTER_OF[task.call!] === activity && activity !== 'sw.a2a';
   // local-reads: so is a `call: http` with a safe method (GET, HEAD, OPTIONS), unless `swflow.local: false`.
-  const setting = localSetting(task.metadata as Record<string, unknown> | undefined, ctx.def.workflow.document.metadata);
-  const reads = activity === ADAPTER_OF.http && isSafeMethod(w.method);
-  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && builtin && (setting === true || (setting === undefined && reads && ctx.features.has(FEATURE_LOCAL_READS)));
+  const reads = ctx.features.has(FEATURE_LOCAL_READS) && activity === ADAPTER_OF.http && isSafeMethod(w.method);
+  const local = ctx.features.has(FEATURE_LOCAL_CALLS) && builtin && isLocalCall(task.metadata as Record<string, unknown> | undefined, ctx.def.workflow.document.metadata, reads);
   // eager-calls: otherwise an activity on the run's own queue (no taskQueue: the workflow's), which
   // the server hands back eagerly to the worker that scheduled it.
   const eager = !local && builtin && ctx.features.has(FEATURE_EAGER_CALLS);
