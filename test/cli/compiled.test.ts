@@ -7,13 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Worker } from '@temporalio/worker';
-import { historyFromFixture } from '../../src/testing/history';
-import { FIXTURES_DIR } from '../workflow/helpers';
+import { FIXTURES_DIR, replayFixtures } from '../workflow/helpers';
 
 const ROOT = join(__dirname, '..', '..');
 const run = promisify(execFile);
@@ -54,17 +52,8 @@ test('the workflow code bundled from the compiled tree replays every recorded hi
   rmSync(out, { force: true });
   assert.match(bundle.code, /\.cache\/js\/[0-9a-f]+\/src\/workflow\//, 'bundled from the compiled JavaScript');
   assert.ok(existsSync(FIXTURES_DIR));
-  const files = readdirSync(FIXTURES_DIR).filter((f) => f.endsWith('.json')).sort();
+  const { files, replayed, failures } = await replayFixtures({ workflowBundle: bundle });
   assert.ok(files.length >= 5, `expected recorded histories, found ${files.length}`);
-  async function* histories() {
-    for (const f of files) yield { workflowId: f.replace(/\.json$/, ''), history: historyFromFixture(readFileSync(join(FIXTURES_DIR, f), 'utf8')) };
-  }
-  const failures: string[] = [];
-  let n = 0;
-  for await (const r of Worker.runReplayHistories({ workflowBundle: bundle }, histories())) {
-    n++;
-    if (r.error) failures.push(`${r.workflowId}: ${r.error.message ?? r.error}`);
-  }
-  assert.equal(n, files.length);
+  assert.equal(replayed, files.length);
   assert.deepEqual(failures, []);
 });

@@ -13,6 +13,7 @@ import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { startDevEnv } from '../helpers/temporal';
 import { freePort } from '../helpers/ports';
 import { definitionsDir, startWorker, type SwflowProcess } from './harness';
+import { callsOf } from '../workflow/helpers';
 
 let env: TestWorkflowEnvironment;
 let server: Server;
@@ -67,13 +68,11 @@ test('kill -9 of the swflow worker making a read (local-reads): the read is made
   // The first read reached the service twice (the lost one and the one made again), the second once.
   assert.deepEqual(out, { first: 2, second: 1 });
 
-  const evs = (await handle.fetchHistory()).events ?? [];
-  const conv = env.client.options.loadedDataConverter.payloadConverter;
-  assert.equal(evs.filter((e) => e.activityTaskScheduledEventAttributes).length, 0, 'no call was an activity task');
-  const markers = evs
-    .filter((e) => e.markerRecordedEventAttributes && e.userMetadata?.summary)
-    .map((e) => conv.fromPayload(e.userMetadata!.summary!) as string)
-    .filter((s) => !s.startsWith('resolve definition '));
-  assert.deepEqual(markers, [`/do/0/first → GET http://127.0.0.1:${port}/count/first`, `/do/1/second → GET http://127.0.0.1:${port}/count/second`]);
-  assert.ok(evs.some((e) => e.workflowTaskTimedOutEventAttributes), "the lost worker's workflow task timed out");
+  const { calls, events } = await callsOf(env.client, 'read-kill-1');
+  assert.equal(events.filter((e) => e.activityTaskScheduledEventAttributes).length, 0, 'no call was an activity task');
+  assert.deepEqual(calls, [
+    { kind: 'local', type: 'sw.http', summary: `/do/0/first → GET http://127.0.0.1:${port}/count/first` },
+    { kind: 'local', type: 'sw.http', summary: `/do/1/second → GET http://127.0.0.1:${port}/count/second` },
+  ]);
+  assert.ok(events.some((e) => e.workflowTaskTimedOutEventAttributes), "the lost worker's workflow task timed out");
 });

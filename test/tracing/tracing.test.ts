@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -329,8 +329,7 @@ test('0.8: a run started by a traced client has its state, actions and calls in 
 test('every recorded history replays with the traced bundle (Temporal\'s OpenTelemetry workflow interceptors in it)', async () => {
   const { Worker } = await import('@temporalio/worker');
   const { bundleInterpreter } = await import('../../src/worker/interpreter-worker');
-  const { historyFromFixture } = await import('../../src/testing/history');
-  const { saveHistory, FIXTURES_DIR: fixtures } = await import('../workflow/helpers');
+  const { saveHistory, replayFixtures } = await import('../workflow/helpers');
   // The traced runs (their resolve result says `tracing`, their activities carry `_tracer-data`) replay too, with and without tracing.
   assert.equal(tracedRuns.length, 2, 'the traced runs above ran');
   const traced = await Promise.all(tracedRuns.map(async (r) => ({ workflowId: r.fixture, history: await saveHistory(env.client, r.workflowId, r.fixture) })));
@@ -339,21 +338,12 @@ test('every recorded history replays with the traced bundle (Temporal\'s OpenTel
   const plainFailures: string[] = [];
   for await (const r of Worker.runReplayHistories({ workflowBundle: plain }, traced)) if (r.error) plainFailures.push(`${r.workflowId}: ${r.error.message ?? r.error}`);
   assert.deepEqual(plainFailures, []);
-  const files = readdirSync(fixtures).filter((f) => f.endsWith('.json')).sort();
-  assert.ok(files.length >= 5);
   const bundle = await bundleInterpreter();
   assert.match(bundle.code, /tracing-interceptors/, 'the bundle holds the OpenTelemetry workflow interceptors');
   const before = received.length;
-  async function* histories() {
-    for (const f of files) yield { workflowId: f.replace(/\.json$/, ''), history: historyFromFixture(readFileSync(join(fixtures, f), 'utf8')) };
-  }
-  const failures: string[] = [];
-  let n = 0;
-  for await (const r of Worker.runReplayHistories({ workflowBundle: bundle, sinks: tracingApi.tracingSinks() }, histories())) {
-    n++;
-    if (r.error) failures.push(`${r.workflowId}: ${r.error.message ?? r.error}`);
-  }
-  assert.equal(n, files.length);
+  const { files, replayed, failures } = await replayFixtures({ workflowBundle: bundle, sinks: tracingApi.tracingSinks() });
+  assert.ok(files.length >= 5);
+  assert.equal(replayed, files.length);
   assert.deepEqual(failures, []);
   await tracingApi.tracing()!.flush();
   assert.equal(received.filter((s) => /^(RunWorkflow|StartActivity|run |task |state )/.test(s.name)).length - received.slice(0, before).filter((s) => /^(RunWorkflow|StartActivity|run |task |state )/.test(s.name)).length, 0, 'replays export no workflow spans');

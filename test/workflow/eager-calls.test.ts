@@ -25,7 +25,7 @@ import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { FEATURE_EAGER_CALLS, FEATURE_STATE_AT_WAITS } from '../../src/common/features';
 import { startDevEnv } from '../helpers/temporal';
-import { loadAny, saveHistory, sharedBundle } from './helpers';
+import { callsOf, loadAny, saveHistory, sharedBundle } from './helpers';
 
 /** A queue served by an interpreter worker that does not serve built-in calls. */
 const NO_EAGER_QUEUE = 'swflow-no-eager-calls';
@@ -77,30 +77,15 @@ after(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
-interface Scheduled {
-  type: string;
-  taskQueue: string;
-  summary: string;
-}
-
 /** Runs `doc` to its end; its output, and the activities its history shows (what the Web UI lists). */
-async function run(doc: unknown, input: Json = {}, taskQueue = INTERPRETER_TASK_QUEUE): Promise<{ output: Json; workflowId: string; scheduled: Scheduled[]; completed: number; features: string[] }> {
+async function run(doc: unknown, input: Json = {}, taskQueue = INTERPRETER_TASK_QUEUE) {
   const definition = await loadAny(doc, { baseDir: dir });
   const opts: StartOptions = { definition };
   const workflowId = `eager-${++n}`;
   const output = (await env.client.workflow.execute(definition.id, { taskQueue, workflowId, args: [input, opts] })) as Json;
-  const evs = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-  const conv = env.client.options.loadedDataConverter.payloadConverter;
-  const scheduled = evs
-    .filter((e) => e.activityTaskScheduledEventAttributes && e.activityTaskScheduledEventAttributes.activityType?.name !== 'swflow.resolveDefinition')
-    .map((e) => ({
-      type: e.activityTaskScheduledEventAttributes!.activityType!.name!,
-      taskQueue: e.activityTaskScheduledEventAttributes!.taskQueue!.name!,
-      summary: e.userMetadata?.summary ? (conv.fromPayload(e.userMetadata.summary) as string) : '',
-    }));
-  const marker = evs.find((e) => e.markerRecordedEventAttributes)!;
-  const result = conv.fromPayload(marker.markerRecordedEventAttributes!.details!.result!.payloads![0]) as { features?: string[] };
-  return { output, workflowId, scheduled, completed: evs.filter((e) => e.activityTaskCompletedEventAttributes).length, features: result.features ?? [] };
+  const { calls, pinned, events } = await callsOf(env.client, workflowId);
+  const scheduled = calls.filter((c) => c.kind === 'activity').map(({ type, taskQueue, summary }) => ({ type, taskQueue, summary }));
+  return { output, workflowId, scheduled, completed: events.filter((e) => e.activityTaskCompletedEventAttributes).length, features: pinned.features ?? [] };
 }
 
 const v1 = (name: string, tasks: unknown[]) => ({ document: { dsl: '1.0.3', namespace: 'tests', name, version: '0.1.0' }, do: tasks });

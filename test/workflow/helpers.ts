@@ -3,16 +3,17 @@
  * the interpreter worker plus a mock function worker (a dynamic activity) on a REAL server.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
+import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Definition, Json, WorkflowDef } from '../../src/common/model';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE, type CloudEventJson, type FunctionCall, type StartOptions } from '../../src/common/contracts';
-import { historyToFixture } from '../../src/testing/history';
+import { historyFromFixture, historyToFixture } from '../../src/testing/history';
+import { RESOLVE_DEFINITION_ACTIVITY, type ResolveResult } from '../../src/common/pinning';
 import { formatProblem, loadAnyDefinition, loadDefinition, type LoadOptions } from '../../src/dsl';
 import { installQuietRuntime } from '../../src/testing/env';
 import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from '../../src/worker/interpreter-worker';
@@ -161,6 +162,56 @@ export async function saveHistory(client: Client, workflowId: string, name: stri
     writeFileSync(file, historyToFixture(history as any));
   }
   return history;
+}
+
+/**
+ * Replays every recorded history in {@link FIXTURES_DIR} with `options` (the bundle, sinks): the
+ * fixtures' file names, how many replayed, and the failures (`<fixture>: <error>`).
+ */
+export async function replayFixtures(options: ReplayWorkerOptions): Promise<{ files: string[]; replayed: number; failures: string[] }> {
+  const files = readdirSync(FIXTURES_DIR).filter((f) => f.endsWith('.json')).sort();
+  async function* histories() {
+    for (const f of files) yield { workflowId: f.replace(/\.json$/, ''), history: historyFromFixture(readFileSync(join(FIXTURES_DIR, f), 'utf8')) };
+  }
+  const failures: string[] = [];
+  let replayed = 0;
+  for await (const r of Worker.runReplayHistories(options, histories())) {
+    replayed++;
+    if (r.error) failures.push(`${r.workflowId}: ${r.error.name}: ${r.error.message ?? r.error}`);
+  }
+  return { files, replayed, failures };
+}
+
+/** A function call as a finished run's history shows it (what the Web UI lists): an activity, or a local activity's marker. */
+export interface HistoryCall {
+  kind: 'activity' | 'local';
+  type: string;
+  /** An activity's task queue. */
+  taskQueue?: string;
+  summary: string;
+}
+
+/**
+ * A finished run's calls in history order (the definition's resolve apart), what the resolve
+ * pinned (its features, readFunctions…), and the history's events.
+ */
+export async function callsOf(client: Client, workflowId: string) {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const conv = client.options.loadedDataConverter.payloadConverter;
+  const summaryOf = (e: (typeof events)[number]) => (e.userMetadata?.summary ? (conv.fromPayload(e.userMetadata.summary) as string) : '');
+  const calls: HistoryCall[] = [];
+  let pinned: ResolveResult | undefined;
+  for (const e of events) {
+    const s = e.activityTaskScheduledEventAttributes;
+    if (s && s.activityType?.name !== RESOLVE_DEFINITION_ACTIVITY) calls.push({ kind: 'activity', type: s.activityType!.name!, taskQueue: s.taskQueue!.name!, summary: summaryOf(e) });
+    const m = e.markerRecordedEventAttributes;
+    if (!m) continue;
+    const data = conv.fromPayload(m.details!.data!.payloads![0]) as { activity_type?: string };
+    if (data.activity_type === RESOLVE_DEFINITION_ACTIVITY) pinned = conv.fromPayload(m.details!.result!.payloads![0]) as ResolveResult;
+    else calls.push({ kind: 'local', type: data.activity_type!, summary: summaryOf(e) });
+  }
+  if (!pinned) throw new Error(`${workflowId}: no resolve marker in its history`);
+  return { calls, pinned, events };
 }
 
 /**

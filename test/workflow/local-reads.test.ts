@@ -24,7 +24,7 @@ import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { FEATURE_LOCAL_READS } from '../../src/common/features';
 import { startDevEnv } from '../helpers/temporal';
-import { loadAny, saveHistory, sharedBundle } from './helpers';
+import { callsOf, loadAny, saveHistory, sharedBundle } from './helpers';
 
 /** A queue served by an interpreter worker that does not serve built-in calls. */
 const PLAIN_QUEUE = 'swflow-no-builtin-calls';
@@ -73,40 +73,15 @@ after(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
-interface Call {
-  kind: 'activity' | 'local';
-  type: string;
-  taskQueue?: string;
-  summary: string;
-}
-
-/** Runs `doc` to its end: its output, its calls in history order (activities and local activities' markers) and its workflow tasks. */
+/** Runs `doc` to its end: its output, its calls in history order (activities and local activities' markers), what its pin recorded and its workflow tasks. */
 async function run(doc: unknown, input: Json = {}, taskQueue = INTERPRETER_TASK_QUEUE, byType = false) {
   const definition = await loadAny(doc, { baseDir: dir });
   const workflowId = `local-reads-${++n}`;
   // byType: started by type only, so the worker's registry pins it (and looks its REST documents up).
   const args: unknown[] = byType ? [input] : [input, { definition } as StartOptions];
   const output = (await env.client.workflow.execute(definition.id, { taskQueue, workflowId, args })) as Json;
-  const evs = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-  const conv = env.client.options.loadedDataConverter.payloadConverter;
-  const summaryOf = (e: (typeof evs)[number]) => (e.userMetadata?.summary ? (conv.fromPayload(e.userMetadata.summary) as string) : '');
-  const calls: Call[] = [];
-  let features: string[] = [];
-  let readFunctions: string[] | undefined;
-  for (const e of evs) {
-    const s = e.activityTaskScheduledEventAttributes;
-    if (s && s.activityType?.name !== 'swflow.resolveDefinition') calls.push({ kind: 'activity', type: s.activityType!.name!, taskQueue: s.taskQueue!.name!, summary: summaryOf(e) });
-    const m = e.markerRecordedEventAttributes;
-    if (m) {
-      const data = conv.fromPayload(m.details!.data!.payloads![0]) as { activity_type?: string };
-      if (data.activity_type === 'swflow.resolveDefinition') {
-        const pinned = conv.fromPayload(m.details!.result!.payloads![0]) as { features?: string[]; readFunctions?: string[] };
-        features = pinned.features ?? [];
-        readFunctions = pinned.readFunctions;
-      } else calls.push({ kind: 'local', type: data.activity_type!, summary: summaryOf(e) });
-    }
-  }
-  return { output, workflowId, calls, features, readFunctions, workflowTasks: evs.filter((e) => e.workflowTaskCompletedEventAttributes).length };
+  const { calls, pinned, events } = await callsOf(env.client, workflowId);
+  return { output, workflowId, calls, features: pinned.features ?? [], readFunctions: pinned.readFunctions, workflowTasks: events.filter((e) => e.workflowTaskCompletedEventAttributes).length };
 }
 
 const v1 = (name: string, tasks: unknown[], metadata?: Record<string, unknown>) => ({ document: { dsl: '1.0.3', namespace: 'tests', name, version: '0.1.0', ...(metadata ? { metadata } : {}) }, do: tasks });
