@@ -14,17 +14,27 @@ function edgeText(s: string): string {
   return label(s).replace(/:/g, ' ');
 }
 
-export function toMermaid(def: WorkflowDef): string {
-  const alias = new Map<string, string>();
-  def.states.forEach((s, i) => alias.set(s.name, `s${i}`));
-  const lines = ['stateDiagram-v2'];
-  for (const s of def.states) lines.push(`    state "${label(s.name)}" as ${alias.get(s.name)}`);
-  lines.push(`    [*] --> ${alias.get(def.start.stateName)}`);
-  const edge = (from: StateDef, t: TransitionDef | undefined, e: EndDef | undefined, text?: string) => {
-    const a = alias.get(from.name)!;
-    const suffix = text ? ` : ${edgeText(text)}` : '';
-    if (t) lines.push(`    ${a} --> ${alias.get(t.nextState) ?? t.nextState}${suffix}${t.compensate ? ' (compensate)' : ''}`);
-    if (e) lines.push(`    ${a} --> [*]${suffix}`);
+/**
+ * One edge of a 0.8 definition's state graph: a transition (`to` a state, `compensate` when it
+ * compensates first) or an end (`to` undefined) of a state, a switch's condition or default
+ * (labelled), an onErrors handler (`error <refs>`); or the state's `compensatedBy`.
+ */
+export interface StateEdge {
+  kind: 'transition' | 'compensatedBy';
+  from: string;
+  /** The next state; undefined: the workflow ends. */
+  to?: string;
+  label?: string;
+  compensate?: boolean;
+}
+
+/** The edges of a 0.8 definition's state graph, state by state (the Mermaid diagram's and the run page's). */
+export function stateEdges(def: WorkflowDef): StateEdge[] {
+  const out: StateEdge[] = [];
+  const edge = (from: StateDef, t: TransitionDef | undefined, e: EndDef | undefined, label?: string) => {
+    const labelled = label !== undefined ? { label } : {};
+    if (t) out.push({ kind: 'transition', from: from.name, to: t.nextState, ...labelled, ...(t.compensate ? { compensate: true } : {}) });
+    if (e) out.push({ kind: 'transition', from: from.name, ...labelled });
   };
   for (const s of def.states) {
     if (s.type === 'switch') {
@@ -33,7 +43,23 @@ export function toMermaid(def: WorkflowDef): string {
       edge(s, s.defaultCondition.transition, s.defaultCondition.end, 'default');
     } else edge(s, s.transition, s.end);
     for (const h of s.onErrors) edge(s, h.transition, h.end, `error ${h.errorRefs.join(', ')}`);
-    if (s.compensatedBy) lines.push(`    ${alias.get(s.name)} --> ${alias.get(s.compensatedBy)} : compensated by`);
+    if (s.compensatedBy) out.push({ kind: 'compensatedBy', from: s.name, to: s.compensatedBy });
+  }
+  return out;
+}
+
+export function toMermaid(def: WorkflowDef): string {
+  const alias = new Map<string, string>();
+  def.states.forEach((s, i) => alias.set(s.name, `s${i}`));
+  const lines = ['stateDiagram-v2'];
+  for (const s of def.states) lines.push(`    state "${label(s.name)}" as ${alias.get(s.name)}`);
+  lines.push(`    [*] --> ${alias.get(def.start.stateName)}`);
+  for (const e of stateEdges(def)) {
+    const a = alias.get(e.from)!;
+    const suffix = e.label ? ` : ${edgeText(e.label)}` : '';
+    if (e.kind === 'compensatedBy') lines.push(`    ${a} --> ${alias.get(e.to!)} : compensated by`);
+    else if (e.to === undefined) lines.push(`    ${a} --> [*]${suffix}`);
+    else lines.push(`    ${a} --> ${alias.get(e.to) ?? e.to}${suffix}${e.compensate ? ' (compensate)' : ''}`);
   }
   for (const s of def.states) lines.push(`    note right of ${alias.get(s.name)} : ${s.type}${s.usedForCompensation ? ' (compensation)' : ''}`);
   return lines.join('\n') + '\n';

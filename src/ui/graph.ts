@@ -7,9 +7,10 @@
  * Both have a `start` and an `end` node. The same walk as the Mermaid diagrams (src/dsl/diagram.ts,
  * src/dsl/v1/diagram.ts), kept as data.
  */
-import type { Definition, EndDef, StateDef, TransitionDef, WorkflowDef } from '../common/model';
+import type { Definition, StateDef, WorkflowDef } from '../common/model';
 import { entryOf, isV1Definition, taskTypeOf, type TaskList, type V1Definition } from '../common/model-v1';
 import { childLists } from '../dsl/v1/diagram';
+import { stateEdges } from '../dsl/diagram';
 
 export const START = 'start';
 export const END = 'end';
@@ -60,18 +61,10 @@ function graph08(def: WorkflowDef): Graph {
   }
   nodes.push({ id: END, label: 'end', type: 'end' });
   add(START, def.start.stateName);
-  const edge = (from: StateDef, t: TransitionDef | undefined, e: EndDef | undefined, label?: string) => {
-    if (t) add(from.name, t.nextState, t.compensate ? `${label ? `${label} ` : ''}(compensate)` : label);
-    if (e) add(from.name, END, label);
-  };
-  for (const s of def.states) {
-    if (s.type === 'switch') {
-      s.dataConditions.forEach((c, i) => edge(s, c.transition, c.end, c.name ?? `condition ${i + 1}`));
-      s.eventConditions.forEach((c) => edge(s, c.transition, c.end, c.name ?? c.eventRef));
-      edge(s, s.defaultCondition.transition, s.defaultCondition.end, 'default');
-    } else edge(s, s.transition, s.end);
-    for (const h of s.onErrors) edge(s, h.transition, h.end, `error ${h.errorRefs.join(', ')}`);
-    if (s.compensatedBy) add(s.name, s.compensatedBy, 'compensated by');
+  for (const e of stateEdges(def)) {
+    if (e.kind === 'compensatedBy') add(e.from, e.to!, 'compensated by');
+    else if (e.to === undefined) add(e.from, END, e.label);
+    else add(e.from, e.to, e.compensate ? `${e.label ? `${e.label} ` : ''}(compensate)` : e.label);
   }
   return { dsl: '0.8', id: def.id, ...(def.version ? { version: def.version } : {}), title: def.name ?? def.id, nodes, edges };
 }
