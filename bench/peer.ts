@@ -33,7 +33,7 @@ import { startDevServer } from '../src/platform/dev-server';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
 import { freePort } from '../test/helpers/ports';
-import { mean, option as arg, quantile, round, startEchoService, waitFor, writePeerDocuments } from './support';
+import { mean, option as arg, quantile, round, startEchoService, waitFor, writePeerDocuments, zigflowSideOf } from './support';
 
 const ZIGFLOW = arg('zigflow', process.env.ZIGFLOW_BIN ?? '');
 const REPS = Number(arg('reps', '3'));
@@ -181,12 +181,11 @@ async function main(): Promise<void> {
         historyEvents: { tenCalls: ten, oneCall: one, perCall: round((ten - one) / 9, 2), loop: await events(`loop-${side.name}-0`), loopChildRuns: loopChildren.runs, loopChildEvents: loopChildren.events },
       };
     }
-    // Each side against zigflow on the same workload: `-writes` sides against `zigflow-writes`.
-    const baseOf = (name: string) => (name.endsWith('-writes') ? 'zigflow-writes' : 'zigflow');
+    // Each side against zigflow on the same workload.
     if (SIDES.some((s) => s.name.startsWith('zigflow'))) {
       const ratios: Record<string, unknown> = {};
-      for (const side of SIDES.filter((s) => !s.name.startsWith('zigflow') && latency[baseOf(s.name)])) {
-        const base = baseOf(side.name);
+      for (const side of SIDES.filter((s) => !s.name.startsWith('zigflow') && latency[zigflowSideOf(s.name)])) {
+        const base = zigflowSideOf(side.name);
         ratios[side.name] = {
           latencyP50: round(quantile(latency[side.name], 0.5) / quantile(latency[base], 0.5), 2),
           latencyP90: round(quantile(latency[side.name], 0.9) / quantile(latency[base], 0.9), 2),

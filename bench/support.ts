@@ -123,3 +123,8 @@ export function writePeerDocuments(dir: string, service: string, loop: number): 
   }
   return { zigflow: join(dir, 'zigflow.yaml'), swflow: join(dir, 'swflow') };
 }
+
+/** The zigflow side a swflow side of the peer benches is compared with: `-writes` sides with `zigflow-writes` (the same POSTs), others with `zigflow`. */
+export function zigflowSideOf(name: string): string {
+  return name.endsWith('-writes') ? 'zigflow-writes' : 'zigflow';
+}

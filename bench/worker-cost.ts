@@ -34,7 +34,7 @@ import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
 import { freePort } from '../test/helpers/ports';
 // The swflow worker runs compiled, as the swflow command does (bin/compiled.js).
 const { compiledExtra } = require('../bin/compiled') as { compiledExtra(file: string): Promise<string> };
-import { cpuMs, option as arg, peakRssMb, round, rssMb, startEchoService, waitFor, writePeerDocuments } from './support';
+import { cpuMs, option as arg, peakRssMb, round, rssMb, startEchoService, waitFor, writePeerDocuments, zigflowSideOf } from './support';
 
 const ZIGFLOW = arg('zigflow', process.env.ZIGFLOW_BIN ?? '');
 const REPS = Number(arg('reps', '2'));
@@ -166,9 +166,9 @@ async function main(): Promise<void> {
       }
     }
     const ratios: Record<string, unknown> = {};
-    // Against zigflow on the same workload: `-writes` sides against `zigflow-writes`.
+    // Against zigflow on the same workload.
     for (const s of SIDES.filter((x) => !x.name.startsWith('zigflow'))) {
-      const base = rows[s.name.endsWith('-writes') ? 'zigflow-writes' : 'zigflow'];
+      const base = rows[zigflowSideOf(s.name)];
       if (!base) continue;
       ratios[s.name] = {
         cpuPerRun: rows[s.name].map((r, i) => round(r.cpuMsPerRun / base[i].cpuMsPerRun, 2)),
