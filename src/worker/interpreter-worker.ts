@@ -87,20 +87,29 @@ export const DEFAULT_DEFINITIONS_DIR = join(PROJECT_ROOT, 'examples');
 export const WORKFLOWS_PATH = require.resolve('../workflow');
 /** The interpreter's workflow interceptors (search attributes written just before the run blocks). */
 export const WORKFLOW_INTERCEPTORS_PATH = require.resolve('../workflow/interceptors');
+/** Preloaded into the sandbox unless stack traces are asked for: errors made in it capture no stack (see the module). */
+export const STACK_TRACES_PATH = require.resolve('../workflow/stack-traces');
+
+/** `SWFLOW_WORKFLOW_STACK_TRACES=1`: the sandbox keeps Node's stack traces (debugging the interpreter; costs CPU per promise). */
+export function workflowStackTraces(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(1|true|yes|on)$/i.test(env.SWFLOW_WORKFLOW_STACK_TRACES ?? '');
+}
+
 /** Temporal's OpenTelemetry workflow interceptors with run-derived ids (bundled when the worker traces). */
 export const TRACING_INTERCEPTORS_PATH = require.resolve('../workflow/tracing-interceptors');
 
 /**
  * Bundles the generic workflow (with the jq engine preloaded once per worker thread). `options`: a
- * logger and a webpack hook (test/workflow/bundle.test.ts records the bundler's warnings).
+ * logger and a webpack hook (test/workflow/bundle.test.ts records the bundler's warnings);
+ * `stackTraces` keeps the sandbox's stack traces (default: SWFLOW_WORKFLOW_STACK_TRACES).
  */
-export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 'webpackConfigHook'> & { tracing?: boolean } = {}): Promise<WorkflowBundle> {
-  const { tracing, ...bundleOptions } = options;
+export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 'webpackConfigHook'> & { tracing?: boolean; stackTraces?: boolean } = {}): Promise<WorkflowBundle> {
+  const { tracing, stackTraces = workflowStackTraces(), ...bundleOptions } = options;
   // Undefined: as this process traces (src/tracing). A child process that bundles is told (./bundle-apart.ts).
   const traced = tracing ?? workflowInterceptorModules().length > 0;
   const bundle = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
-    preloadModules: [require.resolve('../expr/engine')],
+    preloadModules: [require.resolve('../expr/engine'), ...(stackTraces ? [] : [STACK_TRACES_PATH])],
     // With tracing on (src/tracing; `tracing: false` bundles without), Temporal's OpenTelemetry
     // workflow interceptors too, after swflow's: a call's step span is active when theirs makes its StartActivity span.
     workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH, ...(traced ? [TRACING_INTERCEPTORS_PATH] : [])],
