@@ -24,10 +24,11 @@
  * with `--snapshot` the bench sends SIGUSR2 to it after the measured runs (a heap snapshot of its main thread).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer } from '../src/platform/dev-server';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
@@ -55,6 +56,8 @@ interface Side {
   env?: Record<string, string>;
   /** How the swflow worker runs: compiled JavaScript, as bin/swflow.js runs it (default); the sources through tsx; another tree's sources (--main-tree) through tsx. */
   launch?: 'compiled' | 'tsx' | 'main';
+  /** Another worker program than swflow's (bench/worker-cost-floor.ts: the TypeScript floor). */
+  entry?: string;
 }
 const SIDES = ([
   { name: 'zigflow', taskQueue: 'zigflow-bench', type: 'tencalls' },
@@ -76,6 +79,9 @@ const SIDES = ([
   { name: 'swflow-1.0-v8default', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', env: { SWFLOW_V8_FLAGS: '' } },
   { name: 'swflow-1.0-arena2', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', env: { MALLOC_ARENA_MAX: '2' } },
   { name: 'swflow-1.0-local-arena2', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local', env: { MALLOC_ARENA_MAX: '2' } },
+  // The TypeScript floor: the same calls written by hand on the SDK, no swflow code (bench/worker-cost-floor.ts).
+  { name: 'ts-floor', taskQueue: 'bench-floor', type: 'tenLocalGets', entry: 'worker-cost-floor.ts' },
+  { name: 'ts-floor-writes', taskQueue: 'bench-floor', type: 'tenPosts', entry: 'worker-cost-floor.ts' },
 ] as Side[]).filter((s) => ONLY.includes(s.name));
 
 async function exit(child: ChildProcess): Promise<void> {
@@ -85,6 +91,22 @@ async function exit(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
   await done;
   clearTimeout(timer);
+}
+
+/** The floor worker compiled as swflow's is; its entry. */
+async function compiledFloor(entry: string): Promise<string> {
+  return compiledExtra(join(__dirname, entry));
+}
+
+/** The floor's workflow bundle, made once in this process and written to `dir` (its worker loads it by path). */
+let floorBundle: Promise<string> | undefined;
+function floorBundlePath(dir: string): Promise<string> {
+  return (floorBundle ??= (async () => {
+    const { code } = await bundleWorkflowCode({ workflowsPath: join(__dirname, 'worker-cost-floor-workflow.ts'), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } as never });
+    const file = join(dir, 'floor-bundle.js');
+    writeFileSync(file, code);
+    return file;
+  })());
 }
 
 async function main(): Promise<void> {
@@ -113,12 +135,13 @@ async function main(): Promise<void> {
         child.stderr!.on('data', (c: Buffer) => /error|fatal/i.test(c.toString()) && process.stderr.write(`[zigflow] ${c}`));
       } else {
         const entry =
-          side.launch === 'tsx' ? ['--import', 'tsx', join(__dirname, 'worker-cost-worker.ts')]
+          side.entry ? [await compiledFloor(side.entry)]
+          : side.launch === 'tsx' ? ['--import', 'tsx', join(__dirname, 'worker-cost-worker.ts')]
           : side.launch === 'main' ? ['--import', 'tsx', join(MAIN_TREE, 'bench', 'worker-cost-worker.ts')]
           : [await compiledExtra(join(__dirname, 'worker-cost-worker.ts'))];
         child = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), ...entry, docs.swflow], {
           stdio: ['ignore', 'pipe', 'pipe'],
-          env: { ...process.env, ...side.env, TEMPORAL_ADDRESS: server.address, ...(side.bundleInProcess ? { BENCH_BUNDLE_IN_PROCESS: '1' } : {}) },
+          env: { ...process.env, ...side.env, TEMPORAL_ADDRESS: server.address, BENCH_SERVICE: `http://127.0.0.1:${servicePort}`, ...(side.entry ? { BENCH_FLOOR_BUNDLE: await floorBundlePath(dir) } : {}), ...(side.bundleInProcess ? { BENCH_BUNDLE_IN_PROCESS: '1' } : {}) },
         });
         await waitFor(child, /^ready$/m, 'the swflow worker');
         child.stderr!.on('data', (c: Buffer) => process.stderr.write(`[swflow] ${c}`));

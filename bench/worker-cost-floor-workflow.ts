@@ -1,0 +1,23 @@
+/**
+ * bench/worker-cost.ts's TypeScript floor: the peer benches' 10 sequential calls written by hand
+ * against the Temporal TypeScript SDK with nothing of swflow's in the path. `tenLocalGets`: ten
+ * local activities (as swflow's default path runs reads); `tenPosts`: ten activities on the
+ * worker's own queue (eager, as swflow's default path runs writes).
+ */
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+
+type Calls = { get(i: number): Promise<unknown>; post(i: number): Promise<unknown> };
+const local = proxyLocalActivities<Calls>({ startToCloseTimeout: '1 minute' });
+const remote = proxyActivities<Calls>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 1 } });
+
+export async function tenLocalGets(): Promise<unknown> {
+  let out: unknown = null;
+  for (let i = 1; i <= 10; i++) out = await local.get(i);
+  return out;
+}
+
+export async function tenPosts(): Promise<unknown> {
+  let out: unknown = null;
+  for (let i = 1; i <= 10; i++) out = await remote.post(i);
+  return out;
+}
