@@ -33,8 +33,8 @@ export interface HttpFetchInit {
   headers?: Record<string, string>;
   body?: string | URLSearchParams | Uint8Array;
   signal?: AbortSignal;
-  /** `manual` answers a redirect as it is; default `follow`. */
-  redirect?: 'follow' | 'manual';
+  /** `manual` answers a redirect as it is, `error` fails on one; default `follow`. */
+  redirect?: 'follow' | 'manual' | 'error';
   /** Sends the request with this client certificate (https only). */
   certificate?: ClientCertificate;
 }
@@ -74,7 +74,6 @@ export function fetchFailed(cause: unknown): TypeError {
  */
 export async function httpFetch(url: string | URL, init: HttpFetchInit = {}): Promise<Response> {
   const { signal } = init;
-  signal?.throwIfAborted();
   let target = parseTarget(url);
   let method = methodOf(init.method);
   const headers = requestHeaders(init.headers);
@@ -89,6 +88,7 @@ export async function httpFetch(url: string | URL, init: HttpFetchInit = {}): Pr
   let streaming = false;
   try {
     for (let hops = 0; ; hops++) {
+      signal?.throwIfAborted();
       const res = await exchange(target, method, headers, body, init, (req) => (current = req));
       const location = init.redirect !== 'manual' && REDIRECT_STATUSES.has(res.statusCode!) ? res.headers.location : undefined;
       if (location === undefined) {
@@ -99,6 +99,7 @@ export async function httpFetch(url: string | URL, init: HttpFetchInit = {}): Pr
       }
       // Followed: the redirect's own body is discarded, its connection goes back to the pool.
       res.resume();
+      if (init.redirect === 'error') throw fetchFailed(new Error('unexpected redirect'));
       if (hops === MAX_REDIRECTS) throw fetchFailed(new Error('redirect count exceeded'));
       const next = redirectTarget(location, target);
       const status = res.statusCode!;
@@ -114,6 +115,35 @@ export async function httpFetch(url: string | URL, init: HttpFetchInit = {}): Pr
     if (!streaming) release();
   }
 }
+
+/**
+ * The arguments of a standard `fetch(input, init)` call as httpFetch's, for the libraries that
+ * send through a fetch they are given (the MCP and A2A SDKs): a string or byte body (what they
+ * send); any other body is refused rather than dropped.
+ */
+export function fetchArguments(input: string | URL | Request, init: RequestInit = {}): { url: string; init: HttpFetchInit } {
+  const request = input instanceof Request ? input : undefined;
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  const headers: Record<string, string> = {};
+  new Headers(init.headers ?? request?.headers).forEach((value, name) => (headers[name] = value));
+  const out: HttpFetchInit = { method: init.method ?? request?.method ?? 'GET', headers };
+  const body = init.body;
+  if (typeof body === 'string' || body instanceof Uint8Array || body instanceof URLSearchParams) out.body = body;
+  else if (body instanceof ArrayBuffer) out.body = new Uint8Array(body);
+  else if (body !== undefined && body !== null) throw new TypeError(`httpFetch sends string, byte and URLSearchParams bodies, not ${Object.prototype.toString.call(body)}`);
+  else if (request?.body) throw new TypeError('httpFetch does not send the body of a Request object');
+  const signal = init.signal ?? request?.signal;
+  if (signal) out.signal = signal;
+  const redirect = init.redirect ?? request?.redirect;
+  if (redirect === 'manual' || redirect === 'error') out.redirect = redirect;
+  return { url, init: out };
+}
+
+/** httpFetch behind the standard `fetch` signature (see {@link fetchArguments}). */
+export const httpFetchAsFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const args = fetchArguments(input, init);
+  return httpFetch(args.url, args.init);
+};
 
 function parseTarget(url: string | URL): URL {
   let target: URL;

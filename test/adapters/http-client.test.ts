@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { once } from 'node:events';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { httpFetch, type HttpFetchInit } from '../../src/adapter/http-client';
+import { httpFetch, httpFetchAsFetch, type HttpFetchInit } from '../../src/adapter/http-client';
 import { sendHttp } from '../../src/adapter/http';
 import { ErrorCodes, isAdapterError, networkFailure } from '../../src/adapter/errors';
 
@@ -118,7 +118,7 @@ const FETCH_ONLY = new Set(['accept-language', 'sec-fetch-mode', 'accept-encodin
 const VARYING = new Set(['host', 'connection']);
 
 /** What the service saw of each request one call made, and what the caller got. */
-async function observe(send: (url: string, init: RequestInit & HttpFetchInit) => Promise<Response>, url: string, init: RequestInit & HttpFetchInit) {
+async function observe<I>(send: (url: string, init: I) => Promise<Response>, url: string, init: I) {
   const from = log.length;
   const res = await send(url, init);
   const text = await res.text();
@@ -291,4 +291,18 @@ test('server-sent events are streamed: the answer comes before the stream ends',
   let rest = '';
   for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
   assert.match(rest, /data: second/);
+});
+
+test('as a fetch for the SDKs that take one: Headers, a manual or refused redirect, string and byte bodies; other bodies refused', async () => {
+  const cases: [string, RequestInit][] = [
+    [`${one.base}/echo`, { method: 'POST', body: '{"jsonrpc":"2.0"}', headers: new Headers({ 'content-type': 'application/json', 'mcp-session-id': 's1' }) }],
+    [`${one.base}/redirect/307/1`, { method: 'POST', body: new TextEncoder().encode('bytes'), headers: [['x-k', 'v']], redirect: 'manual' }],
+    [`${one.base}/redirect/303/1`, { method: 'POST', body: new URLSearchParams({ a: '1' }) }],
+  ];
+  for (const [url, init] of cases) {
+    const expected = await observe((u, i: RequestInit) => fetch(u, i), url, init);
+    assert.deepEqual(await observe(httpFetchAsFetch, url, init), expected);
+  }
+  await assert.rejects(httpFetchAsFetch(new URL(`${one.base}/redirect/302/1`), { redirect: 'error' }), (err: Error) => err instanceof TypeError && /unexpected redirect/.test((err.cause as Error).message));
+  assert.throws(() => httpFetchAsFetch(`${one.base}/echo`, { method: 'POST', body: new Blob(['x']) }), /string, byte and URLSearchParams bodies/);
 });
