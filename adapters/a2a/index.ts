@@ -51,6 +51,7 @@ import {
   configurationFailure,
   defineAdapter,
   ErrorTypes,
+  fetchArguments,
   isAdapterError,
   problemFailure,
   tokenAuthentication,
@@ -338,12 +339,10 @@ class AgentConnection {
   /** `fetch` for the SDK: the context's (cancellation, failures with codes), with the credentials. */
   private fetchWith(header: string | undefined, auth: Auth | undefined): typeof fetch {
     return async (input, init) => {
-      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      const headers = Object.fromEntries(new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).entries());
+      const { url, init: sent } = fetchArguments(input, init);
+      const headers = sent.headers!;
       if (header) headers.authorization = header;
-      const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
-      const body = typeof init?.body === 'string' ? init.body : init?.body instanceof Uint8Array ? init.body : undefined;
-      const res = await this.ctx.fetch({ method, url, headers, ...(body !== undefined ? { body } : {}) }, { auth, ...(init?.signal ? { signal: init.signal } : {}) });
+      const res = await this.ctx.fetch({ method: sent.method!, url, headers, ...(sent.body !== undefined ? { body: sent.body } : {}) }, { auth, ...(sent.signal ? { signal: sent.signal } : {}), ...(sent.redirect === 'manual' ? { redirect: 'manual' } : {}) });
       if (!res.ok) this.refused = { status: res.status, statusText: res.statusText };
       return res;
     };

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { McpCall } from './request';
-import { traceHeaders } from '../../src/adapter';
+import { httpFetchAsFetch, traceHeaders } from '../../src/adapter';
 
 /** No timeout of the call's own: setTimeout's largest delay (the SDK's default would be 60 s). */
 const NO_TIMEOUT_MS = 2 ** 31 - 1;
@@ -74,7 +74,7 @@ function request(client: Client, call: McpCall, options: RequestOptions): Promis
 function transportOf(call: McpCall, headers: Record<string, string>, session: { stderr?: string }): Transport {
   const t = call.transport;
   // The active trace context (`traceparent`) goes on every request of the session when the process traces.
-  if (t.kind === 'http') return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: { ...traceHeaders(), ...headers } } });
+  if (t.kind === 'http') return new StreamableHTTPClientTransport(new URL(t.url), { fetch: httpFetchAsFetch, requestInit: { headers: { ...traceHeaders(), ...headers } } });
   const stdio = new StdioClientTransport({ command: t.command, args: t.arguments, env: t.environment, ...(t.cwd ? { cwd: t.cwd } : {}), stderr: 'pipe' });
   // Read stderr (a full pipe would block the server), keeping its end for failure messages.
   stdio.stderr?.on('data', (chunk: Buffer) => {

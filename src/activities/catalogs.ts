@@ -31,6 +31,7 @@ import { taskTypeOf, type PinnedFunction, type Task, type V1Definition } from '.
 import { authenticationHeaders, type TokenSource } from '../adapter/authentication';
 import { resolveAuth, TokenCache } from '../adapter/auth';
 import { sendHttp } from '../adapter/http';
+import { httpFetch } from '../adapter/http-client';
 import { Redactor } from '../adapter/redact';
 import { secretNamesIn, type SecretValues } from '../adapter/secrets';
 import type { FunctionCall } from '../common/contracts';
@@ -169,7 +170,7 @@ export class CatalogResolver {
     const timeout = this.timeoutMs();
     let res: Response;
     try {
-      res = await fetch(address, { headers: { accept: 'application/yaml, application/json, text/plain, */*', ...headers }, signal: AbortSignal.timeout(timeout) });
+      res = await httpFetch(address, { headers: { accept: 'application/yaml, application/json, text/plain, */*', ...headers }, signal: AbortSignal.timeout(timeout) });
     } catch (err) {
       const e = err as Error & { cause?: { code?: string } };
       const why = e.name === 'TimeoutError' ? `no answer within ${timeout} ms` : e.cause?.code ?? e.message;

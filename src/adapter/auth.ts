@@ -21,6 +21,7 @@ import type { FunctionCall } from '../common/contracts';
 import type { AuthDef, Json } from '../common/model';
 import { BoundedMap } from '../common/bounded-map';
 import { AdapterError, ErrorCodes, networkFailure } from './errors';
+import { httpFetch } from './http-client';
 import type { ClientCertificate } from './certificate';
 import type { Redactor } from './redact';
 import { evaluateSecret, type SecretValues } from './secrets';
@@ -294,7 +295,7 @@ async function requestToken(def: AuthDef, req: TokenRequest, redactor: Redactor)
   const request = `POST ${req.url}`;
   let res: Response;
   try {
-    res = await fetch(req.url, { method: 'POST', headers, body });
+    res = await httpFetch(req.url, { method: 'POST', headers, body });
   } catch (err) {
     const failure = networkFailure(err);
     throw new AdapterError(failure.code, `auth "${def.name}": token request ${request} failed: ${failure.message}`, { request });

@@ -1,12 +1,13 @@
 /**
- * HTTP for adapters: `fetch` with the call's auth, cancellation and error codes, and an answer
- * reader that fails clearly on a body that is not what its content type says. Every HTTP-based
- * adapter (REST, GraphQL, OData, a plain HTTP call) gets the same behaviour from here.
+ * HTTP for adapters: requests (sent by ./http-client.ts) with the call's auth, cancellation and
+ * error codes, and an answer reader that fails clearly on a body that is not what its content
+ * type says. Every HTTP-based adapter (REST, GraphQL, OData, a plain HTTP call) gets the same
+ * behaviour from here.
  */
 import type { Json } from '../common/model';
 import type { Auth } from './auth';
-import { fetchWithCertificate } from './certificate';
 import { AdapterError, ErrorCodes, isAdapterError, networkFailure } from './errors';
+import { httpFetch } from './http-client';
 import { traceHeaders } from '../tracing/context';
 
 export interface HttpRequest {
@@ -41,17 +42,16 @@ export function describeRequest(req: Pick<HttpRequest, 'method' | 'url'>): strin
  * Sends a request with the auth's headers (an explicit `authorization` header wins). A network
  * failure throws an {@link AdapterError} with its code (ConnectionRefused, HostNotFound, ...);
  * a 401 with refreshable auth (OAuth2) is tried once more with a new token, a 401 with a digest
- * challenge once more with its answer; a client certificate sends the request over node:https.
+ * challenge once more with its answer; a client certificate goes with the request.
  * When the process traces, the request carries the active trace context (`traceparent`).
  */
 export async function sendHttp(req: HttpRequest, opts: HttpOptions = {}): Promise<Response> {
   const request = describeRequest(req);
   const send = async (): Promise<Response> => {
     const headers = { ...traceHeaders(), ...((await opts.auth?.headers({ method: req.method, url: req.url })) ?? {}), ...lowerKeys(req.headers ?? {}) };
-    const tls = await opts.auth?.tls?.();
+    const certificate = await opts.auth?.tls?.();
     try {
-      if (tls) return await fetchWithCertificate(req.url, { method: req.method, headers, body: req.body, signal: opts.signal, redirect: opts.redirect }, tls);
-      return await fetch(req.url, { method: req.method, headers, body: req.body, signal: opts.signal, ...(opts.redirect ? { redirect: opts.redirect } : {}) });
+      return await httpFetch(req.url, { method: req.method, headers, body: req.body, signal: opts.signal, redirect: opts.redirect, certificate });
     } catch (err) {
       if (opts.signal?.aborted || isAdapterError(err)) throw err;
       const failure = networkFailure(err);

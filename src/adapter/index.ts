@@ -21,6 +21,8 @@ export { callInterceptor, functionCallOf } from './call';
 export { adapterActivities, adapterServices, serveCall, callSite, type AdapterServices, type CallActivity } from './activities';
 export { fetchDocument, isHttpUrl, loadOnce, locateDocument } from './documents';
 export { callHttp, describeRequest, readAnswer, sendHttp, type HttpAnswer, type HttpOptions, type HttpRequest } from './http';
+/** The HTTP client under sendHttp (node:http, keep-alive; fetch's behaviour, a standard Response), also as a `fetch` for a library that takes one. */
+export { fetchArguments, httpFetch, httpFetchAsFetch, type HttpFetchInit } from './http-client';
 /** The active trace context as headers (`traceparent`, `tracestate`) for a request an adapter sends by other means than sendHttp; none when the process does not trace. */
 export { traceHeaders } from '../tracing/context';
 export { type Auth, TokenCache } from './auth';

@@ -6,12 +6,13 @@
  * blinked; a receiver that stays down fails the run, naming the state and the sink.
  */
 import type { EventSink } from '../activities/interpreter';
+import { httpFetch } from '../adapter/http-client';
 
 export function httpSink(url: string, opts: { timeoutMs?: number } = {}): EventSink {
   return async (event) => {
     let res: Response;
     try {
-      res = await fetch(url, {
+      res = await httpFetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/cloudevents+json; charset=utf-8' },
         body: JSON.stringify(event),
