@@ -45,7 +45,7 @@ export interface InterpreterWorkerOptions {
   lifecycleEvents?: boolean;
   /** The interpreter features runs started on this worker get (default: all): tests act as an older worker with fewer. */
   features?: string[];
-  /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers); default: bundled in a child process (./bundle-apart.ts). */
+  /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers); default: bundled in a child process (./bundle-apart.ts) and given to the Worker by path. */
   workflowBundle?: WorkflowBundle;
   /**
    * The activities that serve calls marked `swflow.local` (run as local activities on this worker,
@@ -147,26 +147,32 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
     ...(opts.activities ?? {}),
   };
   const extra = opts.workerOptions ?? {};
-  return Worker.create({
-    connection: opts.connection,
-    namespace: opts.namespace ?? 'default',
-    taskQueue: opts.taskQueue ?? INTERPRETER_TASK_QUEUE,
-    // Bundled in a child process unless given: webpack's memory is not kept by the worker.
-    workflowBundle: opts.workflowBundle ?? (await bundleInterpreterApart({ tracing: workflowInterceptorModules().length > 0 })),
-    activities,
-    // Encrypted payloads when codec keys are configured (docs/encryption.md).
-    ...dataConverterOptions(),
-    ...extra,
-    // Runs report to the `swflow.metrics` sink when this process serves metrics (src/metrics).
-    // …and workflow spans to the `exporter` sink when it traces (src/tracing).
-    sinks: { ...metricsSinks(), ...tracingSinks(), ...extra.sinks },
-    // A local call arrives as its arguments plus the `swflow-call` header: put it back together.
-    interceptors: {
-      ...extra.interceptors,
-      // autoHeartbeat: built-in calls served here as activities (eager-calls) heartbeat as on an adapter worker.
-      activity: [...tracingActivityInterceptors(), callInterceptor, metricsInterceptor, tracingCallInterceptor, autoHeartbeat, ...(extra.interceptors?.activity ?? [])],
-    },
-  });
+  // Bundled in a child process unless given (webpack's memory is not kept by the worker), and
+  // given by path: the Worker reads the file while it is created and keeps no copy of the text.
+  const bundled = opts.workflowBundle ? undefined : await bundleInterpreterApart({ tracing: workflowInterceptorModules().length > 0 });
+  try {
+    return await Worker.create({
+      connection: opts.connection,
+      namespace: opts.namespace ?? 'default',
+      taskQueue: opts.taskQueue ?? INTERPRETER_TASK_QUEUE,
+      workflowBundle: opts.workflowBundle ?? { codePath: bundled!.codePath },
+      activities,
+      // Encrypted payloads when codec keys are configured (docs/encryption.md).
+      ...dataConverterOptions(),
+      ...extra,
+      // Runs report to the `swflow.metrics` sink when this process serves metrics (src/metrics).
+      // …and workflow spans to the `exporter` sink when it traces (src/tracing).
+      sinks: { ...metricsSinks(), ...tracingSinks(), ...extra.sinks },
+      // A local call arrives as its arguments plus the `swflow-call` header: put it back together.
+      interceptors: {
+        ...extra.interceptors,
+        // autoHeartbeat: built-in calls served here as activities (eager-calls) heartbeat as on an adapter worker.
+        activity: [...tracingActivityInterceptors(), callInterceptor, metricsInterceptor, tracingCallInterceptor, autoHeartbeat, ...(extra.interceptors?.activity ?? [])],
+      },
+    });
+  } finally {
+    bundled?.remove();
+  }
 }
 
 /** The features runs pinned on this worker get: without `eager-calls` and `local-reads` when it does not serve built-in calls. */

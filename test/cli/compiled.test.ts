@@ -46,9 +46,9 @@ test('a changed source compiles to a new tree; an unchanged one reuses it; __dir
 
 test('the workflow code bundled from the compiled tree replays every recorded history', async () => {
   const tree = await compiled.compiledTree();
-  const out = join(mkdtempSync(join(tmpdir(), 'swflow-compiled-bundle-')), 'bundle.json');
+  const out = join(mkdtempSync(join(tmpdir(), 'swflow-compiled-bundle-')), 'bundle.js');
   await run(process.execPath, [join(tree, 'src', 'worker', 'bundle-main.js'), out], { maxBuffer: 1 << 24 });
-  const bundle = JSON.parse(readFileSync(out, 'utf8')) as { code: string };
+  const bundle = { code: readFileSync(out, 'utf8') };
   rmSync(out, { force: true });
   assert.match(bundle.code, /\.cache\/js\/[0-9a-f]+\/src\/workflow\//, 'bundled from the compiled JavaScript');
   assert.ok(existsSync(FIXTURES_DIR));
