@@ -84,11 +84,24 @@ export interface InterpreterWorkerOptions {
 
 export const DEFAULT_DEFINITIONS_DIR = join(PROJECT_ROOT, 'examples');
 
-export const WORKFLOWS_PATH = require.resolve('../workflow');
+/**
+ * A module of the workflow code, as the bundle takes it: its TypeScript source (bundled through
+ * swc), also when this module runs compiled (bin/compiled.js keeps `__dirname` the sources' folder),
+ * else the module beside this one (a tree built without its sources). The bundle is then the one
+ * the tests run, and leaner per workflow: a webpack module compiled by esbuild to CommonJS copies
+ * each export into a getter (`__toCommonJS`) every time it is evaluated, once per workflow run
+ * for every module but the preloaded ones (bench/README.md, "What a worker costs").
+ */
+function workflowSource(rel: string): string {
+  const ts = join(__dirname, '..', `${rel}.ts`);
+  return existsSync(ts) ? ts : require.resolve(`../${rel}`);
+}
+
+export const WORKFLOWS_PATH = workflowSource('workflow/index');
 /** The interpreter's workflow interceptors (search attributes written just before the run blocks). */
-export const WORKFLOW_INTERCEPTORS_PATH = require.resolve('../workflow/interceptors');
+export const WORKFLOW_INTERCEPTORS_PATH = workflowSource('workflow/interceptors');
 /** Preloaded into the sandbox unless stack traces are asked for: errors made in it capture no stack (see the module). */
-export const STACK_TRACES_PATH = require.resolve('../workflow/stack-traces');
+export const STACK_TRACES_PATH = workflowSource('workflow/stack-traces');
 
 /** `SWFLOW_WORKFLOW_STACK_TRACES=1`: the sandbox keeps Node's stack traces (debugging the interpreter; costs CPU per promise). */
 export function workflowStackTraces(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -96,7 +109,9 @@ export function workflowStackTraces(env: NodeJS.ProcessEnv = process.env): boole
 }
 
 /** Temporal's OpenTelemetry workflow interceptors with run-derived ids (bundled when the worker traces). */
-export const TRACING_INTERCEPTORS_PATH = require.resolve('../workflow/tracing-interceptors');
+export const TRACING_INTERCEPTORS_PATH = workflowSource('workflow/tracing-interceptors');
+/** The jq engine, preloaded: one instance per workflow thread. */
+const ENGINE_PATH = workflowSource('expr/engine');
 
 /**
  * Bundles the generic workflow (with the jq engine preloaded once per worker thread). `options`: a
@@ -109,7 +124,7 @@ export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 
   const traced = tracing ?? workflowInterceptorModules().length > 0;
   const bundle = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
-    preloadModules: [require.resolve('../expr/engine'), ...(stackTraces ? [] : [STACK_TRACES_PATH])],
+    preloadModules: [ENGINE_PATH, ...(stackTraces ? [] : [STACK_TRACES_PATH])],
     // With tracing on (src/tracing; `tracing: false` bundles without), Temporal's OpenTelemetry
     // workflow interceptors too, after swflow's: a call's step span is active when theirs makes its StartActivity span.
     workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH, ...(traced ? [TRACING_INTERCEPTORS_PATH] : [])],
