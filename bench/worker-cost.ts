@@ -7,19 +7,22 @@
  * RSS is its own), `--warmup` runs, then `--runs` runs (default 200) with `--concurrency` in flight
  * (default 50). Before the runs, `--idle` seconds (default 10) with nothing to do. Measured from /proc: the worker's CPU (utime + stime, all threads) over the
  * measured runs divided by their number, its peak RSS (VmHWM) at the end, its RSS when ready and
- * at the end (VmRSS), its CPU per second while idle. Sides: zigflow; swflow running the 1.0 document (calls as activities on
- * `swflow-adapters`, served by the same process); the same with `swflow.local: true` on every
- * call (local activities); `-before` variants of both on a worker that bundles its workflow code
- * as before 2026-11-25 (webpack in the worker process, full source map). The swflow worker
- * (bench/worker-cost-worker.ts) runs compiled to JavaScript as the `swflow` command runs it
- * (bin/compiled.js); `-tsx` variants run it through tsx, `-main` variants run another checkout's
- * (`--main-tree <dir>`) through tsx, as the command did before 2026-11-25.
+ * at the end (VmRSS), its CPU per second while idle. Sides: zigflow; swflow running the 1.0 document
+ * (GETs: local activities by default) on what `swflow start` runs (bench/worker-cost-worker.ts:
+ * the interpreter worker and the built-in adapter worker in one process); `-writes`: the same ten
+ * calls as POSTs (eager activities), against zigflow's `zigflow-writes`; `swflow-1.0-worker` and
+ * `swflow-1.0-worker-writes`: the same on the `swflow worker` command itself (bin/swflow.js: the
+ * interpreter worker alone); the same with `swflow.local: true` on every call (`-local`);
+ * `-before` variants on a worker that bundles its workflow code as before 2026-11-25 (webpack in
+ * the worker process, full source map). bench/worker-cost-worker.ts runs compiled to JavaScript as
+ * the `swflow` command runs (bin/compiled.js); `-tsx` variants run it through tsx, `-main` variants
+ * run another checkout's (`--main-tree <dir>`) through tsx, as the command did before 2026-11-25.
  *
  *   npx tsx bench/worker-cost.ts --zigflow /path/to/zigflow [--reps 2] [--runs 200] [--concurrency 50]
- *     [--sides zigflow,swflow-1.0,swflow-1.0-local,swflow-1.0-before,swflow-1.0-local-before,swflow-1.0-tsx,…-main]
+ *     [--sides zigflow,swflow-1.0,zigflow-writes,swflow-1.0-writes,swflow-1.0-worker,swflow-1.0-worker-writes,swflow-1.0-local,…]
  *     [--main-tree <dir>]
  *
- * The swflow worker (bench/worker-cost-worker.ts) gets node flags from BENCH_WORKER_NODE_ARGS
+ * The swflow worker gets node flags from BENCH_WORKER_NODE_ARGS
  * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=/tmp/heap`);
  * with `--snapshot` the bench sends SIGUSR2 to it after the measured runs (a heap snapshot of its main thread).
  */
@@ -54,8 +57,12 @@ interface Side {
   bundleInProcess?: boolean;
   /** Its environment beyond the bench's. */
   env?: Record<string, string>;
-  /** How the swflow worker runs: compiled JavaScript, as bin/swflow.js runs it (default); the sources through tsx; another tree's sources (--main-tree) through tsx. */
-  launch?: 'compiled' | 'tsx' | 'main';
+  /**
+   * How the swflow worker runs: bench/worker-cost-worker.ts (what `swflow start` runs) compiled to
+   * JavaScript as bin/swflow.js runs it (default), the sources through tsx, another tree's sources
+   * (--main-tree) through tsx; or `cli`: the `swflow worker` command itself (bin/swflow.js).
+   */
+  launch?: 'compiled' | 'tsx' | 'main' | 'cli';
   /** Another worker program than swflow's (bench/worker-cost-floor.ts: the TypeScript floor). */
   entry?: string;
 }
@@ -66,6 +73,9 @@ const SIDES = ([
   // The ten calls as POSTs (writes: activities on the default path), and zigflow's same POSTs.
   { name: 'zigflow-writes', taskQueue: 'zigflow-bench', type: 'tenposts' },
   { name: 'swflow-1.0-writes', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-writes' },
+  // What `swflow worker` runs (the interpreter worker alone, built-in calls on its queue, schedules kept in sync): the command itself.
+  { name: 'swflow-1.0-worker', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', launch: 'cli' as const },
+  { name: 'swflow-1.0-worker-writes', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-writes', launch: 'cli' as const },
   // The same two on a worker that bundles as it did before 2026-11-25 (in process, full source map).
   { name: 'swflow-1.0-before', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', bundleInProcess: true },
   { name: 'swflow-1.0-local-before', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local', bundleInProcess: true },
@@ -135,15 +145,17 @@ async function main(): Promise<void> {
         child.stderr!.on('data', (c: Buffer) => /error|fatal/i.test(c.toString()) && process.stderr.write(`[zigflow] ${c}`));
       } else {
         const entry =
-          side.entry ? [await compiledFloor(side.entry)]
-          : side.launch === 'tsx' ? ['--import', 'tsx', join(__dirname, 'worker-cost-worker.ts')]
-          : side.launch === 'main' ? ['--import', 'tsx', join(MAIN_TREE, 'bench', 'worker-cost-worker.ts')]
-          : [await compiledExtra(join(__dirname, 'worker-cost-worker.ts'))];
-        child = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), ...entry, docs.swflow], {
+          side.entry ? [await compiledFloor(side.entry), docs.swflow]
+          : side.launch === 'tsx' ? ['--import', 'tsx', join(__dirname, 'worker-cost-worker.ts'), docs.swflow]
+          : side.launch === 'main' ? ['--import', 'tsx', join(MAIN_TREE, 'bench', 'worker-cost-worker.ts'), docs.swflow]
+          : side.launch === 'cli' ? [join(__dirname, '..', 'bin', 'swflow.js'), 'worker', '--definitions', docs.swflow]
+          : [await compiledExtra(join(__dirname, 'worker-cost-worker.ts')), docs.swflow];
+        child = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), ...entry], {
           stdio: ['ignore', 'pipe', 'pipe'],
           env: { ...process.env, ...side.env, TEMPORAL_ADDRESS: server.address, BENCH_SERVICE: `http://127.0.0.1:${servicePort}`, ...(side.entry ? { BENCH_FLOOR_BUNDLE: await floorBundlePath(dir) } : {}), ...(side.bundleInProcess ? { BENCH_BUNDLE_IN_PROCESS: '1' } : {}) },
         });
-        await waitFor(child, /^ready$/m, 'the swflow worker');
+        // `swflow worker` says it serves its queue once its worker is created.
+        await waitFor(child, side.launch === 'cli' ? /serving task queue/ : /^ready$/m, 'the swflow worker');
         child.stderr!.on('data', (c: Buffer) => process.stderr.write(`[swflow] ${c}`));
         // BENCH_WORKER_STDOUT=1: its standard output too (e.g. BENCH_WORKER_NODE_ARGS=--trace-gc).
         if (process.env.BENCH_WORKER_STDOUT) child.stdout!.on('data', (c: Buffer) => process.stderr.write(`[swflow] ${c}`));

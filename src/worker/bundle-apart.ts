@@ -2,28 +2,37 @@
  * Bundling the interpreter's workflow code in a short-lived child process. webpack needs ~160 MB
  * of heap for it, which a worker process would otherwise keep resident for its whole life (V8
  * does not give the pages back): bundled apart, the worker holds only the bundle (~6 MB of code).
- * bench/README.md, "What a worker costs", has the figures.
+ * The bundle comes back as a file, given to the Worker by path (`workflowBundle: { codePath }`):
+ * the Worker reads it once, hands it to its workflow threads and keeps only the path, where a
+ * bundle given as text stays in the main thread's heap for the worker's life (~6 MB; twice
+ * while it is read). bench/README.md, "What a worker costs", has the figures.
  *
  *   const bundle = await bundleInterpreterApart();   // what createInterpreterWorker does by default
+ *   try { worker = await Worker.create({ ..., workflowBundle: { codePath: bundle.codePath } }); } finally { bundle.remove(); }
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { WorkflowBundle } from './interpreter-worker';
+import { dirname, join } from 'node:path';
 
 /** The child's entry (./bundle-main.ts, or .js once built). */
 const MAIN = require.resolve('./bundle-main');
 
-/** bundleInterpreter() run in a child process; its warnings go to this process's stderr. */
-export async function bundleInterpreterApart(opts: { tracing?: boolean } = {}): Promise<WorkflowBundle> {
-  const dir = mkdtempSync(join(tmpdir(), 'swflow-bundle-'));
-  const out = join(dir, 'bundle.json');
+/** A bundle in a file of its own: the code with its inline source map. `remove()` deletes it (once the Worker has read it). */
+export interface BundleFile {
+  codePath: string;
+  remove(): void;
+}
+
+/** bundleInterpreter() run in a child process, written to a file; its warnings go to this process's stderr. */
+export async function bundleInterpreterApart(opts: { tracing?: boolean } = {}): Promise<BundleFile> {
+  const codePath = join(mkdtempSync(join(tmpdir(), 'swflow-bundle-')), 'workflow-bundle.js');
+  const remove = () => rmSync(dirname(codePath), { recursive: true, force: true });
   // Run from TypeScript sources (tsx): the child loads them the same way.
   const loader = MAIN.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs')] : [];
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, [...loader, MAIN, out, ...(opts.tracing ? ['--tracing'] : [])], { stdio: ['ignore', 'inherit', 'pipe'] });
+      const child = spawn(process.execPath, [...loader, MAIN, codePath, ...(opts.tracing ? ['--tracing'] : [])], { stdio: ['ignore', 'inherit', 'pipe'] });
       let said = '';
       child.stderr!.on('data', (c: Buffer) => {
         said += c.toString();
@@ -32,8 +41,9 @@ export async function bundleInterpreterApart(opts: { tracing?: boolean } = {}): 
       child.once('error', reject);
       child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`bundling the workflow code failed (${signal ?? `exit ${code}`}): ${said.trim().slice(-2000)}`))));
     });
-    return JSON.parse(readFileSync(out, 'utf8')) as WorkflowBundle;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  } catch (err) {
+    remove();
+    throw err;
   }
+  return { codePath, remove };
 }

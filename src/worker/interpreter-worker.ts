@@ -45,7 +45,7 @@ export interface InterpreterWorkerOptions {
   lifecycleEvents?: boolean;
   /** The interpreter features runs started on this worker get (default: all): tests act as an older worker with fewer. */
   features?: string[];
-  /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers); default: bundled in a child process (./bundle-apart.ts). */
+  /** A prebuilt bundle from bundleInterpreter() (recommended when creating many workers); default: bundled in a child process (./bundle-apart.ts) and given to the Worker by path. */
   workflowBundle?: WorkflowBundle;
   /**
    * The activities that serve calls marked `swflow.local` (run as local activities on this worker,
@@ -84,11 +84,24 @@ export interface InterpreterWorkerOptions {
 
 export const DEFAULT_DEFINITIONS_DIR = join(PROJECT_ROOT, 'examples');
 
-export const WORKFLOWS_PATH = require.resolve('../workflow');
+/**
+ * A module of the workflow code, as the bundle takes it: its TypeScript source (bundled through
+ * swc), also when this module runs compiled (bin/compiled.js keeps `__dirname` the sources' folder),
+ * else the module beside this one (a tree built without its sources). The bundle is then the one
+ * the tests run, and leaner per workflow: a webpack module compiled by esbuild to CommonJS copies
+ * each export into a getter (`__toCommonJS`) every time it is evaluated, once per workflow run
+ * for every module but the preloaded ones (bench/README.md, "What a worker costs").
+ */
+function workflowSource(rel: string): string {
+  const ts = join(__dirname, '..', `${rel}.ts`);
+  return existsSync(ts) ? ts : require.resolve(`../${rel}`);
+}
+
+export const WORKFLOWS_PATH = workflowSource('workflow/index');
 /** The interpreter's workflow interceptors (search attributes written just before the run blocks). */
-export const WORKFLOW_INTERCEPTORS_PATH = require.resolve('../workflow/interceptors');
+export const WORKFLOW_INTERCEPTORS_PATH = workflowSource('workflow/interceptors');
 /** Preloaded into the sandbox unless stack traces are asked for: errors made in it capture no stack (see the module). */
-export const STACK_TRACES_PATH = require.resolve('../workflow/stack-traces');
+export const STACK_TRACES_PATH = workflowSource('workflow/stack-traces');
 
 /** `SWFLOW_WORKFLOW_STACK_TRACES=1`: the sandbox keeps Node's stack traces (debugging the interpreter; costs CPU per promise). */
 export function workflowStackTraces(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -96,7 +109,9 @@ export function workflowStackTraces(env: NodeJS.ProcessEnv = process.env): boole
 }
 
 /** Temporal's OpenTelemetry workflow interceptors with run-derived ids (bundled when the worker traces). */
-export const TRACING_INTERCEPTORS_PATH = require.resolve('../workflow/tracing-interceptors');
+export const TRACING_INTERCEPTORS_PATH = workflowSource('workflow/tracing-interceptors');
+/** The jq engine, preloaded: one instance per workflow thread. */
+const ENGINE_PATH = workflowSource('expr/engine');
 
 /**
  * Bundles the generic workflow (with the jq engine preloaded once per worker thread). `options`: a
@@ -109,14 +124,25 @@ export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 
   const traced = tracing ?? workflowInterceptorModules().length > 0;
   const bundle = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
-    preloadModules: [require.resolve('../expr/engine'), ...(stackTraces ? [] : [STACK_TRACES_PATH])],
+    preloadModules: [ENGINE_PATH, ...(stackTraces ? [] : [STACK_TRACES_PATH])],
     // With tracing on (src/tracing; `tracing: false` bundles without), Temporal's OpenTelemetry
     // workflow interceptors too, after swflow's: a call's step span is active when theirs makes its StartActivity span.
     workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH, ...(traced ? [TRACING_INTERCEPTORS_PATH] : [])],
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn(m: string) { console.warn(m); }, error(m: string) { console.error(m); } } as any,
     ...bundleOptions,
   });
-  return { ...bundle, code: withoutSourcesContent(bundle.code) };
+  return { ...bundle, code: latin1Only(withoutSourcesContent(bundle.code)) };
+}
+
+/**
+ * The code with every character above U+00FF written as its `\uXXXX` escape. V8 keeps a string
+ * holding any such character at two bytes per character: the bundle's ~80 (`→`, `—`, `…` in
+ * comments and in a few template literals) made it 6.1 MB in every workflow thread instead of
+ * 3.1 MB. The escape means the same character in a string, a template's value, a regular
+ * expression and a name; only a tagged template's `raw` text would differ.
+ */
+export function latin1Only(code: string): string {
+  return code.replace(/[\u0100-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const SOURCE_MAP_URL = '//# sourceMappingURL=data:';
@@ -147,26 +173,32 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
     ...(opts.activities ?? {}),
   };
   const extra = opts.workerOptions ?? {};
-  return Worker.create({
-    connection: opts.connection,
-    namespace: opts.namespace ?? 'default',
-    taskQueue: opts.taskQueue ?? INTERPRETER_TASK_QUEUE,
-    // Bundled in a child process unless given: webpack's memory is not kept by the worker.
-    workflowBundle: opts.workflowBundle ?? (await bundleInterpreterApart({ tracing: workflowInterceptorModules().length > 0 })),
-    activities,
-    // Encrypted payloads when codec keys are configured (docs/encryption.md).
-    ...dataConverterOptions(),
-    ...extra,
-    // Runs report to the `swflow.metrics` sink when this process serves metrics (src/metrics).
-    // …and workflow spans to the `exporter` sink when it traces (src/tracing).
-    sinks: { ...metricsSinks(), ...tracingSinks(), ...extra.sinks },
-    // A local call arrives as its arguments plus the `swflow-call` header: put it back together.
-    interceptors: {
-      ...extra.interceptors,
-      // autoHeartbeat: built-in calls served here as activities (eager-calls) heartbeat as on an adapter worker.
-      activity: [...tracingActivityInterceptors(), callInterceptor, metricsInterceptor, tracingCallInterceptor, autoHeartbeat, ...(extra.interceptors?.activity ?? [])],
-    },
-  });
+  // Bundled in a child process unless given (webpack's memory is not kept by the worker), and
+  // given by path: the Worker reads the file while it is created and keeps no copy of the text.
+  const bundled = opts.workflowBundle ? undefined : await bundleInterpreterApart({ tracing: workflowInterceptorModules().length > 0 });
+  try {
+    return await Worker.create({
+      connection: opts.connection,
+      namespace: opts.namespace ?? 'default',
+      taskQueue: opts.taskQueue ?? INTERPRETER_TASK_QUEUE,
+      workflowBundle: opts.workflowBundle ?? { codePath: bundled!.codePath },
+      activities,
+      // Encrypted payloads when codec keys are configured (docs/encryption.md).
+      ...dataConverterOptions(),
+      ...extra,
+      // Runs report to the `swflow.metrics` sink when this process serves metrics (src/metrics).
+      // …and workflow spans to the `exporter` sink when it traces (src/tracing).
+      sinks: { ...metricsSinks(), ...tracingSinks(), ...extra.sinks },
+      // A local call arrives as its arguments plus the `swflow-call` header: put it back together.
+      interceptors: {
+        ...extra.interceptors,
+        // autoHeartbeat: built-in calls served here as activities (eager-calls) heartbeat as on an adapter worker.
+        activity: [...tracingActivityInterceptors(), callInterceptor, metricsInterceptor, tracingCallInterceptor, autoHeartbeat, ...(extra.interceptors?.activity ?? [])],
+      },
+    });
+  } finally {
+    bundled?.remove();
+  }
 }
 
 /** The features runs pinned on this worker get: without `eager-calls` and `local-reads` when it does not serve built-in calls. */

@@ -1,8 +1,9 @@
 /**
  * The swflow command's compiled JavaScript (bin/compiled.js): one tree per content of the
  * sources (a change makes a new one, so stale code never runs), `__dirname` kept the source's
- * folder, and the workflow code bundled from it replays every recorded history as the
- * TypeScript's bundle does (test/workflow/replay.test.ts).
+ * folder, and the workflow code bundled from it: from the TypeScript sources, as in the tests
+ * (leaner per workflow run than esbuild's CommonJS), replaying every recorded history
+ * (test/workflow/replay.test.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,13 +45,14 @@ test('a changed source compiles to a new tree; an unchanged one reuses it; __dir
   }
 });
 
-test('the workflow code bundled from the compiled tree replays every recorded history', async () => {
+test('the workflow code bundled by the compiled tree comes from the TypeScript sources and replays every recorded history', async () => {
   const tree = await compiled.compiledTree();
-  const out = join(mkdtempSync(join(tmpdir(), 'swflow-compiled-bundle-')), 'bundle.json');
+  const out = join(mkdtempSync(join(tmpdir(), 'swflow-compiled-bundle-')), 'bundle.js');
   await run(process.execPath, [join(tree, 'src', 'worker', 'bundle-main.js'), out], { maxBuffer: 1 << 24 });
-  const bundle = JSON.parse(readFileSync(out, 'utf8')) as { code: string };
+  const bundle = { code: readFileSync(out, 'utf8') };
   rmSync(out, { force: true });
-  assert.match(bundle.code, /\.cache\/js\/[0-9a-f]+\/src\/workflow\//, 'bundled from the compiled JavaScript');
+  assert.match(bundle.code, /"\.\/src\/workflow\/index\.ts"/, 'bundled from the TypeScript sources');
+  assert.doesNotMatch(bundle.code, /\.cache\/js\/[0-9a-f]+\/src\//, 'not from the compiled JavaScript');
   assert.ok(existsSync(FIXTURES_DIR));
   const { files, replayed, failures } = await replayFixtures({ workflowBundle: bundle });
   assert.ok(files.length >= 5, `expected recorded histories, found ${files.length}`);

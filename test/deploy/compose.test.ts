@@ -56,6 +56,7 @@ test("swflow's processes: built from the Dockerfile, probed where they serve, st
     assert.deepEqual(s.command.slice(0, 2), ['node', 'bin/swflow.js']);
     assert.equal(s.command[2], name);
     assert.equal(s.environment.TEMPORAL_ADDRESS, 'temporal:7233');
+    assert.equal(s.environment.MALLOC_ARENA_MAX, '2', `${name}: glibc malloc held to 2 arenas`);
     const probed = /http:\/\/127\.0\.0\.1:(\d+)\/readyz/.exec(s.healthcheck.test.join(' '))?.[1];
     const serving = name === 'gateway' ? s.command[s.command.indexOf('--port') + 1] : s.environment.SWFLOW_HEALTH_PORT;
     assert.equal(probed, serving, `${name}: the health check calls the port the process serves /readyz on`);

@@ -96,6 +96,7 @@ test('the default rendering: three Deployments with probes, grace periods longer
     assert.equal(env.SWFLOW_HEALTH_PORT, '8081');
     assert.equal(env.SWFLOW_HEALTH_HOST, '0.0.0.0');
     assert.equal(env.SWFLOW_METRICS_PORT, '9464');
+    assert.equal(env.MALLOC_ARENA_MAX, '2', 'glibc malloc held to 2 arenas, whatever the image');
     // Kubernetes kills the pod at the end of its grace period: the worker's drain must end first.
     assert.ok(d.spec.template.spec.terminationGracePeriodSeconds > seconds(env.SWFLOW_SHUTDOWN_GRACE), `${name}: grace ${d.spec.template.spec.terminationGracePeriodSeconds} s vs drain ${env.SWFLOW_SHUTDOWN_GRACE}`);
     assert.equal(d.spec.template.spec.securityContext.runAsNonRoot, true);

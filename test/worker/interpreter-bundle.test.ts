@@ -1,16 +1,18 @@
 /**
  * The interpreter worker's workflow bundle: built in a child process by default (webpack's memory
- * stays out of the worker, src/worker/bundle-apart.ts), its inline source map without the
- * sources' texts. On a real dev server: a worker created without a bundle runs a definition.
+ * stays out of the worker, src/worker/bundle-apart.ts) into a file the Worker is given by path
+ * (it keeps no copy of the text), its inline source map without the sources' texts, its text
+ * Latin-1 (one byte per character in V8) with the same meaning. On a real
+ * dev server: a worker created without a bundle runs a definition.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleInterpreterApart } from '../../src/worker/bundle-apart';
-import { createInterpreterWorker, withoutSourcesContent } from '../../src/worker/interpreter-worker';
+import { createInterpreterWorker, latin1Only, withoutSourcesContent } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
 
 const MAP_URL = '//# sourceMappingURL=data:application/json;charset=utf-8;base64,';
@@ -37,17 +39,40 @@ test('withoutSourcesContent drops the texts and keeps the positions; code withou
   assert.equal(withoutSourcesContent('var a = 1;'), 'var a = 1;');
 });
 
-test('a worker created without a bundle bundles in a child process and runs a definition', { timeout: 180_000 }, async () => {
+test('latin1Only escapes the characters above U+00FF: comments, strings, templates and patterns keep their meaning', () => {
+  const code = "// a → b\nconst s = 'x → y', t = `${s} — …`, r = /→/, n = 'é';\nmodule.exports = { s, t, hit: r.test('→'), n };";
+  const out = latin1Only(code);
+  assert.equal(Buffer.from(out, 'latin1').toString('latin1'), out, 'Latin-1 only');
+  assert.match(out, /'é'/, 'Latin-1 characters are left as they are');
+  const run = (text: string) => {
+    const module = { exports: {} as Record<string, unknown> };
+    new Function('module', text)(module);
+    return module.exports;
+  };
+  assert.deepEqual(run(out), run(code));
+  assert.deepEqual(run(out), { s: 'x → y', t: 'x → y — …', hit: true, n: 'é' });
+  assert.equal(latin1Only('var a = "ü";'), 'var a = "ü";');
+});
+
+test('a worker created without a bundle bundles in a child process, keeps only the file\'s path, and runs a definition', { timeout: 180_000 }, async () => {
   const bundle = await bundleInterpreterApart();
-  const map = mapOf(bundle.code);
+  const map = mapOf(readFileSync(bundle.codePath, 'utf8'));
   assert.ok(map.sources.some((s: string) => s.includes('src/workflow/index.ts')), 'the map still names the sources');
   assert.equal(map.sourcesContent, undefined);
+  assert.doesNotMatch(readFileSync(bundle.codePath, 'utf8'), /[^\u0000-\u00ff]/, 'Latin-1 only: one byte per character in V8');
+  bundle.remove();
+  assert.equal(existsSync(bundle.codePath), false, 'remove() deletes the file');
 
   const dir = mkdtempSync(join(tmpdir(), 'swflow-bundle-apart-'));
   const file = join(dir, 'bundle-apart.sw.json');
   writeFileSync(file, JSON.stringify({ id: 'bundle-apart', version: '1.0', specVersion: '0.8', start: 'S', states: [{ name: 'S', type: 'inject', data: { ok: true }, end: true }] }));
   const taskQueue = `bundle-apart-${Date.now()}`;
   const worker = await createInterpreterWorker({ connection: env.nativeConnection, taskQueue, definitions: [file] });
+  // Given by path, read while the Worker was created, then deleted: the worker holds no bundle text.
+  const given = worker.options.workflowBundle as { codePath?: string; code?: string };
+  assert.equal(given.code, undefined);
+  assert.match(given.codePath ?? '', /workflow-bundle\.js$/);
+  assert.equal(existsSync(given.codePath!), false, 'the bundle file is gone once the Worker is created');
   const out = await worker.runUntil(env.client.workflow.execute('bundle-apart', { taskQueue, workflowId: taskQueue, args: [{}] }));
   assert.deepEqual(out, { ok: true });
 });

@@ -103,6 +103,9 @@ swflow.io/track: {{ .track | default "current" }}
   value: 0.0.0.0
 - name: SWFLOW_CACHE
   value: /tmp/swflow-cache
+{{- /* glibc's malloc held to 2 arenas: less resident memory per process (bench/README.md, "What a worker costs"); the image sets it too, this keeps it with an image of your own. */}}
+- name: MALLOC_ARENA_MAX
+  value: "2"
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
