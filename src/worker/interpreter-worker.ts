@@ -131,7 +131,8 @@ export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn(m: string) { console.warn(m); }, error(m: string) { console.error(m); } } as any,
     ...bundleOptions,
   });
-  return { ...bundle, code: latin1Only(withoutSourcesContent(bundle.code)) };
+  // The map's positions serve stack traces only.
+  return { ...bundle, code: latin1Only(stackTraces ? withoutSourcesContent(bundle.code) : withoutMappings(bundle.code)) };
 }
 
 /**
@@ -147,18 +148,36 @@ export function latin1Only(code: string): string {
 
 const SOURCE_MAP_URL = '//# sourceMappingURL=data:';
 
+/** The bundle with its inline source map changed by `edit` (code without a map is left alone). */
+function withInlineMap(code: string, edit: (map: Record<string, unknown>) => void): string {
+  const at = code.lastIndexOf(SOURCE_MAP_URL);
+  const data = at < 0 ? -1 : code.indexOf('base64,', at);
+  if (data < 0) return code;
+  const map = JSON.parse(Buffer.from(code.slice(data + 'base64,'.length).trimEnd(), 'base64').toString('utf8'));
+  edit(map);
+  return `${code.slice(0, at)}${SOURCE_MAP_URL}application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}`;
+}
+
 /**
  * The bundle with its inline source map stripped of `sourcesContent` (2.3 MB of the 2.7 MB map:
  * every source file's text, held by each workflow thread and the worker). Stack traces keep
  * their file:line:column positions; only the SDK's `showStackTraceSources` would read the texts.
  */
 export function withoutSourcesContent(code: string): string {
-  const at = code.lastIndexOf(SOURCE_MAP_URL);
-  const data = at < 0 ? -1 : code.indexOf('base64,', at);
-  if (data < 0) return code;
-  const map = JSON.parse(Buffer.from(code.slice(data + 'base64,'.length).trimEnd(), 'base64').toString('utf8'));
-  delete map.sourcesContent;
-  return `${code.slice(0, at)}${SOURCE_MAP_URL}application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}`;
+  return withInlineMap(code, (map) => delete map.sourcesContent);
+}
+
+/**
+ * The bundle with an empty source map (its `file` kept: the SDK requires a map and names the
+ * bundle after it), for a sandbox that captures no stacks (./stack-traces, the default): no frame
+ * is ever mapped, and the workflow thread would otherwise hold the mappings and the SDK's parser
+ * of them (source-map's wasm) for its life.
+ */
+export function withoutMappings(code: string): string {
+  return withInlineMap(code, (map) => {
+    for (const key of Object.keys(map)) if (key !== 'version' && key !== 'file') delete map[key];
+    Object.assign(map, { sources: [], names: [], mappings: '' });
+  });
 }
 
 export async function createInterpreterWorker(opts: InterpreterWorkerOptions): Promise<Worker> {

@@ -1,8 +1,9 @@
 /**
  * The interpreter worker's workflow bundle: built in a child process by default (webpack's memory
  * stays out of the worker, src/worker/bundle-apart.ts) into a file the Worker is given by path
- * (it keeps no copy of the text), its inline source map without the sources' texts, its text
- * Latin-1 (one byte per character in V8) with the same meaning. On a real
+ * (it keeps no copy of the text), its inline source map without the sources' texts (and
+ * without positions when the sandbox captures no stacks, the default), its text Latin-1 (one
+ * byte per character in V8) with the same meaning. On a real
  * dev server: a worker created without a bundle runs a definition.
  */
 import { after, before, test } from 'node:test';
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleInterpreterApart } from '../../src/worker/bundle-apart';
-import { createInterpreterWorker, latin1Only, withoutSourcesContent } from '../../src/worker/interpreter-worker';
+import { bundleInterpreter, createInterpreterWorker, latin1Only, withoutMappings, withoutSourcesContent } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
 
 const MAP_URL = '//# sourceMappingURL=data:application/json;charset=utf-8;base64,';
@@ -39,6 +40,20 @@ test('withoutSourcesContent drops the texts and keeps the positions; code withou
   assert.equal(withoutSourcesContent('var a = 1;'), 'var a = 1;');
 });
 
+test('withoutMappings leaves an empty map that keeps its file', () => {
+  const map = { version: 3, file: 'b.js', sources: ['a.ts'], names: ['a'], mappings: 'AAAA', sourcesContent: ['const a = 1;'], sourceRoot: '' };
+  const out = withoutMappings(`var a = 1;\n${MAP_URL}${Buffer.from(JSON.stringify(map)).toString('base64')}`);
+  assert.deepEqual(mapOf(out), { version: 3, file: 'b.js', sources: [], names: [], mappings: '' });
+  assert.equal(withoutMappings('var a = 1;'), 'var a = 1;');
+});
+
+test('a bundle with stack traces keeps the positions of its map, not the texts', { timeout: 180_000 }, async () => {
+  const map = mapOf((await bundleInterpreter({ stackTraces: true })).code);
+  assert.ok(map.sources.some((s: string) => s.includes('src/workflow/index.ts')), 'the map names the sources');
+  assert.ok(map.mappings.length > 1000);
+  assert.equal(map.sourcesContent, undefined);
+});
+
 test('latin1Only escapes the characters above U+00FF: comments, strings, templates and patterns keep their meaning', () => {
   const code = "// a → b\nconst s = 'x → y', t = `${s} — …`, r = /→/, n = 'é';\nmodule.exports = { s, t, hit: r.test('→'), n };";
   const out = latin1Only(code);
@@ -57,8 +72,8 @@ test('latin1Only escapes the characters above U+00FF: comments, strings, templat
 test('a worker created without a bundle bundles in a child process, keeps only the file\'s path, and runs a definition', { timeout: 180_000 }, async () => {
   const bundle = await bundleInterpreterApart();
   const map = mapOf(readFileSync(bundle.codePath, 'utf8'));
-  assert.ok(map.sources.some((s: string) => s.includes('src/workflow/index.ts')), 'the map still names the sources');
-  assert.equal(map.sourcesContent, undefined);
+  assert.deepEqual({ ...map, file: undefined }, { version: 3, file: undefined, sources: [], names: [], mappings: '' }, 'no stacks captured (the default): no positions kept');
+  assert.match(map.file, /\.js$/);
   assert.doesNotMatch(readFileSync(bundle.codePath, 'utf8'), /[^\u0000-\u00ff]/, 'Latin-1 only: one byte per character in V8');
   bundle.remove();
   assert.equal(existsSync(bundle.codePath), false, 'remove() deletes the file');
