@@ -15,6 +15,7 @@ import type { Definition, Json } from '../../src/common/model';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { startDevEnv } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
 import { def, loadAny, saveHistory, sharedBundle } from './helpers';
 
 const ROOT = join(__dirname, '..', '..');
@@ -48,16 +49,6 @@ after(async () => {
 const short = (t: string) => t.replace(/^io\.serverlessworkflow\.|\.v1$/g, '');
 const eventsOf = (workflowId: string) => lifecycle.filter((e) => String(e.data.name ?? e.data.workflow).startsWith(`${workflowId}.`));
 const sleepMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleepMs(100);
-  }
-}
 
 /** `swflow <args>` as a child process (not spawnSync: the worker runs in this process and must keep polling). */
 async function cli(...args: string[]): Promise<string> {

@@ -9,10 +9,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import { EVENT_SIGNAL, type InstanceState, type StartOptions } from '../../src/common/contracts';
+import { EVENT_SIGNAL, STATE_QUERY, type InstanceState, type StartOptions } from '../../src/common/contracts';
 import { bundleInterpreter, createInterpreterWorker, workflowStackTraces } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { startDevEnv } from '../helpers/temporal';
+import { waitFor } from '../helpers/wait';
 import { loadAny, sharedBundle } from './helpers';
 
 const WITH_STACKS = 'swflow-with-stacks';
@@ -54,11 +55,7 @@ async function stackOfWaitingRun(taskQueue: string, workflowId: string): Promise
   const definition = await loadAny(waiting);
   const handle = await env.client.workflow.start('waitsforgo', { taskQueue, workflowId, args: [{}, { definition } satisfies StartOptions] });
   // Wait until the run is blocked on the event, then ask where it is.
-  for (let i = 0; i < 100; i++) {
-    const state = await handle.query<InstanceState>('state').catch(() => undefined);
-    if (state?.awaitedEvents.length) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor('the wait for the event', async () => ((await handle.query<InstanceState>(STATE_QUERY)).awaitedEvents.length ? true : undefined));
   const stack = await handle.query<string>('__stack_trace');
   await handle.signal(EVENT_SIGNAL, { specversion: '1.0', id: `${workflowId}-go`, type: 'test.go', source: 'test', data: { go: { done: true } } });
   assert.deepEqual(await handle.result(), { done: true });
