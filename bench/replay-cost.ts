@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   const cli = await resolveTemporalCli(() => {});
   if (!cli) throw new Error('no Temporal CLI');
   const port = await freePort();
-  const server = await startDevServer({ binary: cli.path, port, uiPort: await freePort(), dbFile: join(mkdtempSync(join(tmpdir(), "replay-cost-")), "db.sqlite") });
+  const server = await startDevServer({ binary: cli.path, port, uiPort: await freePort(), dbFile: join(mkdtempSync(join(tmpdir(), 'replay-cost-')), 'db.sqlite') });
   const servicePort = await freePort();
   const service = startEchoService(servicePort);
   await waitFor(service, /ready/, 'echo service');

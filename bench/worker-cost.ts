@@ -103,11 +103,6 @@ async function exit(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** The floor worker compiled as swflow's is; its entry. */
-async function compiledFloor(entry: string): Promise<string> {
-  return compiledExtra(join(__dirname, entry));
-}
-
 /** The floor's workflow bundle, made once in this process and written to `dir` (its worker loads it by path). */
 let floorBundle: Promise<string> | undefined;
 function floorBundlePath(dir: string): Promise<string> {
@@ -145,7 +140,7 @@ async function main(): Promise<void> {
         child.stderr!.on('data', (c: Buffer) => /error|fatal/i.test(c.toString()) && process.stderr.write(`[zigflow] ${c}`));
       } else {
         const entry =
-          side.entry ? [await compiledFloor(side.entry), docs.swflow]
+          side.entry ? [await compiledExtra(join(__dirname, side.entry)), docs.swflow]
           : side.launch === 'tsx' ? ['--import', 'tsx', join(__dirname, 'worker-cost-worker.ts'), docs.swflow]
           : side.launch === 'main' ? ['--import', 'tsx', join(MAIN_TREE, 'bench', 'worker-cost-worker.ts'), docs.swflow]
           : side.launch === 'cli' ? [join(__dirname, '..', 'bin', 'swflow.js'), 'worker', '--definitions', docs.swflow]
