@@ -5,15 +5,17 @@
  *   (b) history events per run (and so per operation-state call).
  * Ratios are interpreter / hand-written. Goals: ≤ 1.10× latency, ≥ 0.90× throughput, 1.00× events.
  *
- *   npx tsx bench/interpreter.ts [--runs 30] [--throughput 300] [--without sync-expressions]
+ *   npx tsx bench/interpreter.ts [--runs 30] [--throughput 300] [--without sync-expressions] [--timeline]
  *
  * `--without <features>` (comma-separated) runs the interpreter as a worker from before those
- * interpreter features (src/common/features.ts) would.
+ * interpreter features (src/common/features.ts) would. `--timeline` adds, per side, the mean time
+ * per run between consecutive history events by their types (where the difference sits).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker, Runtime, DefaultLogger } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
 import { startDevServer } from '../src/platform/dev-server';
@@ -86,8 +88,11 @@ async function main(): Promise<void> {
 
         // (a) latency: interleaved sequential runs.
         const latency: Record<Kind, number[]> = { interpreter: [], handwritten: [] };
+        // Alternating which side goes first, so neither always runs right after the other's run (the
+        // server's visibility and timer work of a run spills into the next one's time).
         for (let i = 0; i < RUNS; i++) {
-          for (const kind of Object.keys(kinds) as Kind[]) {
+          const order = Object.keys(kinds) as Kind[];
+          for (const kind of i % 2 ? order.reverse() : order) {
             const t = performance.now();
             await kinds[kind](`lat-${kind}-${i}`);
             latency[kind].push(performance.now() - t);
@@ -133,6 +138,23 @@ async function main(): Promise<void> {
             }
           }
           taskMs[kind] = spans.reduce((a, b) => a + b, 0) / spans.length;
+        }
+
+        // --timeline: mean time per run between consecutive history events, by the pair of event types.
+        if (process.argv.includes('--timeline')) {
+          for (const kind of Object.keys(kinds) as Kind[]) {
+            const sums = new Map<string, number>();
+            for (let i = 0; i < RUNS; i++) {
+              let prev: { at: number; type: string } | undefined;
+              for (const e of (await client.workflow.getHandle(`lat-${kind}-${i}`).fetchHistory()).events ?? []) {
+                const at = Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
+                const type = String(temporal.api.enums.v1.EventType[e.eventType ?? 0]).replace(/^EVENT_TYPE_/, '');
+                if (prev) sums.set(`${prev.type} → ${type}`, (sums.get(`${prev.type} → ${type}`) ?? 0) + at - prev.at);
+                prev = { at, type };
+              }
+            }
+            report[`${kind}Timeline`] = Object.fromEntries([...sums].map(([k, v]) => [k, +(v / RUNS).toFixed(2)]));
+          }
         }
 
         for (const kind of Object.keys(kinds) as Kind[]) {
