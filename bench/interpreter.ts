@@ -23,6 +23,7 @@ import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { createInterpreterWorker } from '../src/worker/interpreter-worker';
 import { freePort } from '../test/helpers/ports';
 import { INTERPRETER_FEATURES } from '../src/common/features';
+import { eventTimeMs } from './support';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -34,6 +35,7 @@ const WITHOUT = (() => {
   return i > 0 ? process.argv[i + 1].split(',') : [];
 })();
 const THROUGHPUT_RUNS = arg('throughput', 300);
+const TIMELINE = process.argv.includes('--timeline');
 const CONCURRENCY = 50;
 
 const quantile = (xs: number[], q: number) => {
@@ -124,37 +126,27 @@ async function main(): Promise<void> {
           perCall[kind] = (events[kind] - (await count(`one-${kind}`))) / 9;
         }
 
-        // Where the latency goes: mean time a worker spent on one workflow task
-        // (WorkflowTaskStarted → WorkflowTaskCompleted in history), over the latency runs.
+        // Where the latency goes, from the latency runs' histories (each fetched once): the mean time
+        // a worker spent on one workflow task (WorkflowTaskStarted → WorkflowTaskCompleted) and, with
+        // --timeline, the mean time per run between consecutive events by the pair of event types.
         const taskMs: Record<Kind, number> = { interpreter: 0, handwritten: 0 };
         for (const kind of Object.keys(kinds) as Kind[]) {
           const spans: number[] = [];
+          const sums = new Map<string, number>();
           for (let i = 0; i < RUNS; i++) {
             let started = 0;
+            let prev: { at: number; type: string } | undefined;
             for (const e of (await client.workflow.getHandle(`lat-${kind}-${i}`).fetchHistory()).events ?? []) {
-              const at = Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
+              const at = eventTimeMs(e);
               if (e.workflowTaskStartedEventAttributes) started = at;
               if (e.workflowTaskCompletedEventAttributes && started) spans.push(at - started);
+              const type = String(temporal.api.enums.v1.EventType[e.eventType ?? 0]).replace(/^EVENT_TYPE_/, '');
+              if (prev) sums.set(`${prev.type} → ${type}`, (sums.get(`${prev.type} → ${type}`) ?? 0) + at - prev.at);
+              prev = { at, type };
             }
           }
           taskMs[kind] = spans.reduce((a, b) => a + b, 0) / spans.length;
-        }
-
-        // --timeline: mean time per run between consecutive history events, by the pair of event types.
-        if (process.argv.includes('--timeline')) {
-          for (const kind of Object.keys(kinds) as Kind[]) {
-            const sums = new Map<string, number>();
-            for (let i = 0; i < RUNS; i++) {
-              let prev: { at: number; type: string } | undefined;
-              for (const e of (await client.workflow.getHandle(`lat-${kind}-${i}`).fetchHistory()).events ?? []) {
-                const at = Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
-                const type = String(temporal.api.enums.v1.EventType[e.eventType ?? 0]).replace(/^EVENT_TYPE_/, '');
-                if (prev) sums.set(`${prev.type} → ${type}`, (sums.get(`${prev.type} → ${type}`) ?? 0) + at - prev.at);
-                prev = { at, type };
-              }
-            }
-            report[`${kind}Timeline`] = Object.fromEntries([...sums].map(([k, v]) => [k, +(v / RUNS).toFixed(2)]));
-          }
+          if (TIMELINE) report[`${kind}Timeline`] = Object.fromEntries([...sums].map(([k, v]) => [k, +(v / RUNS).toFixed(2)]));
         }
 
         for (const kind of Object.keys(kinds) as Kind[]) {

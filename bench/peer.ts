@@ -33,7 +33,7 @@ import { startDevServer } from '../src/platform/dev-server';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
 import { freePort } from '../test/helpers/ports';
-import { mean, option as arg, quantile, round, startEchoService, waitFor, writePeerDocuments, zigflowSideOf } from './support';
+import { eventTimeMs, mean, option as arg, quantile, round, startEchoService, waitFor, writePeerDocuments, zigflowSideOf } from './support';
 
 const ZIGFLOW = arg('zigflow', process.env.ZIGFLOW_BIN ?? '');
 const REPS = Number(arg('reps', '3'));
@@ -216,7 +216,6 @@ async function phasesOf(client: Client, ids: string[]): Promise<Record<string, n
   const sums: Record<string, number[]> = { firstWorkflowTask: [], workflowTask: [], workflowTaskDispatch: [], activityDispatch: [], activityExecution: [], completionToNextTask: [], upserts: [] };
   for (const id of ids) {
     const evs = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
-    const at = (e: (typeof evs)[number]) => Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
     let wftScheduled = 0;
     let wftStarted = 0;
     let activityCompleted = 0;
@@ -224,7 +223,7 @@ async function phasesOf(client: Client, ids: string[]): Promise<Record<string, n
     let upserts = 0;
     let first = true;
     for (const e of evs) {
-      const t = at(e);
+      const t = eventTimeMs(e);
       const eid = Number(e.eventId);
       if (e.workflowTaskScheduledEventAttributes) wftScheduled = t;
       if (e.workflowTaskStartedEventAttributes) {
@@ -242,7 +241,7 @@ async function phasesOf(client: Client, ids: string[]): Promise<Record<string, n
       if (e.activityTaskCompletedEventAttributes) {
         activityCompleted = t;
         const started = evs.find((x) => Number(x.eventId) === Number(e.activityTaskCompletedEventAttributes!.startedEventId));
-        if (started) sums.activityExecution.push(t - at(started));
+        if (started) sums.activityExecution.push(t - eventTimeMs(started));
       }
       if (e.upsertWorkflowSearchAttributesEventAttributes) upserts++;
     }

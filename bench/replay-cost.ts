@@ -32,7 +32,7 @@ import { bundleInterpreter, createInterpreterWorker } from '../src/worker/interp
 import { createBuiltinAdapterWorker } from '../src/worker/adapter-worker';
 import { historyToFixture } from '../src/testing/history';
 import { freePort } from '../test/helpers/ports';
-import { option as arg, mean, round, startEchoService, waitFor, writePeerDocuments } from './support';
+import { option as arg, mean, quietBundlerLogger, round, startEchoService, waitFor, writePeerDocuments } from './support';
 
 const TIMES = Number(arg('times', '100'));
 const ROUNDS = Number(arg('rounds', '4'));
@@ -55,7 +55,7 @@ interface Workload {
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } as never;
+  const quiet = quietBundlerLogger;
   const cli = await resolveTemporalCli(() => {});
   if (!cli) throw new Error('no Temporal CLI');
   const port = await freePort();

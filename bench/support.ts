@@ -7,6 +7,13 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+
+/** When a history event happened, in ms since the epoch. */
+export const eventTimeMs = (e: temporal.api.history.v1.IHistoryEvent): number => Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
+
+/** A webpack logger that says only errors (the benches' own bundles). */
+export const quietBundlerLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } as never;
 
 /** `--name value` from the command line, else `dflt`. */
 export function option(name: string, dflt: string): string {
@@ -76,7 +83,7 @@ export async function workflowTasks(client: Client, workflowId: string): Promise
   const spans: number[] = [];
   let started = 0;
   for (const e of (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? []) {
-    const at = Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
+    const at = eventTimeMs(e);
     if (e.workflowTaskStartedEventAttributes) started = at;
     if (e.workflowTaskCompletedEventAttributes) spans.push(at - started);
   }

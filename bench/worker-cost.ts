@@ -38,7 +38,7 @@ import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
 import { freePort } from '../test/helpers/ports';
 // The swflow worker runs compiled, as the swflow command does (bin/compiled.js).
 const { compiledExtra } = require('../bin/compiled') as { compiledExtra(file: string): Promise<string> };
-import { cpuMs, option as arg, peakRssMb, round, rssMb, startEchoService, waitFor, writePeerDocuments, zigflowSideOf } from './support';
+import { cpuMs, option as arg, peakRssMb, quietBundlerLogger, round, rssMb, startEchoService, waitFor, writePeerDocuments, zigflowSideOf } from './support';
 
 const ZIGFLOW = arg('zigflow', process.env.ZIGFLOW_BIN ?? '');
 const REPS = Number(arg('reps', '2'));
@@ -107,7 +107,7 @@ async function exit(child: ChildProcess): Promise<void> {
 let floorBundle: Promise<string> | undefined;
 function floorBundlePath(dir: string): Promise<string> {
   return (floorBundle ??= (async () => {
-    const { code } = await bundleWorkflowCode({ workflowsPath: join(__dirname, 'worker-cost-floor-workflow.ts'), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error } as never });
+    const { code } = await bundleWorkflowCode({ workflowsPath: join(__dirname, 'worker-cost-floor-workflow.ts'), logger: quietBundlerLogger });
     const file = join(dir, 'floor-bundle.js');
     writeFileSync(file, code);
     return file;
