@@ -104,7 +104,10 @@ async function compiledExtra(sourceFile) {
 async function compiledTree() {
   const esbuild = loadEsbuild();
   const files = sourceFiles();
-  const hash = crypto.createHash('sha256').update(`${esbuild.version}\0${ROOT}\0${process.version}\0`).update(fs.readFileSync(__filename));
+  // The package's name and version go with the tree (src/common/runtime.ts reads `$runtime.version` from ../../package.json).
+  const { name, version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const pkg = `${JSON.stringify({ name, version, private: true }, null, 2)}\n`;
+  const hash = crypto.createHash('sha256').update(`${esbuild.version}\0${ROOT}\0${process.version}\0`).update(fs.readFileSync(__filename)).update(pkg);
   const texts = files.map((f) => {
     const text = fs.readFileSync(path.join(ROOT, f), 'utf8');
     hash.update(`${f}\0${text.length}\0`).update(text);
@@ -130,6 +133,7 @@ async function compiledTree() {
     }),
   );
   files.forEach((f, i) => writeCompiled(path.join(tmp, f.replace(/\.ts$/, '.js')), outputs[i]));
+  fs.writeFileSync(path.join(tmp, 'package.json'), pkg);
   linkPackages(tmp, base);
   fs.writeFileSync(path.join(tmp, '.complete'), '');
   try {

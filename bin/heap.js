@@ -11,6 +11,9 @@ const v8 = require('node:v8');
 
 const WORKER_HEAP_FLAGS = '--max-semi-space-size=4 --optimize-for-size';
 
+/** The swflow commands that run Temporal workers: the one list (./swflow.js applies the flags, src/cli/main.ts installs Temporal's logger). */
+const WORKER_COMMANDS = ['start', 'worker', 'adapters', 'processes'];
+
 /** Applies the worker processes' V8 flags (SWFLOW_V8_FLAGS, else WORKER_HEAP_FLAGS); the flags applied. */
 function applyWorkerHeapFlags() {
   const flags = (process.env.SWFLOW_V8_FLAGS ?? WORKER_HEAP_FLAGS).trim();
@@ -18,4 +21,4 @@ function applyWorkerHeapFlags() {
   return flags;
 }
 
-module.exports = { applyWorkerHeapFlags, WORKER_HEAP_FLAGS };
+module.exports = { applyWorkerHeapFlags, WORKER_COMMANDS, WORKER_HEAP_FLAGS };

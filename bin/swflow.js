@@ -7,8 +7,9 @@
 const path = require('node:path');
 const { compiledFile } = require('./compiled');
 
-/** The commands that run Temporal workers (src/cli/main.ts, WORKER_COMMANDS): their V8 heap settings (./heap.js). */
-if (['start', 'worker', 'adapters', 'processes'].includes(process.argv[2])) require('./heap').applyWorkerHeapFlags();
+/** The commands that run Temporal workers get their V8 heap settings (./heap.js). */
+const heap = require('./heap');
+if (heap.WORKER_COMMANDS.includes(process.argv[2])) heap.applyWorkerHeapFlags();
 
 const MAIN = path.join(__dirname, '..', 'src', 'cli', 'main.ts');
 compiledFile(MAIN).then((file) => (file ? require(file) : import('tsx').then(() => require(MAIN))));

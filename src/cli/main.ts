@@ -7,9 +7,11 @@ import { Command } from 'commander';
 import { startTracingIf, tracing } from '../tracing';
 import { installTemporalLogger, useLogFormat } from '../tracing/log';
 import { metricsPort } from '../metrics';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../platform/paths';
 
-/** The commands that run Temporal workers (and so Temporal's runtime and its logger). */
-const WORKER_COMMANDS = ['start', 'worker', 'adapters', 'processes'];
+/** The commands that run Temporal workers (and so Temporal's runtime and its logger): bin/heap.js has the one list. */
+const { WORKER_COMMANDS } = require(join(PROJECT_ROOT, 'bin', 'heap.js')) as { WORKER_COMMANDS: readonly string[] };
 
 const COMMANDS = ['start', 'worker', 'adapters', 'processes', 'gateway', 'event', 'suspend', 'schedules', 'validate', 'diagram', 'run', 'test', 'codec-server', 'ui', 'setup', 'cluster'];
 /** Commands registered by a module of another name. */

@@ -229,6 +229,13 @@ export const FEATURE_STATE_AT_WAITS = 'state-at-waits';
  */
 export const FEATURE_LOCAL_READS = 'local-reads';
 /** What this worker's interpreter knows (returned by the resolve local activity). */
+/**
+ * A listen's `until: { any: [] }` (an empty `any`: every incoming event, as `to.any: []` is) ends
+ * the listen at the next event, which is not output (spec: events consumed by `until` are not part of
+ * the output). Runs recorded before it kept consuming the `to.any` events forever.
+ */
+export const FEATURE_V1_LISTEN_UNTIL_ANY_EVENT = 'v1-listen-until-any-event';
+
 export const INTERPRETER_FEATURES = [
   FEATURE_UPSERTS_BEFORE_BLOCKING,
   FEATURE_NATIVE_RETRY_POLICY,
@@ -268,4 +275,5 @@ export const INTERPRETER_FEATURES = [
   FEATURE_EAGER_CALLS,
   FEATURE_STATE_AT_WAITS,
   FEATURE_LOCAL_READS,
+  FEATURE_V1_LISTEN_UNTIL_ANY_EVENT,
 ];

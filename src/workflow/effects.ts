@@ -15,12 +15,15 @@ import {
   executeChild,
   log,
   scheduleActivity,
+  scheduleLocalActivity,
   sleep,
   startChild,
   uuid4,
+  workflowInfo,
   type ActivityOptions,
   type ChildWorkflowOptions,
   type LocalActivityOptions,
+  type WorkflowInfo,
 } from '@temporalio/workflow';
 import { scheduleLocalCall } from './interceptors';
 
@@ -38,6 +41,8 @@ export interface Effects {
   activity<R>(type: string, args: unknown[], options: ActivityOptions): Promise<R>;
   /** A function call as a local activity on this worker (`swflow.local`). */
   localCall<R>(type: string, args: unknown[], options: ActivityOptions): Promise<R>;
+  /** One of the interpreter's own local activities (data-schema validation, pinning). */
+  localActivity<R>(type: string, args: unknown[], options: LocalActivityOptions): Promise<R>;
   /** A durable timer. */
   sleep(ms: number, summary?: string): Promise<void>;
   /** Waits until `fn` holds (re-checked after every signal and timer). */
@@ -56,18 +61,21 @@ export interface Effects {
   cancelled(): boolean;
   /** A deterministic UUID v4. */
   uuid4(): string;
-  /** Workflow time, epoch ms. */
+  /** Workflow time, epoch ms: the run's clock. */
   now(): number;
+  /** What Temporal says of the run now (ids, task queue, history length, continue-as-new suggested). */
+  info(): WorkflowInfo;
   /** A warning in the worker's log (a call made again); absent: not logged. */
   warn?(message: string, attributes?: Record<string, unknown>): void;
 }
 
-export type { ActivityOptions, ChildWorkflowOptions, LocalActivityOptions };
+export type { ActivityOptions, ChildWorkflowOptions, LocalActivityOptions, WorkflowInfo };
 
 /** The real effects: Temporal's workflow APIs. */
 export const temporalEffects: Effects = {
   activity: (type, args, options) => scheduleActivity(type, args, options),
   localCall: (type, args, options) => scheduleLocalCall(type, args, options),
+  localActivity: (type, args, options) => scheduleLocalActivity(type, args, options),
   sleep: (ms, summary) => sleep(ms, summary ? { summary } : undefined),
   condition: (fn) => condition(fn),
   conditionWithin: (fn, timeoutMs, summary) => condition(fn, timeoutMs, summary ? { summary } : {}),
@@ -78,5 +86,6 @@ export const temporalEffects: Effects = {
   cancelled: () => CancellationScope.current().consideredCancelled,
   uuid4: () => uuid4(),
   now: () => Date.now(),
+  info: () => workflowInfo(),
   warn: (message, attributes) => log.warn(message, attributes),
 };

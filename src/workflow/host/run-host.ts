@@ -9,7 +9,7 @@
  * {@link FrontEnd}; its executors see narrow contexts (StateContext, TaskContext) built on the
  * host, never the host itself.
  */
-import { makeContinueAsNewFunc, proxySinks, workflowInfo, type WorkflowInfo } from '@temporalio/workflow';
+import { makeContinueAsNewFunc, proxySinks, type WorkflowInfo } from '@temporalio/workflow';
 import { METRICS_SINK, type MetricsSinks } from '../../common/metrics-sink';
 import { setRunMetrics } from './metrics';
 import type { Json } from '../../common/model';
@@ -61,7 +61,8 @@ export interface RunDescription {
 }
 
 export class RunHost {
-  readonly info: WorkflowInfo = workflowInfo();
+  /** The run's workflow info when it started (ids, type, task queue), from the effects. */
+  readonly info: WorkflowInfo;
   readonly mailbox = new Mailbox();
 
   features: ReadonlySet<string> = new Set();
@@ -76,7 +77,7 @@ export class RunHost {
   deadline?: number;
   private front?: FrontEnd;
   private description?: RunDescription;
-  private readonly budget = new WalkBudget();
+  private readonly budget: WalkBudget;
   private suspended = false;
 
   /**
@@ -87,6 +88,8 @@ export class RunHost {
     readonly options: StartOptions,
     readonly effects: Effects = temporalEffects,
   ) {
+    this.info = effects.info();
+    this.budget = new WalkBudget(effects);
     this.mailbox.effects = effects;
     this.carried = readCarried(options.carried);
     if (this.carried) {
@@ -280,7 +283,7 @@ export class RunHost {
 
   /** Whether the run should continue as new at the next safe point (its history grows too long). */
   continueAsNewDue(): boolean {
-    const info = workflowInfo();
+    const info = this.effects.info();
     return info.continueAsNewSuggested || info.historyLength >= this.historyLimit();
   }
 

@@ -5,7 +5,7 @@
  * `yield-long-walks` feature, the 0.8 interpreter and the 1.0 executor end the task every
  * TRANSITIONS_PER_TASK steps with a 1 ms timer.
  */
-import { sleep, workflowInfo } from '@temporalio/workflow';
+import type { Effects } from '../effects';
 
 /** Steps (0.8 transitions, 1.0 tasks entered) one workflow task makes before a walk yields. */
 export const TRANSITIONS_PER_TASK = 500;
@@ -14,6 +14,8 @@ export class WalkBudget {
   private historyLength = -1;
   private steps = 0;
 
+  constructor(private readonly effects: Effects) {}
+
   /**
    * Counts a step; after TRANSITIONS_PER_TASK in one workflow task, returns the 1 ms timer to
    * await. Otherwise nothing: an `await` of its own would add a microtask turn to every step and
@@ -21,12 +23,12 @@ export class WalkBudget {
    */
   step(): Promise<void> | undefined {
     // historyLength tells workflow tasks apart, and is the same on replay.
-    const at = workflowInfo().historyLength;
+    const at = this.effects.info().historyLength;
     if (at !== this.historyLength) {
       this.historyLength = at;
       this.steps = 0;
     }
-    if (++this.steps % TRANSITIONS_PER_TASK === 0) return sleep(1, { summary: `${TRANSITIONS_PER_TASK} steps in one workflow task: yield` });
+    if (++this.steps % TRANSITIONS_PER_TASK === 0) return this.effects.sleep(1, `${TRANSITIONS_PER_TASK} steps in one workflow task: yield`);
     return undefined;
   }
 }

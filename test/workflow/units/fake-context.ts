@@ -14,7 +14,7 @@ import type { CloudEventJson, StartOptions } from '../../../src/common/contracts
 import { loadDefinition, formatProblem } from '../../../src/dsl';
 import { Mailbox } from '../../../src/workflow/events/mailbox';
 import { summary as summaryOf } from '../../../src/workflow/ui';
-import type { ActivityOptions, ChildOptions, Effects, Scope } from '../../../src/workflow/effects';
+import type { ActivityOptions, ChildOptions, Effects, LocalActivityOptions, Scope, WorkflowInfo } from '../../../src/workflow/effects';
 import type { Holder, Next, RunInfo, StateContext } from '../../../src/workflow/states/context';
 import { executorOf } from '../../../src/workflow/states/executors';
 import type { ExprScope } from '../../../src/workflow/expr';
@@ -171,6 +171,10 @@ export class FakeEffects implements Effects {
     return this.answered<R>({ kind: 'localCall', type, args, options, at: this.clock });
   }
 
+  localActivity<R>(type: string, args: unknown[], options: LocalActivityOptions): Promise<R> {
+    return this.answered<R>({ kind: 'localCall', type, args, options: options as ActivityOptions, at: this.clock });
+  }
+
   executeChild<R>(type: string, options: ChildOptions): Promise<R> {
     return this.answered<R>({ kind: 'child', type, options, at: this.clock });
   }
@@ -236,6 +240,10 @@ export class FakeEffects implements Effects {
 
   now(): number {
     return this.epoch + this.clock;
+  }
+
+  info(): WorkflowInfo {
+    return { workflowId: 'wf-1', runId: 'run-1', taskQueue: 'swflow', namespace: 'default', workflowType: 'test', historyLength: 3, continueAsNewSuggested: false } as unknown as WorkflowInfo;
   }
 
   warn(message: string): void {

@@ -1,7 +1,8 @@
 /**
- * A fake 1.0 TaskContext for unit tests of the task executors (src/workflow/v1/tasks/*) without
- * a server: the real jq engine, the real Mailbox, the real data-flow functions (v1/data.ts), and
- * {@link FakeEffects} in place of Temporal, which records every command a task issues
+ * The 1.0 task pipeline (src/workflow/v1/pipeline.ts: every task's data flow and the executors'
+ * context) over fake effects, for unit tests of the task executors (src/workflow/v1/tasks/*)
+ * without a server. Nothing of the run's semantics is written here: the pipeline is the real
+ * one; {@link FakeEffects} stands in for Temporal only. It records every command a task issues
  * (activities, local calls, timers, children) and plays Temporal's part on a virtual clock:
  * activities complete at the next "activation" with what the test's handler gives, timers fire
  * when nothing else can progress, conditions are re-checked after every activation, and
@@ -10,26 +11,21 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { CancelledFailure } from '@temporalio/common';
-import { isCancellation } from '@temporalio/workflow';
+import type { WorkflowInfo } from '@temporalio/workflow';
 import type { Json } from '../../../src/common/model';
-import { entryOf, taskTypeOf, V1_KIND, type FlowDirective, type PinnedFunction, type Task, type TaskList, type TaskType, type V1Definition } from '../../../src/common/model-v1';
+import { entryOf, taskTypeOf, V1_KIND, type PinnedFunction, type Task, type V1Definition } from '../../../src/common/model-v1';
 import { formatProblem, loadAnyDefinition } from '../../../src/dsl';
 import type { StartOptions } from '../../../src/common/contracts';
 import { initExpressions } from '../../../src/expr';
-import type { ActivityOptions, ChildWorkflowOptions, Effects, Scope } from '../../../src/workflow/effects';
+import type { ActivityOptions, ChildWorkflowOptions, Effects, LocalActivityOptions, Scope } from '../../../src/workflow/effects';
 import { Mailbox } from '../../../src/workflow/events/mailbox';
-import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalValue, evalValueSync } from '../../../src/workflow/expr';
-import { FEATURE_LOCAL_READS, FEATURE_SYNC_EXPRESSIONS, INTERPRETER_FEATURES } from '../../../src/common/features';
+import { FEATURE_LOCAL_READS, INTERPRETER_FEATURES } from '../../../src/common/features';
+import type { LifecycleType } from '../../../src/workflow/host/lifecycle';
 
 /** What a run pinned by a worker without built-in calls gets (`local-reads` is recorded only by workers that serve them). */
 export const DEFAULT_FEATURES = INTERPRETER_FEATURES.filter((f) => f !== FEATURE_LOCAL_READS);
-import { withTimeout } from '../../../src/workflow/timeouts';
-import { summary as uiSummary } from '../../../src/workflow/ui';
-import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from '../../../src/workflow/v1/context';
-import { exportContext, transformInput, transformOutput } from '../../../src/workflow/v1/data';
-import { durationIso } from '../../../src/workflow/v1/durations';
-import { toWorkflowError } from '../../../src/workflow/v1/errors';
-import { extensible } from '../../../src/workflow/v1/extensions';
+import type { ListOutcome, TaskAt, TaskOutcome } from '../../../src/workflow/v1/context';
+import { TaskPipeline } from '../../../src/workflow/v1/pipeline';
 import { EXECUTORS } from '../../../src/workflow/v1/tasks/executors';
 
 /** Virtual time starts here (2026-01-01T00:00:00Z). */
@@ -201,6 +197,10 @@ export class FakeEffects implements Effects {
     return this.schedule('localCall', type, args, options);
   }
 
+  localActivity<R>(type: string, args: unknown[], options: LocalActivityOptions): Promise<R> {
+    return this.schedule('localCall', type, args, options as ActivityOptions);
+  }
+
   /** Schedules `fire` at `ms` from now on the virtual clock (not a command). */
   private timer(ms: number, fire: () => void): () => void {
     const p: Pending = { at: this.clock + Math.max(1, ms), seq: this.seq++, fire };
@@ -297,6 +297,13 @@ export class FakeEffects implements Effects {
     return this.clock;
   }
 
+  /** The run's workflow info: only what the interpreter reads of it. */
+  readonly workflowInfo = { workflowId: 'wf-1', runId: 'run-1', taskQueue: 'swflow-interpreter', namespace: 'default', workflowType: 'test/units', historyLength: 3, continueAsNewSuggested: false };
+
+  info(): WorkflowInfo {
+    return this.workflowInfo as unknown as WorkflowInfo;
+  }
+
   warn(message: string): void {
     this.warnings.push(message);
   }
@@ -375,37 +382,47 @@ export interface FakeOptions {
   workflowInput?: Json;
 }
 
-/**
- * The fake context. `runList`/`runTask` follow V1Run's per-task data flow (if → input.from →
- * the executor, under the task's timeout → output.as → export.as → then) minus schemas, the Web
- * UI tracker and lifecycle events; the references of the tasks run are kept in `entered`.
- */
-export class FakeTaskContext implements TaskContext {
-  readonly effects = new FakeEffects();
-  readonly workflowId = 'wf-1';
-  readonly runId = 'run-1';
-  readonly taskQueue = 'swflow-interpreter';
-  readonly subflows?: StartOptions['subflows'];
-  readonly functions?: Record<string, PinnedFunction>;
-  readonly mailbox = new Mailbox();
-  readonly features: ReadonlySet<string>;
-  readonly sync: boolean;
-  readonly correlation: Record<string, Json> = {};
-  context: Json = {};
-  readonly entered: string[] = [];
-  readonly retried: string[] = [];
-  private readonly workflowInput: Json;
+/** A lifecycle event the pipeline published: its type and subject (the task's reference). */
+export interface Published {
+  type: LifecycleType;
+  subject?: string;
+  data: Record<string, Json>;
+}
 
-  constructor(
-    readonly def: V1Definition,
-    opts: FakeOptions = {},
-  ) {
-    this.features = new Set(opts.features ?? DEFAULT_FEATURES);
-    this.sync = this.features.has(FEATURE_SYNC_EXPRESSIONS);
-    this.mailbox.effects = this.effects;
-    this.subflows = opts.subflows;
-    this.functions = opts.functions;
-    this.workflowInput = opts.workflowInput ?? null;
+/**
+ * The real task pipeline over {@link FakeEffects}: what the run host gives the pipeline, faked as
+ * effects only (the Web UI tracker records the references entered, lifecycle events are kept in
+ * `published`, the walk never pauses). The methods below drive it; none changes its semantics.
+ */
+export class FakeTaskContext extends TaskPipeline {
+  declare readonly effects: FakeEffects;
+  /** The references of the tasks entered, in order. */
+  readonly entered: string[] = [];
+  /** Every lifecycle event published. */
+  readonly published: Published[] = [];
+
+  constructor(def: V1Definition, opts: FakeOptions = {}) {
+    const effects = new FakeEffects();
+    const mailbox = new Mailbox();
+    mailbox.effects = effects;
+    const entered: string[] = [];
+    const published: Published[] = [];
+    super(
+      {
+        effects,
+        mailbox,
+        features: new Set(opts.features ?? DEFAULT_FEATURES),
+        ...(opts.functions ? { functions: opts.functions } : {}),
+        options: { ...(opts.subflows ? { subflows: opts.subflows } : {}) },
+        tracker: { enter: (reference: string, type: string) => (entered.push(reference), { state: reference, type, status: 'running' }) as never, leave: () => undefined },
+        publish: (type, data = {}, subject) => void published.push({ type, data, ...(subject !== undefined ? { subject } : {}) }),
+        step: () => undefined,
+      },
+      def,
+      { workflowInput: opts.workflowInput ?? null, startedAt: effects.now() },
+    );
+    this.entered = entered;
+    this.published = published;
   }
 
   /** A fake over a 1.0 document (loaded and checked by the real loader). */
@@ -416,6 +433,11 @@ export class FakeTaskContext implements TaskContext {
     if (!definition) throw new Error(`unit test document is invalid:\n${problems.map(formatProblem).join('\n')}`);
     if ((definition as V1Definition).kind !== V1_KIND) throw new Error('not a 1.0 document');
     return new FakeTaskContext(definition as V1Definition, opts);
+  }
+
+  /** The `task.retried` events published, as `task.retried <reference>`. */
+  get retried(): string[] {
+    return this.published.filter((p) => p.type === 'task.retried').map((p) => `${p.type} ${p.subject}`);
   }
 
   /** Where the top-level task `name` runs. */
@@ -437,91 +459,5 @@ export class FakeTaskContext implements TaskContext {
   /** Runs the top-level list (the tasks' data flow and flow directives) to its end. */
   runAll(input: Json = {}): Promise<ListOutcome> {
     return this.effects.drive(this.runList(this.def.workflow.do, '/do', input, {}));
-  }
-
-  // ------------------------------------------------------------------ TaskContext
-
-  args(at: TaskAt, extra: Args = {}): Args {
-    return {
-      ...at.locals,
-      workflow: { id: this.workflowId, definition: this.def.workflow as unknown as Json, input: this.workflowInput },
-      runtime: { name: 'swflow', metadata: { taskQueue: this.taskQueue, workflowId: this.workflowId, runId: this.runId } },
-      context: this.context,
-      ...(at.task !== undefined ? { task: at.task } : {}),
-      ...extra,
-    };
-  }
-
-  expression(expr: string, data: Json, args: Args, what: string): Promise<Json> {
-    return evalExpr(expr, data, { variables: args }, { what });
-  }
-
-  condition(expr: string, data: Json, args: Args, what: string): Promise<boolean> {
-    return evalCondition(expr, data, { variables: args }, { what });
-  }
-
-  async value(v: Json | undefined, data: Json, args: Args, what: string): Promise<Json> {
-    return (await evalValue(v, data, { variables: args }, { what })) ?? null;
-  }
-
-  expressionSync(expr: string, data: Json, args: Args, what: string): Json {
-    return evalExprSync(expr, data, { variables: args }, { what });
-  }
-
-  conditionSync(expr: string, data: Json, args: Args, what: string): boolean {
-    return evalConditionSync(expr, data, { variables: args }, { what });
-  }
-
-  valueSync(v: Json | undefined, data: Json, args: Args, what: string): Json {
-    return evalValueSync(v, data, { variables: args }, { what }) ?? null;
-  }
-
-  async exportContext(as: string | Json | undefined, output: Json, args: Args): Promise<void> {
-    this.context = await exportContext(this, as, output, this.context, { ...args, output });
-  }
-
-  async runList(list: TaskList, base: string, input: Json, locals: Locals): Promise<ListOutcome> {
-    const index = new Map(list.map((item, i) => [entryOf(item)[0], i]));
-    let data = input;
-    let i = 0;
-    while (i < list.length) {
-      const [name, task] = entryOf(list[i]);
-      const r = await this.runTask(name, task, `${base}/${i}/${name}`, data, locals);
-      data = r.output;
-      if (r.then === 'end') return { output: data, end: true, exited: false };
-      if (r.then === 'exit') return { output: data, end: false, exited: true };
-      i = r.then === 'continue' ? i + 1 : index.get(r.then) ?? i + 1;
-    }
-    return { output: data, end: false, exited: false };
-  }
-
-  async runTask(name: string, task: Task, reference: string, rawInput: Json, locals: Locals, fn?: string): Promise<{ output: Json; then: FlowDirective }> {
-    this.entered.push(reference);
-    // As V1Run: an extension's own tasks see the extended task as `$task` (their locals carry it).
-    const inExtension = !extensible(reference) && locals.task !== undefined;
-    const at: TaskAt = { name, reference, locals, ...(inExtension ? {} : { task: { name, reference, definition: task as unknown as Json, input: rawInput } }), ...(fn ? { fn } : {}) };
-    try {
-      if (task.if !== undefined && !(await this.condition(task.if, rawInput, this.args(at), 'if'))) return { output: rawInput, then: 'continue' };
-      const input = await transformInput(this, task.input?.from, rawInput, this.args(at));
-      const exec = () => EXECUTORS[taskTypeOf(task) ?? 'do'](task, at, input, this);
-      const timeout = typeof task.timeout === 'string' ? this.def.workflow.use?.timeouts?.[task.timeout] : task.timeout;
-      const iso = timeout ? durationIso(timeout.after) : undefined;
-      const outcome = iso ? await withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec, this.effects) : await exec();
-      const args = this.args(at, { input });
-      const output = await transformOutput(this, task.output?.as, outcome.output, args);
-      this.context = await exportContext(this, task.export?.as, output, this.context, { ...args, output });
-      return { output, then: outcome.then ?? task.then ?? 'continue' };
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      throw toWorkflowError(err, reference);
-    }
-  }
-
-  summary(reference: string, target: string): string {
-    return uiSummary(reference, undefined, target);
-  }
-
-  lifecycle(type: 'task.retried', reference: string): void {
-    this.retried.push(`${type} ${reference}`);
   }
 }

@@ -13,7 +13,7 @@ import type { Json } from '../../../src/common/model';
 import type { V1Definition } from '../../../src/common/model-v1';
 import type { CloudEventJson, FunctionCall } from '../../../src/common/contracts';
 import { FEATURE_EAGER_CALLS, FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_A2A_CALLS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_CATALOGS, FEATURE_V1_MCP_CALLS, FEATURE_V1_RUN_CONTAINER } from '../../../src/common/features';
-import { FEATURE_LOCAL_READS } from '../../../src/common/features';
+import { FEATURE_LOCAL_READS, FEATURE_V1_LISTEN_UNTIL_ANY_EVENT } from '../../../src/common/features';
 import { UNLIMITED_CALL_MS } from '../../../src/workflow/timeouts';
 import { WorkflowError } from '../../../src/workflow/v1/errors';
 import { callContextOf } from '../../../src/workflow/interceptors';
@@ -477,6 +477,19 @@ test('listen any until a strategy: its events end the listen and are not output;
   assert.equal(ctx.effects.elapsed, 2000);
   ctx.mailbox.push(ev('com.y.whatever', 'w'));
   assert.deepEqual(await ctx.exec('anything'), { output: ['w'] });
+});
+
+test('listen any until { any: [] }: the next event, whatever it is, ends the listen and is not output (v1-listen-until-any-event)', async () => {
+  const fixed = { do: [{ readings: { listen: { to: { any: [{ with: { type: 'com.x.reading' } }], until: { any: [] } } } } }] };
+  const ctx = await FakeTaskContext.of(fixed);
+  ctx.effects.later(1000, () => ctx.mailbox.push(ev('com.x.reading', 1)));
+  ctx.effects.later(2000, () => ctx.mailbox.push(ev('com.x.reading', 2)));
+  assert.deepEqual(await ctx.exec('readings'), { output: [] });
+  assert.equal(ctx.effects.elapsed, 1000);
+  // Runs recorded before the feature kept consuming readings, never ending.
+  const old = await FakeTaskContext.of(fixed, { features: DEFAULT_FEATURES.filter((f) => f !== FEATURE_V1_LISTEN_UNTIL_ANY_EVENT) });
+  old.mailbox.push(ev('com.x.reading', 1));
+  await assert.rejects(old.exec('readings'), /the work is stuck/);
 });
 
 test('listen correlate: `expect` over the task input; without expect, the first event fixes the value', async () => {

@@ -1,38 +1,21 @@
 /**
- * `use.extensions` and `evaluate.mode: loose` in V1Run over the fake effects (no server): which
+ * `use.extensions` and `evaluate.mode: loose` in the task pipeline over the fake effects (no server): which
  * tasks an extension wraps, the data its lists see and give, their order, their references, and
  * that runs recorded without the features (v1-extensions, v1-loose-evaluation) ignore them.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Json } from '../../../src/common/model';
-import { RunHost } from '../../../src/workflow/host/run-host';
-import type { Tracker } from '../../../src/workflow/ui';
-import { V1Run } from '../../../src/workflow/v1/run';
 import { WorkflowError } from '../../../src/workflow/v1/errors';
 import { FEATURE_V1_EXTENSIONS, FEATURE_V1_LOOSE_EVALUATION } from '../../../src/common/features';
 import { DEFAULT_FEATURES, FakeTaskContext, type FakeEffects } from './fake-task-context';
 
-const g = globalThis as { __TEMPORAL_ACTIVATOR__?: unknown };
-before(() => {
-  g.__TEMPORAL_ACTIVATOR__ = { info: { workflowId: 'wf-9', runId: 'run-9', taskQueue: 'swflow', namespace: 'default', historyLength: 3, workflowType: 'test/units' } };
-});
-after(() => {
-  delete g.__TEMPORAL_ACTIVATOR__;
-});
-
-const trackerStub = () => ({ current: [] as string[], entered: [] as string[], status: 'running', upsert: () => undefined, trackAwaitedEvents: () => undefined, enter: (state: string) => ({ state }), leave: () => undefined, render: () => undefined, flush: () => undefined }) as unknown as Tracker;
-
-async function runOf(doc: Record<string, unknown>, features: string[] = DEFAULT_FEATURES): Promise<{ run: V1Run; effects: FakeEffects; entered: string[] }> {
-  const fake = await FakeTaskContext.of(doc, { features });
-  const host = new RunHost({ definition: fake.def as never }, fake.effects);
-  host.pin({ hash: 'test', source: 'test', searchAttributes: [], features });
-  const entered: string[] = [];
-  host.tracker = { ...trackerStub(), enter: (ref: string) => (entered.push(ref), { state: ref }) } as unknown as Tracker;
-  return { run: new V1Run(host, fake.def as never), effects: fake.effects, entered };
+async function runOf(doc: Record<string, unknown>, features: string[] = DEFAULT_FEATURES): Promise<{ run: FakeTaskContext; effects: FakeEffects; entered: string[] }> {
+  const run = await FakeTaskContext.of(doc, { features });
+  return { run, effects: run.effects, entered: run.entered };
 }
 
-const drive = (run: V1Run, effects: FakeEffects, input: Json = {}) => effects.drive(run.runList(run.def.workflow.do, '/do', input, {}));
+const drive = (run: FakeTaskContext, effects: FakeEffects, input: Json = {}) => effects.drive(run.runList(run.def.workflow.do, '/do', input, {}));
 
 /** Every sw.http call's method and URI, in order; answers `{ from: <uri> }`. */
 function recordHttp(effects: FakeEffects): string[] {

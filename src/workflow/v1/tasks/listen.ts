@@ -4,7 +4,8 @@
  * - `one`: one event matching the filter; `all`: one event per filter, in any order;
  * - `any`: one event matching any filter (`any: []`: any event) — with `until`, events keep
  *   being consumed until the expression (over the events read so far) holds, or until the
- *   `until` strategy's events arrive (those are not part of the output).
+ *   `until` strategy's events arrive (those are not part of the output); `until: { any: [] }`
+ *   is met by the next event, whatever it is (feature v1-listen-until-any-event).
  * The output is the array of the events consumed, read as `read` says (`data` by default,
  * `envelope`: the whole CloudEvent, `raw`: the data as received); with `foreach`, each event
  * runs `foreach.do` (with `$<item>`, `$<at>`; then `foreach.output.as` and `foreach.export.as`) as
@@ -18,6 +19,7 @@ import type { ExprScope } from '../../expr';
 import { filterMatches, fixCorrelation } from '../events';
 import { transform } from '../data';
 import { ANY_TYPE, awaitedEntry } from '../../../common/awaited-events';
+import { FEATURE_V1_LISTEN_UNTIL_ANY_EVENT } from '../../../common/features';
 
 function labels(filters: EventFilter[]): string[] {
   const types = filters.map((f) => f.with?.type).filter((t): t is string => typeof t === 'string' && !t.includes('${'));
@@ -82,7 +84,7 @@ export async function runListen(task: Task, at: TaskAt, input: Json, ctx: TaskCo
         if (await ctx.condition(until, outputs, ctx.args(at, { input }), 'listen.to.until')) break;
       }
     } else {
-      await listenUntil(any, until, take, consume);
+      await listenUntil(any, until, take, consume, ctx.features.has(FEATURE_V1_LISTEN_UNTIL_ANY_EVENT));
     }
   }
   if (correlated) ctx.mailbox.correlating('completed', { ...ctx.correlation, ...expected });
@@ -95,7 +97,13 @@ async function listenUntil(
   until: ConsumptionStrategy,
   take: (filters: EventFilter[], anyEvent: boolean) => Promise<{ e: CloudEventJson; filter?: EventFilter }>,
   consume: (e: CloudEventJson, filter: EventFilter | undefined) => Promise<void>,
+  untilAnyEvent: boolean,
 ): Promise<void> {
+  // `until: { any: [] }`: every incoming event meets it (was: never met, so the listen never ended).
+  if (untilAnyEvent && !until.all && !until.one && Array.isArray(until.any) && until.any.length === 0) {
+    await take([], true);
+    return;
+  }
   const stop = until.all ? [...until.all] : until.one ? [until.one] : [...(until.any ?? [])];
   const needAll = until.all !== undefined;
   for (;;) {
