@@ -52,7 +52,7 @@ export class StatesFrontEnd implements FrontEnd {
   }
 
   data(): Json {
-    return this.rt.currentData();
+    return this.rt.states.currentData();
   }
 
   awaitedEvents(): string[] {
@@ -64,7 +64,7 @@ export class StatesFrontEnd implements FrontEnd {
   }
 
   current(): string[] {
-    return this.host.tracker.current.map((name) => this.rt.pointer(name));
+    return this.host.tracker.current.map((name) => this.rt.states.pointer(name));
   }
 
   async run(input: Json): Promise<Json> {
@@ -78,7 +78,7 @@ export class StatesFrontEnd implements FrontEnd {
         host.tracker.flush();
         return out;
       }
-      const problem = rt.features.has(FEATURE_OBJECT_DATA_INPUT) && !opts.carried ? dataInputProblem(input) : undefined;
+      const problem = host.features.has(FEATURE_OBJECT_DATA_INPUT) && !opts.carried ? dataInputProblem(input) : undefined;
       if (problem) throw ApplicationFailure.create({ message: problem, type: 'DataInputInvalid', nonRetryable: true });
       if (!host.carried) host.started({ name: def.id, namespace: 'swflow', version: def.version ?? '' }, host.effects.now());
       await checkData('input', def.dataInputSchema, data);

@@ -1,6 +1,6 @@
 /**
- * A fake {@link StateContext} for unit tests of 0.8 state executors, without a server: a fake
- * {@link Effects} records every command an executor issues (activities, local calls, timers,
+ * The 0.8 state pipeline over fake effects, for unit tests of 0.8 state executors without a
+ * server: a fake {@link Effects} records every command an executor issues (activities, local calls, timers,
  * event waits, children) in order and answers them; time is a fake clock that moves only when
  * nothing else can happen (as Temporal's activations: microtasks first, then the next timer or
  * scheduled event); cancellation scopes behave as Temporal's (a cancelled scope rejects its
@@ -9,16 +9,15 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/workflow';
-import type { EndDef, Json, StateDef, WorkflowDef } from '../../../src/common/model';
+import type { Json, WorkflowDef } from '../../../src/common/model';
 import type { CloudEventJson, StartOptions } from '../../../src/common/contracts';
 import { loadDefinition, formatProblem } from '../../../src/dsl';
 import { Mailbox } from '../../../src/workflow/events/mailbox';
-import { summary as summaryOf } from '../../../src/workflow/ui';
 import type { ActivityOptions, ChildOptions, Effects, LocalActivityOptions, Scope, WorkflowInfo } from '../../../src/workflow/effects';
-import type { Holder, Next, RunInfo, StateContext } from '../../../src/workflow/states/context';
+import type { Holder, Next } from '../../../src/workflow/states/context';
+import { StatePipeline } from '../../../src/workflow/states/pipeline';
 import { executorOf } from '../../../src/workflow/states/executors';
-import type { ExprScope } from '../../../src/workflow/expr';
-import { FEATURE_SYNC_EXPRESSIONS, INTERPRETER_FEATURES } from '../../../src/common/features';
+import { INTERPRETER_FEATURES } from '../../../src/common/features';
 
 /** An activity or local activity as the executor scheduled it. */
 export type CallCommand = { kind: 'activity' | 'localCall'; type: string; args: unknown[]; options: ActivityOptions; at: number };
@@ -301,54 +300,34 @@ export interface FakeOptions {
   options?: StartOptions;
 }
 
-/** A fake run: the context an executor sees, and what it did. */
-export class FakeRun implements StateContext {
-  readonly effects: FakeEffects;
-  readonly mailbox: Mailbox;
-  readonly features: ReadonlySet<string>;
-  readonly sync: boolean;
-  readonly options: StartOptions;
-  readonly info: RunInfo;
-  readonly backgrounded: Promise<unknown>[] = [];
-  /** runStates calls (compensation). */
-  readonly ran: { start: string; input: Json; compensating: boolean }[] = [];
+/**
+ * The real state pipeline (src/workflow/states/pipeline.ts) over {@link FakeEffects}: what the run
+ * host gives it, faked as effects only (a tracker that records nothing, lifecycle events dropped,
+ * the walk never pauses). The methods below drive it; none changes its semantics.
+ */
+export class FakeRun extends StatePipeline {
+  declare readonly effects: FakeEffects;
+  declare readonly mailbox: Mailbox;
 
-  constructor(
-    readonly def: WorkflowDef,
-    opts: FakeOptions = {},
-  ) {
-    this.info = { workflowId: 'wf-1', runId: 'run-1', taskQueue: 'swflow', workflowType: def.id };
-    this.features = new Set(opts.features ?? INTERPRETER_FEATURES);
-    this.sync = this.features.has(FEATURE_SYNC_EXPRESSIONS);
-    this.options = opts.options ?? {};
-    this.effects = new FakeEffects(opts.respond);
-    this.mailbox = new Mailbox(def.events);
-    this.mailbox.effects = this.effects;
-    for (const e of opts.events ?? []) this.mailbox.push(e);
-  }
-
-  scope(vars?: Record<string, Json>): ExprScope {
-    const functions = Object.fromEntries(this.def.functions.filter((f) => f.type === 'expression').map((f) => [f.name, f.operation]));
-    return { constants: this.def.constants, workflow: { id: this.info.workflowId, instanceId: this.info.runId, definitionId: this.def.id }, functions, ...(vars ? { variables: vars } : {}) };
-  }
-
-  summary(state: string, action: string | undefined, target: string): string {
-    return summaryOf(state, action, target);
-  }
-
-  state(name: string): StateDef {
-    const s = this.def.states.find((x) => x.name === name);
-    if (!s) throw new Error(`no state "${name}"`);
-    return s;
-  }
-
-  background(p: Promise<unknown>): void {
-    this.backgrounded.push(p.catch(() => undefined));
-  }
-
-  async runStates(start: string, input: Json, compensating: boolean): Promise<{ data: Json; end: EndDef }> {
-    this.ran.push({ start, input, compensating });
-    return { data: input, end: { terminate: false, produceEvents: [], compensate: false } };
+  constructor(def: WorkflowDef, opts: FakeOptions = {}) {
+    const effects = new FakeEffects(opts.respond);
+    const mailbox = new Mailbox(def.events);
+    mailbox.effects = effects;
+    for (const e of opts.events ?? []) mailbox.push(e);
+    super(
+      {
+        effects,
+        info: { workflowId: 'wf-1', runId: 'run-1', taskQueue: 'swflow', workflowType: def.id },
+        options: opts.options ?? {},
+        mailbox,
+        features: new Set(opts.features ?? INTERPRETER_FEATURES),
+        tracker: { status: 'running', enter: (state: string, type: string) => ({ state, type, status: 'running' }) as never, leave: () => undefined },
+        publish: () => undefined,
+        nowIso: () => new Date(effects.now()).toISOString(),
+        step: () => undefined,
+      },
+      def,
+    );
   }
 
   /** An event arriving `afterMs` from now. */
