@@ -19,6 +19,7 @@ import type { EndDef, Json, StateDef, WorkflowDef } from '../common/model';
 import type { StartOptions } from '../common/contracts';
 import { parseDuration } from '../common/duration';
 import { startEventRefs } from '../common/events';
+import { errorClass, SwflowError } from '../common/errors';
 import { evalValue, type ExprScope } from './expr';
 import { filterStateInput, filterStateOutput } from './data/filters';
 import { filterStateInputAsync, filterStateOutputAsync } from './data/filters-async';
@@ -44,10 +45,13 @@ interface Position {
   compensation: Compensable[];
 }
 
-class ExpiredError extends Error {
+class ExpiredError extends SwflowError {
+  static {
+    errorClass(this, 'ExpiredError');
+  }
+
   constructor() {
     super('workflowExecTimeout');
-    this.name = 'ExpiredError';
   }
 }
 

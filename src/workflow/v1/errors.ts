@@ -17,6 +17,7 @@ import type { Problem } from '../../common/problem';
 
 export type { Problem };
 import type { ErrorDef } from '../../common/model-v1';
+import { errorClass, SwflowError } from '../../common/errors';
 import { SwExpressionError } from '../expr';
 import { SwTimeoutError } from '../errors';
 
@@ -65,10 +66,13 @@ export function standardName(type: string): StandardError | undefined {
 }
 
 /** A raised (or escalated) error: the problem, `instance` set. */
-export class WorkflowError extends Error {
+export class WorkflowError extends SwflowError {
+  static {
+    errorClass(this, 'WorkflowError');
+  }
+
   constructor(readonly problem: Problem) {
     super(describe(problem));
-    Object.defineProperty(this, 'name', { value: 'WorkflowError', writable: true, configurable: true });
   }
 
   static standard(kind: StandardError, instance: string, detail?: string, status?: number): WorkflowError {
