@@ -19,7 +19,7 @@ export const ErrorTypes = {
 } as const;
 
 import { errorClass, SwflowError } from '../common/errors';
-import type { Problem } from '../common/problem';
+import { serviceErrorOfProblem, type Problem } from '../common/problem';
 
 export type { Problem };
 
@@ -35,7 +35,7 @@ export function problemFailure(problem: Problem, nonRetryable = false): Applicat
   return ApplicationFailure.create({
     type: problem.type,
     message: `${problem.title}: ${problem.detail ?? ''}`,
-    details: [{ ...problem, code: String(problem.status), message: problem.detail ?? problem.title }],
+    details: [{ ...problem, ...serviceErrorOfProblem(problem) }],
     nonRetryable,
   });
 }

@@ -121,7 +121,7 @@ test('instanceof holds across realms, both ways, and tells the family members ap
   const here = new SwExpressionError('Expression "x" (y) failed: z', 'x', { what: 'y' });
   assert.ok(here instanceof other.SwflowError && here instanceof other.ExpressionError);
   assert.ok(!(here instanceof other.JqEngineError));
-  assert.ok(!({} instanceof other.SwflowError) && !(null instanceof SwflowError) && !(new Error('x') instanceof SwflowError));
+  assert.ok(!({} instanceof other.SwflowError) && !((null as unknown) instanceof SwflowError) && !(new Error('x') instanceof SwflowError));
 });
 
 test('an AdapterError of an earlier SDK copy (its brand on the instance) is still one', () => {
