@@ -50,10 +50,12 @@ import {
   ConfigurationError,
   configurationFailure,
   defineAdapter,
+  errorClass,
   ErrorTypes,
   fetchArguments,
   isAdapterError,
   problemFailure,
+  SwflowError,
   tokenAuthentication,
   type ActivityContext,
   type Adapter,
@@ -248,7 +250,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** A problem the call raises itself (a task that did not complete). */
-class A2AProblem extends Error {
+class A2AProblem extends SwflowError {
+  static {
+    errorClass(this, 'A2AProblem');
+  }
+
   constructor(readonly problem: Problem) {
     super(problem.detail);
   }

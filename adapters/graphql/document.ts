@@ -12,19 +12,7 @@
  * graphql-js's own message.
  */
 import { getVariableValues, parse, print, validate, type GraphQLField, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import type { Json } from '../../src/adapter';
-
-/** A function definition or call that cannot work (not retried). */
-export class DefinitionError extends Error {
-  constructor(
-    message: string,
-    /** The schema said no: a newer schema might say yes. */
-    readonly bySchema = false,
-  ) {
-    super(message);
-    this.name = 'DefinitionError';
-  }
-}
+import { DefinitionError, type Json } from '../../src/adapter';
 
 export interface GraphQLOperation {
   endpoint: string;

@@ -14,8 +14,8 @@
  * (transport.ts); a definition that cannot work is a non-retryable `OperationError`; HTTP and
  * network failures have the SDK's codes (`"503"`, `ConnectionRefused`, ...).
  */
-import { AdapterError, BUILTIN_ADAPTER, defineAdapter, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
-import { buildRequestBody, DefinitionError, splitOperation, type GraphQLOperation, type GraphQLRequestBody } from './document';
+import { AdapterError, BUILTIN_ADAPTER, defineAdapter, DefinitionError, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { buildRequestBody, splitOperation, type GraphQLOperation, type GraphQLRequestBody } from './document';
 import { schemaOf } from './schema';
 import { graphqlFailure, postGraphQL } from './transport';
 

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { McpCall } from './request';
-import { httpFetchAsFetch, traceHeaders } from '../../src/adapter';
+import { errorClass, httpFetchAsFetch, SwflowError, traceHeaders } from '../../src/adapter';
 
 /** No timeout of the call's own: setTimeout's largest delay (the SDK's default would be 60 s). */
 const NO_TIMEOUT_MS = 2 ** 31 - 1;
@@ -18,7 +18,11 @@ const NO_TIMEOUT_MS = 2 ** 31 - 1;
 const STDERR_TAIL = 1000;
 
 /** The server did not agree to the protocol version the definition asked for. */
-export class ProtocolVersionError extends Error {}
+export class ProtocolVersionError extends SwflowError {
+  static {
+    errorClass(this, 'ProtocolVersionError');
+  }
+}
 
 /**
  * Runs `call` on a new session; `headers` are the HTTP transport's (with authentication);

@@ -15,9 +15,9 @@
  * message; a definition that cannot work is a non-retryable `OperationError`; network failures
  * have the SDK's codes.
  */
-import { AdapterError, BUILTIN_ADAPTER, defineAdapter, ErrorCodes, isAdapterError, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { AdapterError, BUILTIN_ADAPTER, defineAdapter, DefinitionError, ErrorCodes, isAdapterError, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
 import { keyPropertiesOf } from './metadata';
-import { DefinitionError, keyPredicate, odataArguments, queryString, splitOperation } from './request';
+import { keyPredicate, odataArguments, queryString, splitOperation } from './request';
 
 /** The activity type of `odata` functions. */
 export const ODATA_ACTIVITY = `${BUILTIN_ADAPTER}.odata`;

@@ -6,8 +6,7 @@
  * resource auth (else its invocation auth), and cached per worker by service root and auth.
  */
 import { XMLParser } from 'fast-xml-parser';
-import { AdapterError, ErrorCodes, type ActivityContext } from '../../src/adapter';
-import { DefinitionError } from './request';
+import { AdapterError, DefinitionError, ErrorCodes, type ActivityContext } from '../../src/adapter';
 
 export interface KeyProperty {
   name: string;

@@ -7,13 +7,8 @@
  * percent-encoded as they are (they are OData expressions the definition writes), except that
  * `select`'s items lose the spaces the spec's example puts after its commas.
  */
-import type { Json } from '../../src/adapter';
+import { DefinitionError, type Json } from '../../src/adapter';
 import type { KeyProperty } from './metadata';
-
-/** A function definition or call that cannot work (not retried). */
-export class DefinitionError extends Error {
-  override name = 'DefinitionError';
-}
 
 /** Splits `<service root>#<entity set>`. */
 export function splitOperation(operation: string): { root: string; entitySet: string } {

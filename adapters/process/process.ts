@@ -3,7 +3,7 @@
  * task's output per `return` (`stdout` by default, `stderr`, `code`, `all`: { code, stdout,
  * stderr }, `none`). A non-zero exit is a failure unless the output is the code (`code`, `all`).
  */
-import type { Json } from '../../src/adapter';
+import { errorClass, SwflowError, type Json } from '../../src/adapter';
 
 export interface ProcessSpec {
   kind: 'shell' | 'script' | 'container';
@@ -40,7 +40,11 @@ export interface ProcessResult {
 }
 
 /** A spec swflow cannot run (an unknown script language): retrying cannot help. */
-export class ProcessSpecError extends Error {}
+export class ProcessSpecError extends SwflowError {
+  static {
+    errorClass(this, 'ProcessSpecError');
+  }
+}
 
 /** Whether the script is JavaScript (run from a file, so that `process.argv[2]` is the first argument, as the spec's example reads it). */
 export function isJavaScript(spec: ProcessSpec): boolean {

@@ -7,7 +7,7 @@
  * and security requirements.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { locateDocument } from '../../src/adapter';
+import { errorClass, locateDocument, SwflowError } from '../../src/adapter';
 
 type Doc = Record<string, any>;
 
@@ -43,18 +43,16 @@ export interface Operation {
 }
 
 /** A definition problem (missing document, unknown operation): retrying cannot help. */
-export class OperationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OperationError';
+export class OperationError extends SwflowError {
+  static {
+    errorClass(this, 'OperationError');
   }
 }
 
 /** A document that could not be fetched now (network, 5xx): it may be there next time. */
-export class DocumentUnavailable extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DocumentUnavailable';
+export class DocumentUnavailable extends SwflowError {
+  static {
+    errorClass(this, 'DocumentUnavailable');
   }
 }
 

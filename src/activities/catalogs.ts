@@ -24,6 +24,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { errorClass, SwflowError } from '../common/errors';
 import type { Json } from '../common/model';
 import { BoundedMap } from '../common/bounded-map';
 import { callsOf, catalogFunctionAddress, documentCalls, endpointParts, needsDocument, parseCatalogCall, rawAddress, type CatalogRef } from '../common/catalogs';
@@ -53,14 +54,17 @@ export const FUNCTION_NOT_RESOLVED = 'FunctionNotResolved';
 /** Catalog documents a worker keeps (files and HTTP answers, each): least recently used go first. */
 export const CATALOG_CACHE_ENTRIES = 256;
 
-export class FunctionNotResolved extends Error {
+export class FunctionNotResolved extends SwflowError {
+  static {
+    errorClass(this, FUNCTION_NOT_RESOLVED);
+  }
+
   constructor(
     message: string,
     /** False for what may pass (a network failure, a timeout, a 5xx): the local activity tries again. */
     readonly permanent: boolean,
   ) {
     super(message);
-    this.name = FUNCTION_NOT_RESOLVED;
   }
 }
 

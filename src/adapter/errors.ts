@@ -6,6 +6,7 @@
  * the interpreter matches against `errors[].code` (and what a retry policy's non-retryable
  * types list). The codes swflow's own adapters use are {@link ErrorCodes}.
  */
+import { errorClass, errorMarker, SwflowError } from '../common/errors';
 import type { Json } from '../common/model';
 
 /**
@@ -49,8 +50,6 @@ export interface AdapterErrorOptions {
   cause?: unknown;
 }
 
-const BRAND = Symbol.for('swflow.AdapterError');
-
 /**
  * A failed call, with the code a definition's `errors[].code` matches.
  *
@@ -59,7 +58,13 @@ const BRAND = Symbol.for('swflow.AdapterError');
  * throw new AdapterError('OutOfStock', `no ${args.sku} left`, { answer: body });
  * ```
  */
-export class AdapterError extends Error {
+export class AdapterError extends SwflowError {
+  static {
+    // Its key is the brand AdapterErrors of earlier SDK copies set on each instance, so
+    // `instanceof` and isAdapterError still recognise theirs.
+    errorClass(this, 'AdapterError');
+  }
+
   readonly code: string;
   readonly nonRetryable: boolean;
   readonly request?: string;
@@ -68,13 +73,35 @@ export class AdapterError extends Error {
 
   constructor(code: string, message: string, options: AdapterErrorOptions = {}) {
     super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
-    this.name = 'AdapterError';
     this.code = code;
     this.nonRetryable = options.nonRetryable ?? false;
     if (options.request !== undefined) this.request = options.request;
     if (options.answer !== undefined) this.answer = options.answer;
     if (options.serviceMessage !== undefined) this.serviceMessage = options.serviceMessage;
-    Object.defineProperty(this, BRAND, { value: true });
+  }
+}
+
+/**
+ * A function definition, or the arguments of a call, that cannot work with the operation it
+ * names (an unknown field, an argument the schema does not have): retrying cannot help. An
+ * adapter turns it into its failure, e.g. a non-retryable `OperationError` AdapterError.
+ *
+ * @example
+ * ```ts
+ * if (!field) throw new DefinitionError(`${endpoint} has no field "${name}"`, true);
+ * ```
+ */
+export class DefinitionError extends SwflowError {
+  static {
+    errorClass(this, 'DefinitionError');
+  }
+
+  constructor(
+    message: string,
+    /** The service's schema said no: a newer schema might say yes (fetch it again and retry once). */
+    readonly bySchema = false,
+  ) {
+    super(message);
   }
 }
 
@@ -88,7 +115,7 @@ export function operationError(message: string, cause?: unknown): AdapterError {
 
 /** Whether `err` is an AdapterError (also one from another copy of the SDK). */
 export function isAdapterError(err: unknown): err is AdapterError {
-  return Boolean(err && typeof err === 'object' && (err as Record<symbol, unknown>)[BRAND]);
+  return Boolean(err && typeof err === 'object' && (err as Record<symbol, unknown>)[errorMarker('AdapterError')]);
 }
 
 const NETWORK_CODES: Record<string, string> = {

@@ -15,7 +15,9 @@
  * The guide: adapters/README.md.
  */
 export { defineAdapter, isAdapter, type Adapter, type AdapterActivity, type AdapterDefinition, type ActivityContext } from './define';
-export { AdapterError, ErrorCodes, isAdapterError, networkFailure, operationError, type AdapterErrorOptions } from './errors';
+export { AdapterError, DefinitionError, ErrorCodes, isAdapterError, networkFailure, operationError, type AdapterErrorOptions } from './errors';
+/** The root of swflow's errors (an adapter's own error classes descend from it) and what marks a class for a cross-realm `instanceof`. */
+export { SwflowError, errorClass } from '../common/errors';
 export { createAdapterWorker, runAdapterWorker, loadAdapters, type AdapterWorkerOptions } from './worker';
 export { callInterceptor, functionCallOf } from './call';
 export { adapterActivities, adapterServices, serveCall, callSite, type AdapterServices, type CallActivity } from './activities';

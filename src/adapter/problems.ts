@@ -18,19 +18,24 @@ export const ErrorTypes = {
   runtime: 'https://serverlessworkflow.io/spec/1.0.0/errors/runtime',
 } as const;
 
-import type { Problem } from '../common/problem';
+import { errorClass, SwflowError } from '../common/errors';
+import { serviceErrorOfProblem, type Problem } from '../common/problem';
 
 export type { Problem };
 
 /** A definition problem (no URI, unknown secret, unsupported policy): retrying cannot help. */
-export class ConfigurationError extends Error {}
+export class ConfigurationError extends SwflowError {
+  static {
+    errorClass(this, 'ConfigurationError');
+  }
+}
 
 /** The Temporal failure of a problem; its code (what 0.8's `errors[].code` matches) is the status. */
 export function problemFailure(problem: Problem, nonRetryable = false): ApplicationFailure {
   return ApplicationFailure.create({
     type: problem.type,
     message: `${problem.title}: ${problem.detail ?? ''}`,
-    details: [{ ...problem, code: String(problem.status), message: problem.detail ?? problem.title }],
+    details: [{ ...problem, ...serviceErrorOfProblem(problem) }],
     nonRetryable,
   });
 }

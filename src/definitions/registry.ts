@@ -11,6 +11,7 @@ import { metrics } from '../metrics';
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { extname, join, resolve as resolvePath } from 'node:path';
+import { errorClass, SwflowError } from '../common/errors';
 import type { Definition, WorkflowDef } from '../common/model';
 import { isV1Definition } from '../common/model-v1';
 
@@ -29,10 +30,9 @@ interface FileCache {
 
 const EXTS = new Set(['.json', '.yaml', '.yml']);
 
-export class DefinitionNotFound extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DefinitionNotFound';
+export class DefinitionNotFound extends SwflowError {
+  static {
+    errorClass(this, 'DefinitionNotFound');
   }
 }
 

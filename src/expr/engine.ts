@@ -32,7 +32,10 @@
  * shared instance gives the same results as a fresh one.
  */
 import { JQ_WASM_BASE64 } from './jq-binary';
+import { JqEngineError } from './errors';
 import { WasiExit, wasiImports } from './wasi';
+
+export { JqEngineError };
 
 /** What one run of a program on one input gave. `stderr`: what `debug`/`stderr` printed. */
 export type JqResult =
@@ -46,14 +49,6 @@ export type JqResult =
   | { kind: 'halt'; outputs: string; exitCode: number; message: string; stderr: string }
   /** The input is not one JSON text. */
   | { kind: 'bad-input'; message: string; stderr: string };
-
-/** The engine itself failed (a trap: stack overflow, out of memory...); the instance was replaced. */
-export class JqEngineError extends Error {
-  constructor(message: string) {
-    super(message);
-    Object.defineProperty(this, 'name', { value: 'JqEngineError', writable: true, configurable: true });
-  }
-}
 
 /** How many compiled programs an instance keeps (LRU); a typical expression's takes ~13 kB. */
 export const PROGRAM_CACHE_SIZE = 1000;

@@ -22,9 +22,12 @@
  * engine.ts for the sandbox details.
  */
 import type { Json } from '../common/model';
-import { checkJq, isEngineReady, JqEngineError, runJqCli, startEngine, type JqCliRun } from './engine';
+import { checkJq, isEngineReady, runJqCli, startEngine, type JqCliRun } from './engine';
+import { ExpressionError, JqEngineError } from './errors';
 import { DECLINE, evalFastPath, parseFastPath, setKey, type FastPath } from './fastpath';
 import { findFnRefs, findVariables, fnIdentifier, splitTemplate, unwrapExpression, type Segment } from './text';
+
+export { ExpressionError, JqEngineError, type ExpressionErrorKind } from './errors';
 
 export interface ExprScope {
   /** `$CONST` (definition constants). */
@@ -35,22 +38,6 @@ export interface ExprScope {
   variables?: Record<string, Json>;
   /** Expression functions: name -> jq operation, for `fn:name`. */
   functions?: Record<string, string>;
-}
-
-/** A failing expression: `expression` as written, `jqMessage` jq's own message. */
-export class ExpressionError extends Error {
-  expression!: string;
-  jqMessage!: string;
-  /** 'syntax' when jq could not compile it (or it uses something unknown), else 'runtime'. */
-  kind!: 'syntax' | 'runtime';
-  constructor(expression: string, jqMessage: string, kind: 'syntax' | 'runtime' = 'runtime') {
-    super(`expression ${JSON.stringify(expression)} failed: ${jqMessage}`);
-    // defineProperty, not assignment: inside the sandbox Error.prototype is frozen.
-    Object.defineProperty(this, 'name', { value: 'ExpressionError', writable: true, configurable: true });
-    Object.defineProperty(this, 'expression', { value: expression, writable: true, enumerable: true, configurable: true });
-    Object.defineProperty(this, 'jqMessage', { value: jqMessage, writable: true, enumerable: true, configurable: true });
-    Object.defineProperty(this, 'kind', { value: kind, writable: true, enumerable: true, configurable: true });
-  }
 }
 
 /** Resolves when the jq engine is loaded: at once, loading is synchronous (kept for older callers). */

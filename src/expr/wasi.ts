@@ -10,12 +10,16 @@
  * - files: none (no preopened directory: jq modules cannot be loaded); what jq writes to
  *   stderr (e.g. "cannot allocate memory" before it aborts) goes to `onStderr`.
  */
+import { errorClass, SwflowError } from '../common/errors';
 
 /** Thrown by `proc_exit` (jq never exits on purpose: only `exit()` after a fatal error would). */
-export class WasiExit extends Error {
+export class WasiExit extends SwflowError {
+  static {
+    errorClass(this, 'WasiExit');
+  }
+
   constructor(readonly code: number) {
     super(`jq exited with status ${code}`);
-    Object.defineProperty(this, 'name', { value: 'WasiExit', writable: true, configurable: true });
   }
 }
 

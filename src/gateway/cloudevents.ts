@@ -11,15 +11,19 @@
  */
 import { CloudEvent, ValidationError } from 'cloudevents';
 import type { CloudEventJson } from '../common/contracts';
+import { errorClass, SwflowError } from '../common/errors';
 
 /** A request that is not (only) valid CloudEvents: the HTTP status and the reason. */
-export class EventProblem extends Error {
+export class EventProblem extends SwflowError {
+  static {
+    errorClass(this, 'EventProblem');
+  }
+
   constructor(
     readonly status: 400 | 413 | 415,
     message: string,
   ) {
     super(message);
-    this.name = 'EventProblem';
   }
 }
 

@@ -27,6 +27,7 @@ import { authConfigured, bearerOutcome, signatureOutcome, SIGNATURE_HEADER, type
 import { EventProblem, eventsFromHttp } from './cloudevents';
 import { Dispatcher, isUnavailable, type DispatcherOptions, type EventResult, type Plan } from './dispatch';
 import { drainAfterRefusal } from './drain';
+import { HttpError } from '../http/error';
 
 export { TARGET_ATTRIBUTE } from './dispatch';
 
@@ -85,16 +86,6 @@ export interface Gateway {
   server: Server;
   /** Stops accepting, finishes in-flight requests (within shutdownGraceMs), closes. */
   close(): Promise<void>;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
 }
 
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { errorClass, SwflowError } from '../common/errors';
 import type { Json } from '../common/model';
 import { durationProblem, parseDuration } from '../common/duration';
 
@@ -84,14 +85,17 @@ export interface TestCase {
   expect: CaseExpect;
 }
 
-export class CaseError extends Error {
+export class CaseError extends SwflowError {
+  static {
+    errorClass(this, 'CaseError');
+  }
+
   constructor(
     public file: string,
     public field: string,
     problem: string,
   ) {
     super(`${file}: ${field ? `${field}: ` : ''}${problem}`);
-    this.name = 'CaseError';
   }
 }
 

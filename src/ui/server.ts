@@ -19,6 +19,7 @@ import type { temporal } from '@temporalio/proto';
 import type { Definition } from '../common/model';
 import { STATE_QUERY, type InstanceState } from '../common/contracts';
 import { definitionHash, type DefinitionRegistry } from '../definitions/registry';
+import { HttpError } from '../http/error';
 import { graphOf } from './graph';
 import { historyFacts, pinnedDefinition } from './history';
 import { layout, type LaidOutGraph } from './layout';
@@ -46,15 +47,6 @@ const CLOSED_KEPT = 200;
 
 /** Temporal's execution status names a run list can be filtered by (`ExecutionStatus`). */
 const STATUSES = ['Running', 'Completed', 'Failed', 'Canceled', 'Terminated', 'ContinuedAsNew', 'TimedOut'];
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /** A visibility query string literal. */
 const literal = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;

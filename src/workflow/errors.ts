@@ -15,6 +15,7 @@ import {
 } from '@temporalio/workflow';
 import type { ErrorDef, ErrorHandlerDef, StateDef, WorkflowDef } from '../common/model';
 import type { ServiceErrorDetails } from '../common/contracts';
+import { errorClass, SwflowError } from '../common/errors';
 import { SwExpressionError } from './expr';
 
 /** The code of every timeout (state, action, branch, event, consume-event, activity): handled by an error definition with `code: timeout`. */
@@ -43,21 +44,23 @@ export interface ErrorSite {
 }
 
 /** An error raised by an action, with its site; the state's error handling sees `error`. */
-export class ActionError extends Error {
+export class ActionError extends SwflowError {
+  static {
+    errorClass(this, 'ActionError');
+  }
+
   constructor(
     readonly error: SwError,
     readonly site: ErrorSite,
   ) {
     super(describe(error, site));
-    this.name = 'ActionError';
   }
 }
 
 /** A timeout raised by the interpreter itself (event, state, action, branch timeouts). */
-export class SwTimeoutError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SwTimeoutError';
+export class SwTimeoutError extends SwflowError {
+  static {
+    errorClass(this, 'SwTimeoutError');
   }
 }
 

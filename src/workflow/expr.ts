@@ -12,8 +12,10 @@ import {
   splitSecretArguments,
   expressionSource,
   ExpressionError,
+  type ExpressionErrorKind,
   type ExprScope,
 } from '../expr';
+import { errorClass } from '../common/errors';
 import type { Json } from '../common/model';
 import type { PathSeg } from './data/merge';
 
@@ -26,14 +28,25 @@ export interface ExprSite {
   what: string;
 }
 
-export class SwExpressionError extends Error {
+/**
+ * An expression that failed in the interpreter, at `site`: the message says where (state,
+ * property). Its own class because the interpreter handles it as the definition's error
+ * (0.8 `code: expression`, 1.0 an expression problem), where an ExpressionError met elsewhere
+ * is a runtime error.
+ */
+export class SwExpressionError extends ExpressionError {
+  static {
+    errorClass(this, 'SwExpressionError');
+  }
+
   constructor(
     message: string,
-    readonly expression: string,
+    expression: string,
     readonly site: ExprSite,
+    jqMessage = message,
+    kind: ExpressionErrorKind = 'runtime',
   ) {
-    super(message);
-    this.name = 'SwExpressionError';
+    super(expression, jqMessage, kind, message);
   }
 }
 
@@ -41,7 +54,7 @@ function wrap(err: unknown, expr: string, site: ExprSite): never {
   if (err instanceof SwExpressionError) throw err;
   const jq = (err as { jqMessage?: string }).jqMessage ?? (err as Error)?.message ?? String(err);
   const where = site.state ? `state "${site.state}", ${site.what}` : site.what;
-  throw new SwExpressionError(`Expression ${JSON.stringify(expr)} (${where}) failed: ${jq}`, expr, site);
+  throw new SwExpressionError(`Expression ${JSON.stringify(expr)} (${where}) failed: ${jq}`, expr, site, jq, err instanceof ExpressionError ? err.kind : 'runtime');
 }
 
 /** {@link evalExprSync} as runs without the `sync-expressions` feature await it (kept for their replay). */

@@ -17,6 +17,7 @@ import type { EndDef, Json, WorkflowDef } from '../common/model';
 import type { StartOptions } from '../common/contracts';
 import { parseDuration } from '../common/duration';
 import { startEventRefs } from '../common/events';
+import { errorClass, SwflowError } from '../common/errors';
 import { evalValue } from './expr';
 import type { Compensable } from './compensation';
 import { beforeBlocking } from './ui';
@@ -34,10 +35,13 @@ interface Position {
   compensation: Compensable[];
 }
 
-class ExpiredError extends Error {
+class ExpiredError extends SwflowError {
+  static {
+    errorClass(this, 'ExpiredError');
+  }
+
   constructor() {
     super('workflowExecTimeout');
-    this.name = 'ExpiredError';
   }
 }
 

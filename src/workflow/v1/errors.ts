@@ -17,6 +17,7 @@ import type { Problem } from '../../common/problem';
 
 export type { Problem };
 import type { ErrorDef } from '../../common/model-v1';
+import { errorClass, SwflowError } from '../../common/errors';
 import { SwExpressionError } from '../expr';
 import { SwTimeoutError } from '../errors';
 
@@ -65,10 +66,13 @@ export function standardName(type: string): StandardError | undefined {
 }
 
 /** A raised (or escalated) error: the problem, `instance` set. */
-export class WorkflowError extends Error {
+export class WorkflowError extends SwflowError {
+  static {
+    errorClass(this, 'WorkflowError');
+  }
+
   constructor(readonly problem: Problem) {
     super(describe(problem));
-    Object.defineProperty(this, 'name', { value: 'WorkflowError', writable: true, configurable: true });
   }
 
   static standard(kind: StandardError, instance: string, detail?: string, status?: number): WorkflowError {
@@ -108,15 +112,27 @@ export function toWorkflowError(err: unknown, instance: string): WorkflowError {
   if (cur instanceof ApplicationFailure) {
     const d = cur.details?.[0];
     if (isProblem(d)) return new WorkflowError({ ...d, instance: d.instance && err instanceof ChildWorkflowFailure ? instance : d.instance ?? instance });
-    const code = d && typeof d === 'object' ? (d as { code?: unknown }).code : undefined;
-    const message = d && typeof d === 'object' && typeof (d as { message?: unknown }).message === 'string' ? String((d as { message: string }).message) : cur.message;
-    const status = Number(code ?? cur.type);
-    if (Number.isInteger(status) && status >= 100 && status <= 599) return WorkflowError.standard('communication', instance, message, status);
-    return new WorkflowError({ type: STANDARD_ERRORS + 'communication', status: 500, title: String(code ?? cur.type ?? 'Service Error'), detail: message, instance });
+    return fromServiceError(cur, instance);
   }
   if (cur instanceof TimeoutFailure) return WorkflowError.standard('timeout', instance, 'the call timed out');
   if (cur instanceof TemporalFailure) return WorkflowError.standard('runtime', instance, cur.message);
   return WorkflowError.standard('runtime', instance, (err as Error)?.message ?? String(err));
+}
+
+/**
+ * A failure in the 0.8 shape — `details[0]` `{ code, message }` as a 0.8 run's failure, a
+ * 0.8-style adapter or a `swflow test` mock gives it (the `code` a 0.8 `errors[].code` matches,
+ * src/workflow/errors.ts `classify`) — as a 1.0 error: a communication error whose status is the
+ * code when it is an HTTP status, else 500 titled by the code. The other way, a problem's 0.8
+ * view, is `serviceErrorOfProblem` (src/common/problem.ts).
+ */
+export function fromServiceError(failure: ApplicationFailure, instance: string): WorkflowError {
+  const d = failure.details?.[0];
+  const code = d && typeof d === 'object' ? (d as { code?: unknown }).code : undefined;
+  const message = d && typeof d === 'object' && typeof (d as { message?: unknown }).message === 'string' ? String((d as { message: string }).message) : failure.message;
+  const status = Number(code ?? failure.type);
+  if (Number.isInteger(status) && status >= 100 && status <= 599) return WorkflowError.standard('communication', instance, message, status);
+  return new WorkflowError({ type: STANDARD_ERRORS + 'communication', status: 500, title: String(code ?? failure.type ?? 'Service Error'), detail: message, instance });
 }
 
 /**

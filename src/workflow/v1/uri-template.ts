@@ -5,9 +5,15 @@
  * non-scalar one is an expression error. (General RFC 6570 libraries expand objects and arrays
  * instead of refusing them, so this small subset is written here.) Pure.
  */
+import { errorClass, SwflowError } from '../../common/errors';
 import type { Json } from '../../common/model';
 
-export class UriTemplateError extends Error {}
+/** A variable the template cannot take (an object or an array): an expression error of the call. */
+export class UriTemplateError extends SwflowError {
+  static {
+    errorClass(this, 'UriTemplateError');
+  }
+}
 
 export function expandUriTemplate(template: string, vars: Json): string {
   const scope = vars && typeof vars === 'object' && !Array.isArray(vars) ? vars : {};
