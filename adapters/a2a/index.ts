@@ -47,6 +47,8 @@ import { isJsonRpcError } from '@a2a-js/sdk/errors';
 import {
   authenticationHeader,
   BUILTIN_ADAPTER,
+  builtinActivityName,
+  A2A_CALL_ACTIVITY,
   ConfigurationError,
   configurationFailure,
   defineAdapter,
@@ -62,8 +64,6 @@ import {
   type Problem,
 } from '../../src/adapter';
 import { a2aCall, type A2ACall } from './request';
-
-export const A2A_ACTIVITY = `${BUILTIN_ADAPTER}.a2a`;
 
 /** What a heartbeat of a followed agent task records: enough to resume it. */
 export interface A2AProgress {
@@ -379,5 +379,5 @@ class AgentConnection {
 
 /** The `call: a2a` adapter (activity `sw.a2a`). */
 export function a2aAdapter(): Adapter {
-  return defineAdapter({ name: BUILTIN_ADAPTER, description: '1.0 call: a2a', activities: { a2a: invokeA2a } });
+  return defineAdapter({ name: BUILTIN_ADAPTER, description: '1.0 call: a2a', activities: { [builtinActivityName(A2A_CALL_ACTIVITY)]: invokeA2a } });
 }

@@ -9,6 +9,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FEATURE_SYNC_EXPRESSIONS } from '../../../src/common/features';
+import { ACTIVITY_OF_CALL } from '../../../src/common/call-kinds';
+import { CALL_KINDS } from '../../../src/workflow/v1/tasks/calls/kinds';
 import { DEFAULT_FEATURES, FakeTaskContext, type ActivityCommand } from './fake-task-context';
 
 const endpoint = (uri: string, policy?: string) => ({ uri, ...(policy ? { authentication: { use: policy } } : {}) });
@@ -28,7 +30,7 @@ const branches = [
   { fn: { call: 'getPet', with: { id: '${ .id }' } } },
 ];
 
-export const doc = {
+const doc = {
   use: {
     authentications: { token: { bearer: { token: '${ .token }' } } },
     functions: { getPet: { call: 'http', with: { method: 'get', endpoint: 'https://svc.example/fn/{id}' } } },
@@ -73,5 +75,12 @@ test('call kinds in one fork: the same without sync-expressions (every `with` aw
   assert.deepEqual(
     commands.map((c) => [c.type, c.options.summary]),
     ORDER,
+  );
+});
+
+test('the registry has a kind for every call kind of src/common/call-kinds.ts, named by its call and scheduling its activity', () => {
+  assert.deepEqual(
+    Object.entries(CALL_KINDS).map(([call, kind]) => [call, kind.type, kind.activity]),
+    Object.entries(ACTIVITY_OF_CALL).map(([call, activity]) => [call, call, activity]),
   );
 });
