@@ -12,7 +12,7 @@
  * until the task is done, heartbeating the task's id. When the worker is lost meanwhile (its
  * heartbeat times out), the call is made again with the lost attempt's last heartbeat details
  * (`ctx.info.heartbeatDetails`: a Temporal retry's, or those the interpreter passes on to the call
- * it makes again, src/workflow/v1/tasks/call.ts), and the new attempt goes on polling that task
+ * it makes again, src/workflow/v1/tasks/calls/activity.ts), and the new attempt goes on polling that task
  * instead of sending the message twice. `message/stream` records the task id the same way and,
  * resumed, subscribes to the task again.
  *
