@@ -12,7 +12,7 @@
  * until the task is done, heartbeating the task's id. When the worker is lost meanwhile (its
  * heartbeat times out), the call is made again with the lost attempt's last heartbeat details
  * (`ctx.info.heartbeatDetails`: a Temporal retry's, or those the interpreter passes on to the call
- * it makes again, src/workflow/v1/tasks/call.ts), and the new attempt goes on polling that task
+ * it makes again, src/workflow/v1/tasks/calls/activity.ts), and the new attempt goes on polling that task
  * instead of sending the message twice. `message/stream` records the task id the same way and,
  * resumed, subscribes to the task again.
  *
@@ -47,6 +47,8 @@ import { isJsonRpcError } from '@a2a-js/sdk/errors';
 import {
   authenticationHeader,
   BUILTIN_ADAPTER,
+  builtinActivityName,
+  A2A_CALL_ACTIVITY,
   ConfigurationError,
   configurationFailure,
   defineAdapter,
@@ -64,8 +66,6 @@ import {
   type Problem,
 } from '../../src/adapter';
 import { a2aCall, type A2ACall } from './request';
-
-export const A2A_ACTIVITY = `${BUILTIN_ADAPTER}.a2a`;
 
 /** What a heartbeat of a followed agent task records: enough to resume it. */
 export interface A2AProgress {
@@ -385,5 +385,5 @@ class AgentConnection {
 
 /** The `call: a2a` adapter (activity `sw.a2a`). */
 export function a2aAdapter(): Adapter {
-  return defineAdapter({ name: BUILTIN_ADAPTER, description: '1.0 call: a2a', activities: { a2a: invokeA2a } });
+  return defineAdapter({ name: BUILTIN_ADAPTER, description: '1.0 call: a2a', activities: { [builtinActivityName(A2A_CALL_ACTIVITY)]: invokeA2a } });
 }

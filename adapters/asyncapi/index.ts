@@ -26,7 +26,7 @@
  * (`ConnectionRefused`, ...); a broker that refuses the credentials is `NotAuthorized`, another
  * refusal `BrokerRefused`; an HTTP status ≥ 400 is its code.
  */
-import { BUILTIN_ADAPTER, defineAdapter, fetchDocument, locateDocument, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { BUILTIN_ADAPTER, builtinActivityName, ASYNCAPI_FUNCTION_ACTIVITY, ASYNCAPI_CALL_ACTIVITY, defineAdapter, fetchDocument, locateDocument, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
 import { resolveOperation } from './document';
 import type { MqttCall } from './mqtt';
 import { invokeAsyncApiCall } from './asyncapi-call';
@@ -39,9 +39,6 @@ export interface AsyncApiAdapterOptions {
   /** Where relative document references are looked up (the definition folders). Default: cwd. */
   baseDirs?: string[];
 }
-
-/** The activity type of `asyncapi` functions. */
-export const ASYNCAPI_ACTIVITY = `${BUILTIN_ADAPTER}.asyncapi`;
 
 /** MQTT credentials from the function's auth. */
 async function mqttCredentials(ctx: ActivityContext): Promise<MqttCall['credentials']> {
@@ -69,17 +66,14 @@ export async function invokeAsyncApi(args: Json, ctx: ActivityContext, opts: Asy
   return /^https?$/.test(op.server.protocol) ? overHttp(op, args, ctx, credentials) : overMqtt(op, args, ctx, credentials);
 }
 
-/** The activity type of 1.0 `call: asyncapi` (./asyncapi-call.ts). */
-export const ASYNCAPI_CALL_ACTIVITY = `${BUILTIN_ADAPTER}.asyncapiCall`;
-
 /** The AsyncAPI adapter: 0.8 `asyncapi` functions (`sw.asyncapi`) and 1.0 `call: asyncapi` (`sw.asyncapiCall`), reading documents relative to `baseDirs`. */
 export function asyncapiAdapter(opts: AsyncApiAdapterOptions = {}): Adapter {
   return defineAdapter({
     name: BUILTIN_ADAPTER,
     description: 'AsyncAPI publish/subscribe over MQTT, AMQP and HTTP (type: asyncapi; 1.0 call: asyncapi)',
     activities: {
-      asyncapi: (args: Json, ctx: ActivityContext) => invokeAsyncApi(args, ctx, opts),
-      asyncapiCall: (args: Json, ctx: ActivityContext) => invokeAsyncApiCall(args, ctx, opts.baseDirs ?? [process.cwd()]),
+      [builtinActivityName(ASYNCAPI_FUNCTION_ACTIVITY)]: (args: Json, ctx: ActivityContext) => invokeAsyncApi(args, ctx, opts),
+      [builtinActivityName(ASYNCAPI_CALL_ACTIVITY)]: (args: Json, ctx: ActivityContext) => invokeAsyncApiCall(args, ctx, opts.baseDirs ?? [process.cwd()]),
     },
   });
 }

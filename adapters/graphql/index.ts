@@ -14,15 +14,12 @@
  * (transport.ts); a definition that cannot work is a non-retryable `OperationError`; HTTP and
  * network failures have the SDK's codes (`"503"`, `ConnectionRefused`, ...).
  */
-import { AdapterError, BUILTIN_ADAPTER, defineAdapter, DefinitionError, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { AdapterError, BUILTIN_ADAPTER, builtinActivityName, GRAPHQL_FUNCTION_ACTIVITY, defineAdapter, DefinitionError, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
 import { buildRequestBody, splitOperation, type GraphQLOperation, type GraphQLRequestBody } from './document';
 import { schemaOf } from './schema';
 import { graphqlFailure, postGraphQL } from './transport';
 
 export { GRAPHQL_ERROR } from './transport';
-
-/** The activity type of `graphql` functions. */
-export const GRAPHQL_ACTIVITY = `${BUILTIN_ADAPTER}.graphql`;
 
 /** The request body, against the cached schema; one that the schema refuses is checked again against a fresh one. */
 async function requestBody(op: GraphQLOperation, args: Json, ctx: ActivityContext): Promise<GraphQLRequestBody> {
@@ -55,6 +52,6 @@ export function graphqlAdapter(): Adapter {
   return defineAdapter({
     name: BUILTIN_ADAPTER,
     description: 'GraphQL queries and mutations (type: graphql)',
-    activities: { graphql: (args: Json, ctx: ActivityContext) => invokeGraphql(args, ctx) },
+    activities: { [builtinActivityName(GRAPHQL_FUNCTION_ACTIVITY)]: (args: Json, ctx: ActivityContext) => invokeGraphql(args, ctx) },
   });
 }

@@ -12,10 +12,8 @@
  * authentication problem (401); a definition problem (no URI, unknown secret, an unsupported
  * policy) is a non-retryable configuration problem.
  */
-import { BUILTIN_ADAPTER, ConfigurationError, configurationFailure, defineAdapter, sendCall, tokenAuthentication, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { BUILTIN_ADAPTER, builtinActivityName, HTTP_CALL_ACTIVITY, ConfigurationError, configurationFailure, defineAdapter, sendCall, tokenAuthentication, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
 import { httpRequest } from './request';
-
-export const HTTP_ACTIVITY = `${BUILTIN_ADAPTER}.http`;
 
 /** One `call: http`: the request its evaluated `with` describes, sent. */
 export async function invokeHttp(args: Json, ctx: ActivityContext): Promise<Json> {
@@ -39,5 +37,5 @@ function endpointAuthentication(endpoint: Json | undefined): Json | undefined {
 
 /** The `call: http` adapter (activity `sw.http`). */
 export function httpAdapter(): Adapter {
-  return defineAdapter({ name: BUILTIN_ADAPTER, description: '1.0 call: http', activities: { http: invokeHttp } });
+  return defineAdapter({ name: BUILTIN_ADAPTER, description: '1.0 call: http', activities: { [builtinActivityName(HTTP_CALL_ACTIVITY)]: invokeHttp } });
 }

@@ -19,11 +19,9 @@
  */
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { authenticationHeaders, BUILTIN_ADAPTER, ConfigurationError, configurationFailure, defineAdapter, ErrorCodes, ErrorTypes, isAdapterError, networkFailure, problemFailure, type ActivityContext, type Adapter, type Json, type Problem } from '../../src/adapter';
+import { authenticationHeaders, BUILTIN_ADAPTER, builtinActivityName, MCP_CALL_ACTIVITY, ConfigurationError, configurationFailure, defineAdapter, ErrorCodes, ErrorTypes, isAdapterError, networkFailure, problemFailure, type ActivityContext, type Adapter, type Json, type Problem } from '../../src/adapter';
 import { ProtocolVersionError, sendMcp } from './client';
 import { mcpCall, type McpCall } from './request';
-
-export const MCP_ACTIVITY = `${BUILTIN_ADAPTER}.mcp`;
 
 /** The client a call announces without `client`. */
 export const DEFAULT_CLIENT = { name: 'swflow', version: '1.0.0' };
@@ -115,5 +113,5 @@ function contentText(content: unknown): string {
 
 /** The `call: mcp` adapter (activity `sw.mcp`). */
 export function mcpAdapter(): Adapter {
-  return defineAdapter({ name: BUILTIN_ADAPTER, description: '1.0 call: mcp', activities: { mcp: invokeMcp } });
+  return defineAdapter({ name: BUILTIN_ADAPTER, description: '1.0 call: mcp', activities: { [builtinActivityName(MCP_CALL_ACTIVITY)]: invokeMcp } });
 }

@@ -15,12 +15,9 @@
  * message; a definition that cannot work is a non-retryable `OperationError`; network failures
  * have the SDK's codes.
  */
-import { AdapterError, BUILTIN_ADAPTER, defineAdapter, DefinitionError, ErrorCodes, isAdapterError, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { AdapterError, BUILTIN_ADAPTER, builtinActivityName, ODATA_FUNCTION_ACTIVITY, defineAdapter, DefinitionError, ErrorCodes, isAdapterError, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
 import { keyPropertiesOf } from './metadata';
 import { keyPredicate, odataArguments, queryString, splitOperation } from './request';
-
-/** The activity type of `odata` functions. */
-export const ODATA_ACTIVITY = `${BUILTIN_ADAPTER}.odata`;
 
 /** The message of an OData error answer (`{ "error": { "code", "message" } }`). */
 function odataMessage(answer: Json | undefined): string | undefined {
@@ -55,6 +52,6 @@ export function odataAdapter(): Adapter {
   return defineAdapter({
     name: BUILTIN_ADAPTER,
     description: 'OData v4 entity sets (type: odata)',
-    activities: { odata: (args: Json, ctx: ActivityContext) => invokeOdata(args, ctx) },
+    activities: { [builtinActivityName(ODATA_FUNCTION_ACTIVITY)]: (args: Json, ctx: ActivityContext) => invokeOdata(args, ctx) },
   });
 }

@@ -12,12 +12,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { FunctionCall, Json } from '../../src/adapter';
+import { PROCESS_ACTIVITY_OF_KIND, type FunctionCall, type Json } from '../../src/adapter';
 import { commandLine, containerCommandLine, isJavaScript, processOutput, ProcessSpecError, type ContainerRuntime, type ProcessResult, type ProcessSpec } from './process';
-
-export const SHELL_ACTIVITY = 'sw.run.shell';
-export const SCRIPT_ACTIVITY = 'sw.run.script';
-export const CONTAINER_ACTIVITY = 'sw.run.container';
 
 /** The container engine: `SWFLOW_CONTAINER_ENGINE` (default podman) with `SWFLOW_CONTAINER_RUN_ARGS` (space-separated run options). */
 export function containerRuntimeFromEnv(env: NodeJS.ProcessEnv = process.env): ContainerRuntime {
@@ -82,5 +78,5 @@ export async function runProcess(call: FunctionCall, runtime: ContainerRuntime =
 /** The process activities, for a worker on the opt-in process queue only (containers with `runtime`, default from the environment). */
 export function createProcessActivities(runtime: ContainerRuntime = containerRuntimeFromEnv()): Record<string, (call: FunctionCall) => Promise<Json>> {
   const run = (call: FunctionCall) => runProcess(call, runtime);
-  return { [SHELL_ACTIVITY]: run, [SCRIPT_ACTIVITY]: run, [CONTAINER_ACTIVITY]: run };
+  return Object.fromEntries(Object.values(PROCESS_ACTIVITY_OF_KIND).map((type) => [type, run]));
 }

@@ -12,7 +12,7 @@
  * non-retryable `OperationError`s; a document that cannot be fetched now is `OperationUnavailable`;
  * network failures have the SDK's codes (ConnectionRefused, HostNotFound, ...).
  */
-import { AdapterError, BUILTIN_ADAPTER, defineAdapter, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { AdapterError, BUILTIN_ADAPTER, builtinActivityName, REST_FUNCTION_ACTIVITY, OPENAPI_CALL_ACTIVITY, defineAdapter, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
 import { DocumentUnavailable, OperationError, resolveOperation } from './openapi';
 import { buildRequest } from './request';
 import { invokeOpenApi } from './openapi-call';
@@ -22,9 +22,6 @@ export interface RestAdapterOptions {
   /** Where relative OpenAPI document references are looked up (the definition folders). Default: cwd. */
   baseDirs?: string[];
 }
-
-/** The activity type of `rest` functions. */
-export const REST_ACTIVITY = `${BUILTIN_ADAPTER}.rest`;
 
 /** Calls the OpenAPI operation of a rest function with the call's arguments. */
 export async function invokeRest(args: Json, ctx: ActivityContext, opts: RestAdapterOptions = {}): Promise<Json> {
@@ -43,17 +40,14 @@ export async function invokeRest(args: Json, ctx: ActivityContext, opts: RestAda
   }
 }
 
-/** The activity type of 1.0 `call: openapi` (./openapi-call.ts). */
-export const OPENAPI_ACTIVITY = `${BUILTIN_ADAPTER}.openapi`;
-
 /** The OpenAPI adapter: 0.8 `rest` functions (`sw.rest`) and 1.0 `call: openapi` (`sw.openapi`), reading documents relative to `baseDirs`. */
 export function restAdapter(opts: RestAdapterOptions = {}): Adapter {
   return defineAdapter({
     name: BUILTIN_ADAPTER,
     description: 'REST over OpenAPI (type: rest; 1.0 call: openapi)',
     activities: {
-      rest: (args: Json, ctx: ActivityContext) => invokeRest(args, ctx, opts),
-      openapi: (args: Json, ctx: ActivityContext) => invokeOpenApi(args, ctx, opts.baseDirs ?? [process.cwd()]),
+      [builtinActivityName(REST_FUNCTION_ACTIVITY)]: (args: Json, ctx: ActivityContext) => invokeRest(args, ctx, opts),
+      [builtinActivityName(OPENAPI_CALL_ACTIVITY)]: (args: Json, ctx: ActivityContext) => invokeOpenApi(args, ctx, opts.baseDirs ?? [process.cwd()]),
     },
   });
 }

@@ -16,7 +16,7 @@
  * 1.0 `call: grpc` is the activity `sw.grpc` (./grpc-call.ts).
  */
 import type { ServiceError } from '@grpc/grpc-js';
-import { BUILTIN_ADAPTER, defineAdapter, fetchDocument, operationError, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { BUILTIN_ADAPTER, builtinActivityName, RPC_FUNCTION_ACTIVITY, GRPC_CALL_ACTIVITY, defineAdapter, fetchDocument, operationError, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
 import { describeCall, GrpcStatus, invoke, metadataOf, rpcFailure, type RpcTarget } from './call';
 import { invokeGrpc } from './grpc-call';
 import { requestMessage } from './message';
@@ -28,9 +28,6 @@ export interface RpcAdapterOptions {
   /** Where relative proto file references are looked up (the definition folders). Default: cwd. */
   baseDirs?: string[];
 }
-
-/** The activity type of `rpc` functions. */
-export const RPC_ACTIVITY = `${BUILTIN_ADAPTER}.rpc`;
 
 /** The function's `metadata.address`. */
 export function targetOf(fn: ActivityContext['function']): RpcTarget {
@@ -60,17 +57,14 @@ export async function invokeRpc(args: Json, ctx: ActivityContext, opts: RpcAdapt
   }
 }
 
-/** The activity type of 1.0 `call: grpc` (./grpc-call.ts). */
-export const GRPC_ACTIVITY = `${BUILTIN_ADAPTER}.grpc`;
-
 /** The RPC adapter: 0.8 `rpc` functions (`sw.rpc`) and 1.0 `call: grpc` (`sw.grpc`), reading proto files relative to `baseDirs`. */
 export function rpcAdapter(opts: RpcAdapterOptions = {}): Adapter {
   return defineAdapter({
     name: BUILTIN_ADAPTER,
     description: 'gRPC unary and server-streaming calls (type: rpc; 1.0 call: grpc)',
     activities: {
-      rpc: (args: Json, ctx: ActivityContext) => invokeRpc(args, ctx, opts),
-      grpc: (args: Json, ctx: ActivityContext) => invokeGrpc(args, ctx, opts.baseDirs ?? [process.cwd()]),
+      [builtinActivityName(RPC_FUNCTION_ACTIVITY)]: (args: Json, ctx: ActivityContext) => invokeRpc(args, ctx, opts),
+      [builtinActivityName(GRPC_CALL_ACTIVITY)]: (args: Json, ctx: ActivityContext) => invokeGrpc(args, ctx, opts.baseDirs ?? [process.cwd()]),
     },
   });
 }

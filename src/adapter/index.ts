@@ -34,7 +34,9 @@ export { decodeContent, sendCall, shapeOutput, statusProblem, type ReceivedRespo
 export { Redactor, REDACTED, MIN_SECRET_LENGTH } from './redact';
 export type { SecretValues } from './secrets';
 export { ADAPTER_TASK_QUEUE, type FunctionCall, type CallContext, type ServiceErrorDetails } from '../common/contracts';
-export { CALL_HEADER, BUILTIN_ADAPTER, activityTypeOf, taskQueueOf, adapterActivityType } from '../common/calls';
+export { CALL_HEADER, activityTypeOf, taskQueueOf, adapterActivityType } from '../common/calls';
+/** The activity types of swflow's built-in adapters (`sw.http`, ...), declared once for the interpreter and the adapters. */
+export * from '../common/call-kinds';
 export type { Json, AuthDef, FunctionDef } from '../common/model';
 
 // Runtime expressions (jq) and 1.0 durations, for adapters that evaluate what a call carries

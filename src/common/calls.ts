@@ -6,6 +6,7 @@
  */
 import type { FunctionDef } from './model';
 import { ADAPTER_TASK_QUEUE } from './contracts';
+import { BUILTIN_ADAPTER, FUNCTION_ACTIVITY_OF_TYPE } from './call-kinds';
 
 /**
  * The Temporal header that carries a call's {@link CallContext} (JSON payload): function,
@@ -14,15 +15,14 @@ import { ADAPTER_TASK_QUEUE } from './contracts';
  */
 export const CALL_HEADER = 'swflow-call';
 
-/** The adapter name of swflow's built-in protocol adapters: `sw.rest`, `sw.graphql`, ... */
-export const BUILTIN_ADAPTER = 'sw';
-
 /**
  * The activity type a function is called as: for `custom` functions the `operation` itself
- * (CWM's `<adapter>.<activity>`), otherwise `sw.<type>` (`sw.rest`, `sw.graphql`, ...).
+ * (CWM's `<adapter>.<activity>`), otherwise its type's (./call-kinds.ts: `sw.rest`,
+ * `sw.graphql`, ...), `sw.<type>` for an extension type.
  */
 export function activityTypeOf(fn: Pick<FunctionDef, 'type' | 'operation'>): string {
-  return fn.type === 'custom' ? fn.operation : `${BUILTIN_ADAPTER}.${fn.type}`;
+  if (fn.type === 'custom') return fn.operation;
+  return Object.hasOwn(FUNCTION_ACTIVITY_OF_TYPE, fn.type) ? FUNCTION_ACTIVITY_OF_TYPE[fn.type]! : adapterActivityType(BUILTIN_ADAPTER, fn.type);
 }
 
 /** The task queue a function's calls go to: its `metadata.worker`, else `swflow-adapters`. */

@@ -63,7 +63,7 @@ export const FEATURE_YIELD_LONG_WALKS = 'yield-long-walks';
  * 1.0 calls (`call: http`, `openapi`, `@default` activities) get the platform-failures
  * semantics of 0.8 calls: without a task `timeout` the activity runs unlimited (a very long
  * start-to-close) with a heartbeat timeout (`metadata['swflow.heartbeat']`, default PT30S), and
- * a call ended by a platform failure is made again, not raised (v1/tasks/call.ts, platform.ts).
+ * a call ended by a platform failure is made again, not raised (v1/tasks/calls/activity.ts, platform.ts).
  */
 export const FEATURE_V1_CALL_PLATFORM_FAILURES = 'v1-call-platform-failures';
 /**
@@ -72,7 +72,7 @@ export const FEATURE_V1_CALL_PLATFORM_FAILURES = 'v1-call-platform-failures';
  * JSON object"); was: treated as `{}` (data/input.ts). No input (`null`) still means `{}`.
  */
 export const FEATURE_OBJECT_DATA_INPUT = 'object-data-input';
-/** 1.0 `call: grpc` and `call: asyncapi` are the adapter activities `sw.grpc` and `sw.asyncapiCall` (v1/tasks/call.ts); before, a runtime error (501). */
+/** 1.0 `call: grpc` and `call: asyncapi` are the adapter activities `sw.grpc` and `sw.asyncapiCall` (v1/tasks/calls/grpc.ts, asyncapi.ts); before, a runtime error (501). */
 export const FEATURE_V1_GRPC_ASYNCAPI_CALLS = 'v1-grpc-asyncapi-calls';
 /**
  * Calls of functions (0.8) and call tasks (1.0) whose metadata says `swflow.local: true`, served by
@@ -105,7 +105,7 @@ export const FEATURE_V1_SCHEDULE_ON = 'v1-schedule-on';
  */
 export const FEATURE_V1_SCHEDULE_AFTER = 'v1-schedule-after';
 /**
- * A 1.0 call (v1/tasks/call.ts) goes out as a 0.8 call does (`call-context-headers`): the
+ * A 1.0 call (v1/tasks/calls/activity.ts) goes out as a 0.8 call does (`call-context-headers`): the
  * activity's input is the evaluated `with`, the rest of the FunctionCall travels in the
  * `swflow-call` header. Before, the whole FunctionCall was the input.
  */
@@ -150,7 +150,7 @@ export const FEATURE_V1_LOOSE_EVALUATION = 'v1-loose-evaluation';
  * evaluated as arguments and the adapter refused the subscription (a configuration problem).
  */
 export const FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS = 'v1-asyncapi-subscriptions';
-/** 1.0 `call: mcp` is the adapter activity `sw.mcp` (adapters/mcp, v1/tasks/call.ts); before, a runtime error (501). */
+/** 1.0 `call: mcp` is the adapter activity `sw.mcp` (adapters/mcp, v1/tasks/calls/mcp.ts); before, a runtime error (501). */
 export const FEATURE_V1_MCP_CALLS = 'v1-mcp-calls';
 /**
  * 1.0 `call: a2a` is the adapter activity `sw.a2a` (adapters/a2a), never local, with a retry
@@ -163,7 +163,7 @@ export const FEATURE_V1_A2A_CALLS = 'v1-a2a-calls';
  * 1.0 catalogs (`use.catalogs`, `call: name:version@catalog`) and functions by URI (`call: <uri>`):
  * the interpreter worker fetches their documents when it pins the definition
  * (ResolveResult.functions, carried over continue-as-new in StartOptions.functions) and the call
- * runs the function's task as a `use.functions` function (v1/tasks/call.ts). Before, such a call
+ * runs the function's task as a `use.functions` function (v1/tasks/calls/function.ts). Before, such a call
  * failed with a runtime error (501).
  */
 export const FEATURE_V1_CATALOGS = 'v1-catalogs';

@@ -219,9 +219,6 @@ export function entryOf<T>(item: Named<T>): [string, T] {
 /** Call targets the spec defines (anything else names a function). */
 export const BUILTIN_CALLS = ['asyncapi', 'grpc', 'http', 'openapi', 'a2a', 'mcp'] as const;
 
-/** The built-in adapter activity of each 1.0 call type swflow serves (adapters/http, rest, rpc, asyncapi, mcp, a2a). */
-export const ADAPTER_ACTIVITY_OF_CALL: Readonly<Record<string, string>> = { http: 'sw.http', openapi: 'sw.openapi', grpc: 'sw.grpc', asyncapi: 'sw.asyncapiCall', mcp: 'sw.mcp', a2a: 'sw.a2a' };
-
 /**
  * A function document the run calls (a cataloged function `name:version@catalog`, or a function
  * by URI), fetched by the interpreter worker when the definition was pinned: a 1.0 task.

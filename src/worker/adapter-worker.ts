@@ -9,7 +9,7 @@
  */
 import { Worker, type ActivityInterceptorsFactory, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
-import { BUILTIN_ADAPTER } from '../common/calls';
+import { A2A_CALL_ACTIVITY, ASYNCAPI_CALL_ACTIVITY, ASYNCAPI_FUNCTION_ACTIVITY, BUILTIN_ADAPTER, builtinActivityName, GRAPHQL_FUNCTION_ACTIVITY, GRPC_CALL_ACTIVITY, MCP_CALL_ACTIVITY, ODATA_FUNCTION_ACTIVITY, OPENAPI_CALL_ACTIVITY, REST_FUNCTION_ACTIVITY, RPC_FUNCTION_ACTIVITY, type BuiltinActivity } from '../common/call-kinds';
 import * as sdk from '../adapter';
 import { httpAdapter } from '../../adapters/http';
 import { autoHeartbeat } from './heartbeat';
@@ -42,20 +42,20 @@ export interface AdapterWorkerOptions {
  * against what the loaded adapters register.
  */
 export const LAZY_ADAPTERS: readonly LazyAdapter[] = [
-  { module: 'rest', activityTypes: ['sw.rest', 'sw.openapi'], load: (o) => (require('../../adapters/rest') as typeof import('../../adapters/rest')).restAdapter({ baseDirs: o.baseDirs }) },
-  { module: 'graphql', activityTypes: ['sw.graphql'], load: () => (require('../../adapters/graphql') as typeof import('../../adapters/graphql')).graphqlAdapter() },
-  { module: 'odata', activityTypes: ['sw.odata'], load: () => (require('../../adapters/odata') as typeof import('../../adapters/odata')).odataAdapter() },
-  { module: 'rpc', activityTypes: ['sw.rpc', 'sw.grpc'], load: (o) => (require('../../adapters/rpc') as typeof import('../../adapters/rpc')).rpcAdapter({ baseDirs: o.baseDirs }) },
-  { module: 'asyncapi', activityTypes: ['sw.asyncapi', 'sw.asyncapiCall'], load: (o) => (require('../../adapters/asyncapi') as typeof import('../../adapters/asyncapi')).asyncapiAdapter({ baseDirs: o.baseDirs }) },
-  { module: 'mcp', activityTypes: ['sw.mcp'], load: () => (require('../../adapters/mcp') as typeof import('../../adapters/mcp')).mcpAdapter() },
-  { module: 'a2a', activityTypes: ['sw.a2a'], load: () => (require('../../adapters/a2a') as typeof import('../../adapters/a2a')).a2aAdapter() },
+  { module: 'rest', activityTypes: [REST_FUNCTION_ACTIVITY, OPENAPI_CALL_ACTIVITY], load: (o) => (require('../../adapters/rest') as typeof import('../../adapters/rest')).restAdapter({ baseDirs: o.baseDirs }) },
+  { module: 'graphql', activityTypes: [GRAPHQL_FUNCTION_ACTIVITY], load: () => (require('../../adapters/graphql') as typeof import('../../adapters/graphql')).graphqlAdapter() },
+  { module: 'odata', activityTypes: [ODATA_FUNCTION_ACTIVITY], load: () => (require('../../adapters/odata') as typeof import('../../adapters/odata')).odataAdapter() },
+  { module: 'rpc', activityTypes: [RPC_FUNCTION_ACTIVITY, GRPC_CALL_ACTIVITY], load: (o) => (require('../../adapters/rpc') as typeof import('../../adapters/rpc')).rpcAdapter({ baseDirs: o.baseDirs }) },
+  { module: 'asyncapi', activityTypes: [ASYNCAPI_FUNCTION_ACTIVITY, ASYNCAPI_CALL_ACTIVITY], load: (o) => (require('../../adapters/asyncapi') as typeof import('../../adapters/asyncapi')).asyncapiAdapter({ baseDirs: o.baseDirs }) },
+  { module: 'mcp', activityTypes: [MCP_CALL_ACTIVITY], load: () => (require('../../adapters/mcp') as typeof import('../../adapters/mcp')).mcpAdapter() },
+  { module: 'a2a', activityTypes: [A2A_CALL_ACTIVITY], load: () => (require('../../adapters/a2a') as typeof import('../../adapters/a2a')).a2aAdapter() },
 ];
 
 export interface LazyAdapter {
   /** Its folder under adapters/. */
   module: string;
   /** The activity types it registers. */
-  activityTypes: string[];
+  activityTypes: BuiltinActivity[];
   load(opts: { baseDirs?: string[] }): sdk.Adapter;
 }
 
@@ -65,8 +65,7 @@ function lazyAdapter(lazy: LazyAdapter, opts: { baseDirs?: string[] }): sdk.Adap
   const real = (): sdk.Adapter => (loaded ??= lazy.load(opts));
   const activities: Record<string, sdk.AdapterActivity> = {};
   for (const type of lazy.activityTypes) {
-    const key = type.slice(BUILTIN_ADAPTER.length + 1);
-    activities[key] = (args, ctx) => {
+    activities[builtinActivityName(type)] = (args, ctx) => {
       const fn = real().activityTypes[type];
       if (!fn) throw new Error(`adapters/${lazy.module} does not register ${type} (LAZY_ADAPTERS is out of date)`);
       return fn(args, ctx);

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { LAZY_ADAPTERS, builtinAdapters } from '../../src/worker/adapter-worker';
 import { httpAdapter } from '../../adapters/http';
+import { ACTIVITY_OF_CALL, FUNCTION_ACTIVITY_OF_TYPE } from '../../src/common/call-kinds';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -35,6 +36,12 @@ test('each lazy adapter registers the activity types its real adapter does', () 
   const realTypes = [...LAZY_ADAPTERS.map((l) => l.load({})), httpAdapter()].flatMap((a) => Object.keys(a.activityTypes)).sort();
   assert.deepEqual(lazyTypes, realTypes);
   assert.equal(new Set(lazyTypes).size, lazyTypes.length);
+});
+
+test('the built-in adapters register every activity the interpreter schedules for a 1.0 call kind or a 0.8 function type', () => {
+  const registered = new Set(builtinAdapters().flatMap((a) => Object.keys(a.activityTypes)));
+  const scheduled = [...Object.values(ACTIVITY_OF_CALL), ...Object.values(FUNCTION_ACTIVITY_OF_TYPE)];
+  assert.deepEqual(scheduled.filter((type) => !registered.has(type)), []);
 });
 
 test('loading the interpreter and adapter workers loads none of the protocol SDKs', () => {

@@ -9,7 +9,8 @@
  */
 import { PROCESS_TASK_QUEUE } from '../../common/contracts';
 import { needsDocument } from '../../common/catalogs';
-import { ADAPTER_ACTIVITY_OF_CALL, entryOf, type Task, type TaskList, type V1Definition } from '../../common/model-v1';
+import { entryOf, type Task, type TaskList, type V1Definition } from '../../common/model-v1';
+import { ACTIVITY_OF_CALL } from '../../common/call-kinds';
 
 export interface CalledFunction {
   name: string;
@@ -24,7 +25,7 @@ export function v1Functions(def: V1Definition): CalledFunction[] {
   const visitTask = (t: Task, as?: string) => {
     if (typeof t.call === 'string') {
       const worker = typeof t.metadata?.worker === 'string' ? t.metadata.worker : undefined;
-      if (Object.hasOwn(ADAPTER_ACTIVITY_OF_CALL, t.call)) out.set(as ?? t.call, { name: as ?? t.call, type: t.call, ...(worker ? { worker } : {}) });
+      if (Object.hasOwn(ACTIVITY_OF_CALL, t.call)) out.set(as ?? t.call, { name: as ?? t.call, type: t.call, ...(worker ? { worker } : {}) });
       else if (/@default$/.test(t.call) || needsDocument(t.call, def.workflow.use?.catalogs)) out.set(t.call, { name: t.call, type: 'custom', ...(worker ? { worker } : {}) });
       else if (fns[t.call]) visitTask(fns[t.call], t.call);
     }

@@ -24,7 +24,8 @@ import { joinPointer } from '../source';
 import { isObj, type Obj } from '../walk';
 import { oncePerText } from '../expressions';
 import { endpointParts, isUriCall, parseCatalogCall } from '../../common/catalogs';
-import { ADAPTER_ACTIVITY_OF_CALL, BUILTIN_CALLS, entryOf, taskTypeOf, type ConsumptionStrategy, type Task } from '../../common/model-v1';
+import { BUILTIN_CALLS, entryOf, taskTypeOf, type ConsumptionStrategy, type Task } from '../../common/model-v1';
+import { ACTIVITY_OF_CALL } from '../../common/call-kinds';
 import { readsEventOnly, strategyFilters } from '../../common/awaited-events';
 import { isLocalCall, LOCAL_METADATA, localProblem } from '../../common/metadata';
 
@@ -246,7 +247,7 @@ function checkCall(ctx: Ctx, task: Task, tp: string): void {
   if (local !== undefined) {
     const problem = localProblem(local);
     // Not call: a2a, which follows long agent tasks with heartbeats (a local activity has none).
-    const servedHere = Object.hasOwn(ADAPTER_ACTIVITY_OF_CALL, call) && call !== 'a2a' && !(isObj(task.metadata) && task.metadata.worker);
+    const servedHere = Object.hasOwn(ACTIVITY_OF_CALL, call) && call !== 'a2a' && !(isObj(task.metadata) && task.metadata.worker);
     if (problem) ctx.rep.error(`${tp}/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: ${problem}`, 'true runs the call as a local activity on the interpreter worker');
     else if (isLocalCall(task.metadata as Obj) && !servedHere) {
       ctx.rep.error(`${tp}/metadata/${LOCAL_METADATA}`, `${LOCAL_METADATA}: only call: http, openapi, grpc, asyncapi and mcp without metadata.worker can run locally (call: a2a follows long agent tasks with heartbeats: an activity)`, 'the interpreter worker runs swflow\'s built-in adapters; other calls are served elsewhere');

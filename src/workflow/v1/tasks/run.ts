@@ -16,11 +16,12 @@ import { ParentClosePolicy } from '@temporalio/workflow';
 import type { Duration, Task } from '../../../common/model-v1';
 import type { Json } from '../../../common/model';
 import { PROCESS_TASK_QUEUE, type FunctionCall, type StartOptions } from '../../../common/contracts';
-import { CALL_ACTIVITY_TIMEOUT_MS } from './call';
+import { CALL_ACTIVITY_TIMEOUT_MS } from './calls/activity';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
 import { WorkflowError } from '../errors';
 import { durationMs } from '../durations';
 import { FEATURE_V1_RUN_CONTAINER } from '../../../common/features';
+import { PROCESS_ACTIVITY_OF_KIND } from '../../../common/call-kinds';
 
 export async function runRun(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
   const run = task.run!;
@@ -77,7 +78,7 @@ async function runProcess(task: Task, at: TaskAt, input: Json, ctx: TaskContext)
     action: at.name,
   };
   const queue = typeof task.metadata?.worker === 'string' ? task.metadata.worker : PROCESS_TASK_QUEUE;
-  const done = ctx.effects.activity<Json>(`sw.run.${kind}`, [call], {
+  const done = ctx.effects.activity<Json>(PROCESS_ACTIVITY_OF_KIND[kind], [call], {
     taskQueue: queue,
     startToCloseTimeout: CALL_ACTIVITY_TIMEOUT_MS,
     retry: { maximumAttempts: 1 },
