@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
-import { createAdapterWorker, defineAdapter } from '../src/adapter';
+import { createAdapterWorker, defineAdapter } from '../src/adapter-sdk';
 import { builtinAdapters } from '../src/worker/adapter-worker';
 import { loadDefinition } from '../src/dsl';
 import { createLocalEnv } from '../src/platform/dev-server';

@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
-import { createAdapterWorker, defineAdapter } from '../src/adapter';
+import { createAdapterWorker, defineAdapter } from '../src/adapter-sdk';
 import type { Definition, Json } from '../src/common/model';
 import { loadAnyDefinition } from '../src/dsl';
 import { createLocalEnv } from '../src/platform/dev-server';

@@ -22,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { INTERPRETER_TASK_QUEUE, type StartOptions } from '../src/common/contracts';
 import type { Definition, Json } from '../src/common/model';
-import { formatProblem, loadAnyDefinition } from '../src/dsl';
+import { formatFinding, loadAnyDefinition } from '../src/dsl';
 import { startCluster, freePort, type Cluster } from '../src/platform/cluster';
 import { SERVING, SwflowProcess } from '../test/reliability/harness';
 
@@ -192,7 +192,7 @@ async function phase(cluster: Cluster, base: string, dir: string, workers: numbe
   const defs = new Map<string, Definition>();
   for (const [name, doc] of Object.entries(documents(base))) {
     const { definition, problems } = await loadAnyDefinition(doc);
-    if (!definition) throw new Error(`${name}: ${problems.map(formatProblem).join('; ')}`);
+    if (!definition) throw new Error(`${name}: ${problems.map(formatFinding).join('; ')}`);
     defs.set(name, definition);
   }
   const gw = new Gateways(gatewayPorts);

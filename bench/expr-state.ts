@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE } from '../src/common/contracts';
-import { isFunctionCall } from '../src/adapter/call';
+import { isFunctionCall } from '../src/adapter-sdk/call';
 import { startDevServer } from '../src/platform/dev-server';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { freePort } from '../test/helpers/ports';

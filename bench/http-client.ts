@@ -1,5 +1,5 @@
 /**
- * CPU and wall time per HTTP request of the adapters' client (src/adapter/http-client.ts,
+ * CPU and wall time per HTTP request of the adapters' client (src/adapter-sdk/http-client.ts,
  * node:http with a keep-alive agent) against global `fetch` (undici), which it replaced: one
  * request at a time, keep-alive, to a local echo service in another process (so only the
  * client's work is counted), the answer read as text as adapters do. A GET and a POST (a
@@ -13,7 +13,7 @@
  * load changes between rounds, less within one).
  */
 import { performance } from 'node:perf_hooks';
-import { httpFetch } from '../src/adapter/http-client';
+import { httpFetch } from '../src/adapter-sdk/http-client';
 import { freePort } from '../test/helpers/ports';
 import { option, quantile, round, startEchoService, waitFor } from './support';
 

@@ -105,7 +105,8 @@ async function compiledTree() {
   const esbuild = loadEsbuild();
   const files = sourceFiles();
   // The package's name and version go with the tree (src/common/runtime.ts reads `$runtime.version` from ../../package.json).
-  const { name, version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const manifest = path.join(ROOT, 'package.json');
+  const { name, version } = fs.existsSync(manifest) ? JSON.parse(fs.readFileSync(manifest, 'utf8')) : {};
   const pkg = `${JSON.stringify({ name, version, private: true }, null, 2)}\n`;
   const hash = crypto.createHash('sha256').update(`${esbuild.version}\0${ROOT}\0${process.version}\0`).update(fs.readFileSync(__filename)).update(pkg);
   const texts = files.map((f) => {

@@ -18,7 +18,7 @@
  *
  * Output: the A2A 1.0 JSON of the method's result (`message/send`: `{ task }` or `{ message }`;
  * `message/stream`, `tasks/resubscribe`: the array of stream responses). Failures: RFC 7807
- * problems (src/adapter problemFailure; 1.0 retries are the definition's): a task that ends failed, rejected or canceled, or stops for input or
+ * problems (src/adapter-sdk problemFailure; 1.0 retries are the definition's): a task that ends failed, rejected or canceled, or stops for input or
  * authentication, and a JSON-RPC error are runtime errors; an unreachable agent or an HTTP
  * status a communication error (401: authentication, 403: authorization); a definition problem
  * a configuration error.
@@ -64,7 +64,7 @@ import {
   type Auth,
   type Json,
   type Problem,
-} from '../../src/adapter';
+} from '../../src/adapter-sdk';
 import { a2aCall, type A2ACall } from './request';
 
 /** What a heartbeat of a followed agent task records: enough to resume it. */

@@ -5,7 +5,7 @@
  * `role: ROLE_USER`, parts `{ text }`). Parameters are accepted in either spelling and read into
  * the SDK's 1.0 request types; outputs are A2A 1.0 JSON.
  */
-import { ConfigurationError, type Json } from '../../src/adapter';
+import { ConfigurationError, type Json } from '../../src/adapter-sdk';
 
 type Obj = Record<string, Json>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);

@@ -16,7 +16,7 @@
  * gives it back to the queue, in its place, for the next step.
  */
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage, type Options } from 'amqplib';
-import { AdapterError, networkFailure } from '../../src/adapter';
+import { AdapterError, networkFailure } from '../../src/adapter-sdk';
 import { MQTT_NOT_AUTHORIZED, MQTT_REFUSED } from './mqtt';
 
 export interface AmqpCall {

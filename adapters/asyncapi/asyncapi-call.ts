@@ -15,7 +15,7 @@
  * - `with.authentication` (basic, bearer, an OAuth2/OIDC token): basic credentials are the MQTT
  *   (and AMQP) username/password, a bearer token the password; over HTTP, the `Authorization` header.
  */
-import { authenticationHeaders, ConfigurationError, configurationFailure, ErrorCodes, ErrorTypes, ExpressionError, fetchDocument, isAdapterError, locateDocument, problemFailure, type ActivityContext, type Json } from '../../src/adapter';
+import { authenticationHeaders, ConfigurationError, configurationFailure, ErrorCodes, ErrorTypes, ExpressionError, fetchDocument, isAdapterError, locateDocument, problemFailure, type ActivityContext, type Json } from '../../src/adapter-sdk';
 import { findCallOperation, loadDocument } from './document';
 import { MQTT_NOT_AUTHORIZED } from './mqtt';
 import { isAmqp, overAmqp, overHttp, overMqtt, subscribeOverAmqp, subscribeOverHttp, subscribeOverMqtt, subscribeStepOverAmqp, subscribeStepOverHttp, subscribeStepOverMqtt, type AsyncCredentials } from './transport';

@@ -11,7 +11,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { AsyncAPIDocumentInterface, OperationInterface, Parser, ServerInterface } from '@asyncapi/parser';
-import { isHttpUrl, loadOnce, operationError, type AdapterError } from '../../src/adapter';
+import { isHttpUrl, loadOnce, operationError, type AdapterError } from '../../src/adapter-sdk';
 
 /** The protocols this adapter speaks (AsyncAPI's protocol names). */
 export const PROTOCOLS = ['mqtt', 'mqtts', 'secure-mqtt', 'http', 'https', 'amqp', 'amqps'] as const;

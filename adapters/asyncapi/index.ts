@@ -26,7 +26,7 @@
  * (`ConnectionRefused`, ...); a broker that refuses the credentials is `NotAuthorized`, another
  * refusal `BrokerRefused`; an HTTP status ≥ 400 is its code.
  */
-import { BUILTIN_ADAPTER, builtinActivityName, ASYNCAPI_FUNCTION_ACTIVITY, ASYNCAPI_CALL_ACTIVITY, defineAdapter, fetchDocument, locateDocument, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { BUILTIN_ADAPTER, builtinActivityName, ASYNCAPI_FUNCTION_ACTIVITY, ASYNCAPI_CALL_ACTIVITY, defineAdapter, fetchDocument, locateDocument, type ActivityContext, type Adapter, type Json } from '../../src/adapter-sdk';
 import { resolveOperation } from './document';
 import type { MqttCall } from './mqtt';
 import { invokeAsyncApiCall } from './asyncapi-call';

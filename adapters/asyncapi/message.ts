@@ -4,7 +4,7 @@
  * takes the argument of the same name, which stays in the payload too. Received messages are
  * read back by their content type.
  */
-import { operationError, type Json } from '../../src/adapter';
+import { operationError, type Json } from '../../src/adapter-sdk';
 
 const isJson = (contentType: string) => /(^|\/|\+)json\b/i.test(contentType);
 

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
-import { AdapterError, networkFailure } from '../../src/adapter';
+import { AdapterError, networkFailure } from '../../src/adapter-sdk';
 
 /** The broker refused the credentials (CONNACK 4/5, MQTT 5 reason 134/135). */
 export const MQTT_NOT_AUTHORIZED = 'NotAuthorized';

@@ -29,7 +29,7 @@
  * messages acknowledged to the broker as they arrive): the messages the lost worker had received
  * are not seen by the run, nor those published while no subscription was active.
  */
-import { durationMs, evaluateCondition, type Duration, type ExprScope, type Json } from '../../src/adapter';
+import { durationMs, evaluateCondition, type Duration, type ExprScope, type Json } from '../../src/adapter-sdk';
 
 export interface SubscriptionArgs {
   filter?: string;

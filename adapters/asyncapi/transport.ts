@@ -3,7 +3,7 @@
  * functions (./index.ts) and 1.0 `call: asyncapi` (./asyncapi-call.ts), which authenticate
  * differently ({@link AsyncCredentials}).
  */
-import type { ActivityContext, Json } from '../../src/adapter';
+import type { ActivityContext, Json } from '../../src/adapter-sdk';
 import type { AsyncOperation } from './document';
 import { channelAddress, decodePayload, encodePayload } from './message';
 import { createHash } from 'node:crypto';

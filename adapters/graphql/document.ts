@@ -12,7 +12,7 @@
  * graphql-js's own message.
  */
 import { getVariableValues, parse, print, validate, type GraphQLField, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import { DefinitionError, type Json } from '../../src/adapter';
+import { DefinitionError, type Json } from '../../src/adapter-sdk';
 
 export interface GraphQLOperation {
   endpoint: string;

@@ -14,7 +14,7 @@
  * (transport.ts); a definition that cannot work is a non-retryable `OperationError`; HTTP and
  * network failures have the SDK's codes (`"503"`, `ConnectionRefused`, ...).
  */
-import { AdapterError, BUILTIN_ADAPTER, builtinActivityName, GRAPHQL_FUNCTION_ACTIVITY, defineAdapter, DefinitionError, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { AdapterError, BUILTIN_ADAPTER, builtinActivityName, GRAPHQL_FUNCTION_ACTIVITY, defineAdapter, DefinitionError, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter-sdk';
 import { buildRequestBody, splitOperation, type GraphQLOperation, type GraphQLRequestBody } from './document';
 import { schemaOf } from './schema';
 import { graphqlFailure, postGraphQL } from './transport';

@@ -12,7 +12,7 @@
  * (a document that does not validate may be one the server has learnt since).
  */
 import { buildClientSchema, getIntrospectionQuery, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
-import { AdapterError, ErrorCodes, type ActivityContext, type Json } from '../../src/adapter';
+import { AdapterError, ErrorCodes, type ActivityContext, type Json } from '../../src/adapter-sdk';
 import { postGraphQL } from './transport';
 
 const cache = new Map<string, Promise<GraphQLSchema>>();

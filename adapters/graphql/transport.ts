@@ -5,7 +5,7 @@
  * (`application/graphql-response+json` servers answer request errors so) is read as one, so its
  * `errors` decide the code rather than the status.
  */
-import { AdapterError, ErrorCodes, isAdapterError, type ActivityContext, type HttpOptions, type Json } from '../../src/adapter';
+import { AdapterError, ErrorCodes, isAdapterError, type ActivityContext, type HttpOptions, type Json } from '../../src/adapter-sdk';
 
 /** One entry of a GraphQL response's `errors`. */
 export interface GraphQLErrorJson {

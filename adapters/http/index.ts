@@ -12,7 +12,7 @@
  * authentication problem (401); a definition problem (no URI, unknown secret, an unsupported
  * policy) is a non-retryable configuration problem.
  */
-import { BUILTIN_ADAPTER, builtinActivityName, HTTP_CALL_ACTIVITY, ConfigurationError, configurationFailure, defineAdapter, sendCall, tokenAuthentication, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { BUILTIN_ADAPTER, builtinActivityName, HTTP_CALL_ACTIVITY, ConfigurationError, configurationFailure, defineAdapter, sendCall, tokenAuthentication, type ActivityContext, type Adapter, type Json } from '../../src/adapter-sdk';
 import { httpRequest } from './request';
 
 /** One `call: http`: the request its evaluated `with` describes, sent. */

@@ -3,7 +3,7 @@
  * `with` and expanded the endpoint's URI template; secret-based authentication (`basic: { use:
  * <secret> }`) is resolved from the worker's secrets (the activity context), so it never enters history.
  */
-import { authenticationHeader, ConfigurationError, type Json, type SecretSource } from '../../src/adapter';
+import { authenticationHeader, ConfigurationError, type Json, type SecretSource } from '../../src/adapter-sdk';
 
 export interface HttpCallRequest {
   method: string;

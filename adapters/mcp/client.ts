@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { McpCall } from './request';
-import { errorClass, httpFetchAsFetch, SwflowError, traceHeaders } from '../../src/adapter';
+import { errorClass, httpFetchAsFetch, SwflowError, traceHeaders } from '../../src/adapter-sdk';
 
 /** No timeout of the call's own: setTimeout's largest delay (the SDK's default would be 60 s). */
 const NO_TIMEOUT_MS = 2 ** 31 - 1;

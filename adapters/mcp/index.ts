@@ -19,7 +19,7 @@
  */
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { authenticationHeaders, BUILTIN_ADAPTER, builtinActivityName, MCP_CALL_ACTIVITY, ConfigurationError, configurationFailure, defineAdapter, ErrorCodes, ErrorTypes, isAdapterError, networkFailure, problemFailure, type ActivityContext, type Adapter, type Json, type Problem } from '../../src/adapter';
+import { authenticationHeaders, BUILTIN_ADAPTER, builtinActivityName, MCP_CALL_ACTIVITY, ConfigurationError, configurationFailure, defineAdapter, ErrorCodes, ErrorTypes, isAdapterError, networkFailure, problemFailure, type ActivityContext, type Adapter, type Json, type Problem } from '../../src/adapter-sdk';
 import { ProtocolVersionError, sendMcp } from './client';
 import { mcpCall, type McpCall } from './request';
 

@@ -3,7 +3,7 @@
  * (`$secrets` arrive resolved in the worker) and replaced a named authentication policy by its
  * definition; what the definition gets wrong is a ConfigurationError here.
  */
-import { ConfigurationError, type Json } from '../../src/adapter';
+import { ConfigurationError, type Json } from '../../src/adapter-sdk';
 
 /** The methods of the spec's `call: mcp` (schema `McpMethod`). */
 export const MCP_METHODS = ['tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/read', 'resources/templates/list'] as const;

@@ -15,7 +15,7 @@
  * message; a definition that cannot work is a non-retryable `OperationError`; network failures
  * have the SDK's codes.
  */
-import { AdapterError, BUILTIN_ADAPTER, builtinActivityName, ODATA_FUNCTION_ACTIVITY, defineAdapter, DefinitionError, ErrorCodes, isAdapterError, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { AdapterError, BUILTIN_ADAPTER, builtinActivityName, ODATA_FUNCTION_ACTIVITY, defineAdapter, DefinitionError, ErrorCodes, isAdapterError, type ActivityContext, type Adapter, type Json } from '../../src/adapter-sdk';
 import { keyPropertiesOf } from './metadata';
 import { keyPredicate, odataArguments, queryString, splitOperation } from './request';
 

@@ -6,7 +6,7 @@
  * resource auth (else its invocation auth), and cached per worker by service root and auth.
  */
 import { XMLParser } from 'fast-xml-parser';
-import { AdapterError, DefinitionError, ErrorCodes, type ActivityContext } from '../../src/adapter';
+import { AdapterError, DefinitionError, ErrorCodes, type ActivityContext } from '../../src/adapter-sdk';
 
 export interface KeyProperty {
   name: string;

@@ -1,13 +1,13 @@
 /**
  * An odata call's arguments → the request URL. The arguments follow the spec's OData schema
- * (src/dsl/schema/0.8/odata.json): `key` addresses one entity, `queryOptions` become the
+ * (src/dsl/v08/schema/odata.json): `key` addresses one entity, `queryOptions` become the
  * system query options `$filter`, `$select`, `$expand`, `$orderby`, `$top`, `$skip`, `$count`,
  * `$search` (and `$format`, `$compute`, `$index`, `$schemaversion`). Option names are matched
  * case-insensitively: the schema spells `orderBy`, the spec's example `orderby`. Values are
  * percent-encoded as they are (they are OData expressions the definition writes), except that
  * `select`'s items lose the spaces the spec's example puts after its commas.
  */
-import { DefinitionError, type Json } from '../../src/adapter';
+import { DefinitionError, type Json } from '../../src/adapter-sdk';
 import type { KeyProperty } from './metadata';
 
 /** Splits `<service root>#<entity set>`. */

@@ -12,7 +12,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { PROCESS_ACTIVITY_OF_KIND, type FunctionCall, type Json } from '../../src/adapter';
+import { PROCESS_ACTIVITY_OF_KIND, type FunctionCall, type Json } from '../../src/adapter-sdk';
 import { commandLine, containerCommandLine, isJavaScript, processOutput, ProcessSpecError, type ContainerRuntime, type ProcessResult, type ProcessSpec } from './process';
 
 /** The container engine: `SWFLOW_CONTAINER_ENGINE` (default podman) with `SWFLOW_CONTAINER_RUN_ARGS` (space-separated run options). */

@@ -3,7 +3,7 @@
  * task's output per `return` (`stdout` by default, `stderr`, `code`, `all`: { code, stdout,
  * stderr }, `none`). A non-zero exit is a failure unless the output is the code (`code`, `all`).
  */
-import { errorClass, SwflowError, type Json } from '../../src/adapter';
+import { errorClass, SwflowError, type Json } from '../../src/adapter-sdk';
 
 export interface ProcessSpec {
   kind: 'shell' | 'script' | 'container';

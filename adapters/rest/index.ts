@@ -1,7 +1,7 @@
 /**
  * The REST adapter: serves `rest` functions (activity type `sw.rest`) by calling the OpenAPI
  * operation their `operation` names. Written with the public adapter SDK only (`swflow/adapter`,
- * i.e. src/adapter): secret arguments and auth arrive resolved, the SDK's HTTP helper sends the
+ * i.e. src/adapter-sdk): secret arguments and auth arrive resolved, the SDK's HTTP helper sends the
  * request with auth, cancellation and error codes, and redacts secrets from what leaves the worker.
  *
  *   const worker = await createAdapterWorker({ adapters: [restAdapter({ baseDirs: ['./workflows'] })] });
@@ -12,7 +12,7 @@
  * non-retryable `OperationError`s; a document that cannot be fetched now is `OperationUnavailable`;
  * network failures have the SDK's codes (ConnectionRefused, HostNotFound, ...).
  */
-import { AdapterError, BUILTIN_ADAPTER, builtinActivityName, REST_FUNCTION_ACTIVITY, OPENAPI_CALL_ACTIVITY, defineAdapter, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { AdapterError, BUILTIN_ADAPTER, builtinActivityName, REST_FUNCTION_ACTIVITY, OPENAPI_CALL_ACTIVITY, defineAdapter, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter-sdk';
 import { DocumentUnavailable, OperationError, resolveOperation } from './openapi';
 import { buildRequest } from './request';
 import { invokeOpenApi } from './openapi-call';

@@ -4,7 +4,7 @@
  * `with.authentication`, its answer shaped per `with.output` — the same OpenAPI code as 0.8's
  * `rest` functions (./openapi.ts, ./request.ts), 1.0's errors (RFC 7807 problems).
  */
-import { authenticationHeader, tokenAuthentication, ConfigurationError, configurationFailure, ErrorTypes, problemFailure, sendCall, type ActivityContext, type Json } from '../../src/adapter';
+import { authenticationHeader, tokenAuthentication, ConfigurationError, configurationFailure, ErrorTypes, problemFailure, sendCall, type ActivityContext, type Json } from '../../src/adapter-sdk';
 import { DocumentUnavailable, OperationError, resolveOperation } from './openapi';
 import { buildRequest } from './request';
 

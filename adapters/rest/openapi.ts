@@ -7,7 +7,7 @@
  * and security requirements.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { errorClass, locateDocument, SwflowError } from '../../src/adapter';
+import { errorClass, locateDocument, SwflowError } from '../../src/adapter-sdk';
 
 type Doc = Record<string, any>;
 

@@ -5,7 +5,7 @@
  * arguments as one JSON object, or the value of a sole `body` argument). Left-over arguments on
  * an operation without a body are an error: a misspelt parameter must not be dropped silently.
  */
-import type { HttpRequest, Json } from '../../src/adapter';
+import type { HttpRequest, Json } from '../../src/adapter-sdk';
 import { OperationError, type Operation, type Parameter } from './openapi';
 
 /** The request, and which API keys of the security schemes the arguments gave. */

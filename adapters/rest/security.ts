@@ -10,7 +10,7 @@
  * "no credentials needed"). Without a `security` declaration, an auth definition is sent as
  * `Authorization`.
  */
-import type { Auth } from '../../src/adapter';
+import type { Auth } from '../../src/adapter-sdk';
 import type { Operation, SecurityScheme } from './openapi';
 import type { RestRequest } from './request';
 

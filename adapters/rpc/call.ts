@@ -5,7 +5,7 @@
  * (`NOT_FOUND`, `UNAVAILABLE`, ...); the call is cancelled when the activity is.
  */
 import { credentials, Client, Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { AdapterError, traceHeaders, type Json } from '../../src/adapter';
+import { AdapterError, traceHeaders, type Json } from '../../src/adapter-sdk';
 import type { RpcMethod } from './proto';
 
 /** Where the service listens: `host:port` (plaintext), `grpc://host:port`, or `grpcs://host:port` (TLS with the system's roots). */

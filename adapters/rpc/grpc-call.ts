@@ -9,7 +9,7 @@
  * `status` is the HTTP status gRPC's HTTP gateway maps it to and `title` the status name.
  */
 import type { ServiceError } from '@grpc/grpc-js';
-import { authenticationHeaders, ConfigurationError, configurationFailure, ErrorCodes, ErrorTypes, fetchDocument, isAdapterError, problemFailure, type ActivityContext, type Json } from '../../src/adapter';
+import { authenticationHeaders, ConfigurationError, configurationFailure, ErrorCodes, ErrorTypes, fetchDocument, isAdapterError, problemFailure, type ActivityContext, type Json } from '../../src/adapter-sdk';
 import { describeCall, GrpcStatus, invoke, metadataOf, statusName, type RpcTarget } from './call';
 import { requestMessage } from './message';
 import { resolveMethod } from './proto';

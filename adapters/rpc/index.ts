@@ -16,7 +16,7 @@
  * 1.0 `call: grpc` is the activity `sw.grpc` (./grpc-call.ts).
  */
 import type { ServiceError } from '@grpc/grpc-js';
-import { BUILTIN_ADAPTER, builtinActivityName, RPC_FUNCTION_ACTIVITY, GRPC_CALL_ACTIVITY, defineAdapter, fetchDocument, operationError, type ActivityContext, type Adapter, type Json } from '../../src/adapter';
+import { BUILTIN_ADAPTER, builtinActivityName, RPC_FUNCTION_ACTIVITY, GRPC_CALL_ACTIVITY, defineAdapter, fetchDocument, operationError, type ActivityContext, type Adapter, type Json } from '../../src/adapter-sdk';
 import { describeCall, GrpcStatus, invoke, metadataOf, rpcFailure, type RpcTarget } from './call';
 import { invokeGrpc } from './grpc-call';
 import { requestMessage } from './message';

@@ -5,7 +5,7 @@
  * it, both the lowerCamelCase name (`innerHello`) and the .proto's own (`inner_hello`) are accepted.
  */
 import protobuf from 'protobufjs';
-import { operationError, type Json } from '../../src/adapter';
+import { operationError, type Json } from '../../src/adapter-sdk';
 
 const isObject = (v: unknown): v is Record<string, Json> => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
 

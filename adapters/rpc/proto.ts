@@ -11,7 +11,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { MethodDefinition } from '@grpc/grpc-js';
 import { fromJSON, type PackageDefinition } from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
-import { isAdapterError, isHttpUrl as isUrl, loadOnce, locateDocument, operationError } from '../../src/adapter';
+import { isAdapterError, isHttpUrl as isUrl, loadOnce, locateDocument, operationError } from '../../src/adapter-sdk';
 
 /**
  * How messages become JSON, as proto3's JSON mapping prints them: field names in lowerCamelCase

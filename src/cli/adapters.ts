@@ -10,7 +10,7 @@ import { ADAPTER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, targetFromEnv } from '../client/connection';
 import { PROJECT_ROOT } from '../platform/paths';
 import { createBuiltinAdapterWorker } from '../worker/adapter-worker';
-import { loadAdapters } from '../adapter';
+import { loadAdapters } from '../adapter-sdk';
 import { loadSecrets } from './secrets';
 import { serveMetricsIf } from '../metrics';
 import { healthPort, serveHealthIf } from '../worker/health';

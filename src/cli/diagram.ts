@@ -1,7 +1,7 @@
 /** `swflow diagram <file>`: print a Mermaid diagram of a (valid) definition: a stateDiagram-v2 (0.8) or a flowchart of the task tree (1.0). */
 import type { Command } from 'commander';
-import { formatProblem, loadAnyDefinitionFile } from '../dsl';
-import { toMermaid } from '../dsl/diagram';
+import { formatFinding, loadAnyDefinitionFile } from '../dsl';
+import { toMermaid } from '../dsl/v08/diagram';
 import { toMermaidV1 } from '../dsl/v1/diagram';
 import { isV1Definition } from '../common/model-v1';
 
@@ -14,7 +14,7 @@ export function register(program: Command): void {
     .action(async (file: string, opts: { include: string[] }) => {
       const r = await loadAnyDefinitionFile(file, { includeDirs: opts.include });
       if (!r.definition) {
-        for (const p of r.problems) console.error(formatProblem(p));
+        for (const p of r.problems) console.error(formatFinding(p));
         process.exitCode = 1;
         return;
       }

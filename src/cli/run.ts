@@ -82,17 +82,17 @@ function readJsonArg(what: string, value: string): Json {
 export async function runCommand(file: string, opts: RunCliOptions, out: (line: string) => void = (l) => console.log(l)): Promise<number> {
   const dsl = await import('../dsl');
   const loaded = await dsl.loadAnyDefinitionFile(file);
-  for (const p of loaded.problems) if (p.severity !== 'error') console.error(dsl.formatProblem(p));
+  for (const p of loaded.problems) if (p.severity !== 'error') console.error(dsl.formatFinding(p));
   const errors = loaded.problems.filter((p) => p.severity === 'error');
   if (errors.length || !loaded.definition) {
-    for (const p of errors) console.error(dsl.formatProblem(p));
+    for (const p of errors) console.error(dsl.formatFinding(p));
     console.error(`${file}: the definition does not validate; nothing was run.`);
     return 1;
   }
   const definition = loaded.definition;
   const input = readJsonArg('--input', opts.input ?? '{}');
   const { isV1Definition } = await import('../common/model-v1');
-  const { dataInputProblem } = await import('../workflow/data/input');
+  const { dataInputProblem } = await import('../workflow/v08/data/input');
   const inputProblem = isV1Definition(definition) ? undefined : dataInputProblem(input); // 1.0 accepts any JSON input
   if (inputProblem) {
     console.error(`--input: ${inputProblem}; nothing was run.`);

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import type { SecretValues } from '../adapter';
+import type { SecretValues } from '../adapter-sdk';
 
 export function loadSecrets(file: string | undefined): SecretValues | undefined {
   if (!file) return undefined;

@@ -3,7 +3,7 @@
  * `file:line:col: severity: message (hint)`, exit 1 if any error (with --strict: any problem).
  */
 import type { Command } from 'commander';
-import { formatProblem, loadAnyDefinitionFile, type AnyLoadResult } from '../dsl';
+import { formatFinding, loadAnyDefinitionFile, type AnyLoadResult } from '../dsl';
 import type { Definition } from '../common/model';
 import { isV1Definition } from '../common/model-v1';
 
@@ -28,7 +28,7 @@ export function register(program: Command): void {
         process.stdout.write(JSON.stringify(out, null, 2) + '\n');
       } else {
         for (const r of results) {
-          for (const p of r.problems) console.log(formatProblem(p));
+          for (const p of r.problems) console.log(formatFinding(p));
           const errors = r.problems.filter((p) => p.severity === 'error').length;
           const warnings = r.problems.length - errors;
           if (r.definition) console.log(`${r.source}: valid (${dialectOf(r.definition)}, id ${r.definition.id}${warnings ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : ''})`);

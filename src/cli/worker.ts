@@ -17,7 +17,7 @@ import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts'
 import { connectionOptions, targetFromEnv } from '../client/connection';
 import { PROJECT_ROOT } from '../platform/paths';
 import { createInterpreterWorker } from '../worker/interpreter-worker';
-import { loadAdapters, runAdapterWorker } from '../adapter';
+import { loadAdapters, runAdapterWorker } from '../adapter-sdk';
 import { loadSecrets } from './secrets';
 import { dataConverterOptions } from '../codec';
 import { serveMetricsIf } from '../metrics';

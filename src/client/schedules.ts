@@ -10,7 +10,7 @@
  * touches Schedules it made for the same task queue (memo `swflow`): the workers of one task
  * queue serve the same definitions, other queues' and hand-made Schedules are left alone.
  *
- * Mapping (src/dsl/schedule.ts reads the definition's values):
+ * Mapping (src/dsl/v08/schedule.ts reads the definition's values):
  * - `interval` `R/<start>/<period>` → an interval of `<period>` aligned on `<start>` (offset),
  *   from `<start>`; `R/<period>/<end>` → until `<end>`; `R/<period>` → every `<period>` since
  *   the Unix epoch (the spec lets the runtime choose where a duration-only interval starts;
@@ -30,7 +30,7 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, t
 import type { Definition, ScheduleDef } from '../common/model';
 import { isV1Definition } from '../common/model-v1';
 import { durationMs, isDurationExpression } from '../workflow/v1/durations';
-import { parseCron, parseDateTime, parseInterval } from '../dsl/schedule';
+import { parseCron, parseDateTime, parseInterval } from '../dsl/v08/schedule';
 import { parseDuration } from '../common/duration';
 import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { latestVersions } from '../definitions/registry';

@@ -2,7 +2,7 @@
  * The activity type of every built-in activity a run schedules, declared once: the interpreter
  * schedules these names (1.0 calls: src/workflow/v1/tasks/calls/; 0.8 functions: `activityTypeOf`
  * in ./calls.ts; 1.0 `run` processes: src/workflow/v1/tasks/run.ts), the built-in adapters
- * (adapters/) register them through the SDK (src/adapter re-exports this module), and the adapter
+ * (adapters/) register them through the SDK (src/adapter-sdk re-exports this module), and the adapter
  * worker lists them to load its adapters lazily (src/worker/adapter-worker.ts). Each is
  * `<adapter>.<activity>` of the adapter named `sw` (`adapterActivityType` in ./calls.ts).
  * Sandbox-safe: imports nothing.

@@ -7,7 +7,7 @@
  * one 1.0 task (usually with its own `input.schema`/`output.schema`).
  *
  * The interpreter worker fetches these documents when it pins the definition
- * (src/activities/catalogs.ts); the run finds them by their call string (ResolveResult.functions).
+ * (src/worker/activities/catalogs.ts); the run finds them by their call string (ResolveResult.functions).
  */
 import { entryOf, type Task, type TaskList, type V1Definition, type WorkflowDocument } from './model-v1';
 

@@ -3,11 +3,11 @@
  * that start on a worker knowing them and recorded with the pinned definition (pinning.ts
  * ResolveResult.features), so a replay takes the path its run took. Sandbox-safe constants.
  */
-/** Search attributes written once per workflow task, just before the run blocks (ui.ts). */
+/** Search attributes written once per workflow task, just before the run blocks (host/tracker.ts). */
 export const FEATURE_UPSERTS_BEFORE_BLOCKING = 'upserts-before-blocking';
 /** Expressible retry strategies as the activity's Temporal RetryPolicy (retry.ts). */
 export const FEATURE_NATIVE_RETRY_POLICY = 'native-retry-policy';
-/** keepActive instances whose flow ended run their event start state again per new matching event (runtime.ts). */
+/** keepActive instances whose flow ended run their event start state again per new matching event (v08/run.ts). */
 export const FEATURE_KEEP_ACTIVE_EVENTS = 'keep-active-events';
 /** A redelivered event (same source and id as one consumed) is not consumed again (events/mailbox.ts). */
 export const FEATURE_EVENT_DEDUPE = 'event-dedupe';
@@ -18,7 +18,7 @@ export const FEATURE_EVENT_DEDUPE = 'event-dedupe';
  */
 export const FEATURE_CALL_CONTEXT_HEADERS = 'call-context-headers';
 /**
- * Failures of the platform are not the user's errors (platform.ts): function calls without a
+ * Failures of the platform are not the user's errors (platform-failures.ts): function calls without a
  * definition timeout run unlimited (a very long start-to-close) with a heartbeat timeout; a call
  * that ends by a heartbeat timeout, a start-to-close timeout the definition did not set, or a
  * worker shutdown is made again, outside the definition's retries; a Temporal RetryPolicy only
@@ -29,12 +29,12 @@ export const FEATURE_PLATFORM_FAILURES = 'platform-failures';
 export const FEATURE_UNLIMITED_AUTO_RETRIES = 'unlimited-auto-retries';
 /**
  * workflowExecTimeout with `interrupt: false`: the current state may finish its work, but a wait for
- * an event (which may never come) ends at the timeout, as with `interrupt: true` (runtime.ts).
+ * an event (which may never come) ends at the timeout, as with `interrupt: true` (v08/run.ts).
  */
 export const FEATURE_EXEC_TIMEOUT_ENDS_EVENT_WAITS = 'exec-timeout-ends-event-waits';
 /** A graphql action's `selectionSet` has its `${ }` expressions evaluated before the call (functions.ts). */
 export const FEATURE_SELECTION_SET_EXPRESSIONS = 'selection-set-expressions';
-/** The SwAwaitedEvents search attribute: the CloudEvent types the run waits for, kept current (ui.ts, events/mailbox.ts). */
+/** The SwAwaitedEvents search attribute: the CloudEvent types the run waits for, kept current (host/tracker.ts, events/mailbox.ts). */
 export const FEATURE_AWAITED_EVENTS_ATTRIBUTE = 'awaited-events-attribute';
 /**
  * Expressions, data filters and the data flow around them are evaluated without `await` where
@@ -63,7 +63,7 @@ export const FEATURE_YIELD_LONG_WALKS = 'yield-long-walks';
  * 1.0 calls (`call: http`, `openapi`, `@default` activities) get the platform-failures
  * semantics of 0.8 calls: without a task `timeout` the activity runs unlimited (a very long
  * start-to-close) with a heartbeat timeout (`metadata['swflow.heartbeat']`, default PT30S), and
- * a call ended by a platform failure is made again, not raised (v1/tasks/calls/activity.ts, platform.ts).
+ * a call ended by a platform failure is made again, not raised (v1/tasks/calls/activity.ts, platform-failures.ts).
  */
 export const FEATURE_V1_CALL_PLATFORM_FAILURES = 'v1-call-platform-failures';
 /**
@@ -90,7 +90,7 @@ export const FEATURE_HOST_LIFECYCLE = 'host-lifecycle';
 /**
  * A 1.0 run publishes in SwAwaitedEvents what its active `listen` tasks wait for: event types,
  * and types qualified by the correlation values a filter expects (common/awaited-events.ts), so
- * the gateway reaches 1.0 runs as it reaches 0.8 runs (ui.ts, events/mailbox.ts, v1/tasks/listen.ts).
+ * the gateway reaches 1.0 runs as it reaches 0.8 runs (host/tracker.ts, events/mailbox.ts, v1/tasks/listen.ts).
  */
 export const FEATURE_V1_AWAITED_EVENTS = 'v1-awaited-events';
 /**
@@ -139,7 +139,7 @@ export const FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW = 'v1-timeout-continue-as-new';
 export const FEATURE_V1_EXTENSIONS = 'v1-extensions';
 /**
  * 1.0 `evaluate.mode: loose`: every string of a value (`with`, `set`, …) is evaluated, a string
- * that fails to evaluate stands for itself (expr.ts evalLooseSync). Runs recorded before
+ * that fails to evaluate stands for itself (expressions.ts evalLooseSync). Runs recorded before
  * evaluated such documents strictly (validation warned) and still do.
  */
 export const FEATURE_V1_LOOSE_EVALUATION = 'v1-loose-evaluation';
@@ -191,7 +191,7 @@ export const FEATURE_V1_SUBSCRIPTION_STREAMING = 'v1-subscription-streaming';
  * with a declared timeout (0.8 `actionExecTimeout`, a 1.0 call task's `timeout.after`) gets a
  * heartbeat timeout of a third of it (at least 2 s, at most the default heartbeat timeout; an
  * explicit `swflow.heartbeat` is kept), so a call in flight on a killed adapter is made again
- * (platform.ts) instead of failing when the declared timeout runs out. A 0.8 call the service keeps
+ * (platform-failures.ts) instead of failing when the declared timeout runs out. A 0.8 call the service keeps
  * busy past `actionExecTimeout` fails with a timeout error naming it (was: "timed out (startToClose)").
  */
 export const FEATURE_SCALED_HEARTBEATS = 'scaled-heartbeats';
@@ -210,7 +210,7 @@ export const FEATURE_EAGER_CALLS = 'eager-calls';
 /**
  * Consecutive function call activities write the search attributes (SwState...) once, before the
  * first call, not before each: the next write is at the run's next other wait (an event, a timer,
- * a child, continue-as-new) or its end (ui.ts Tracker.flushBeforeCall). A 10-call 1.0 run writes
+ * a child, continue-as-new) or its end (host/tracker.ts Tracker.flushBeforeCall). A 10-call 1.0 run writes
  * SwState twice instead of ten times (one event and one visibility write less per call).
  */
 export const FEATURE_STATE_AT_WAITS = 'state-at-waits';

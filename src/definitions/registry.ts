@@ -153,7 +153,7 @@ export class DefinitionRegistry {
       if (definition) result = { mtimeMs, entry: { def: definition, source: path } };
       else {
         const first = problems.find((p: any) => p.severity === 'error') ?? problems[0];
-        result = { mtimeMs, problem: first ? dsl.formatProblem(first) : 'not a definition' };
+        result = { mtimeMs, problem: first ? dsl.formatFinding(first) : 'not a definition' };
       }
     } catch (err) {
       result = { mtimeMs, problem: (err as Error).message };

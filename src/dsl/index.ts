@@ -8,27 +8,27 @@
  */
 import * as path from 'node:path';
 import type { DataSchemaDef, Definition, Dialect, Json, WorkflowDef } from '../common/model';
-import { formatProblem, Reporter, type DefinitionProblem } from './problems';
-import { applyLeniency, schemaView } from './lenient';
-import { normalize } from './normalize';
+import { formatFinding, Reporter, type Finding } from './findings';
+import { applyLeniency, schemaView } from './v08/lenient';
+import { normalize } from './v08/normalize';
 import { Resolver } from './resolve';
-import { validateSchema } from './schema';
-import { checkSemantics } from './semantic';
+import { validateSchema } from './v08/schema';
+import { checkSemantics } from './v08/semantic';
 import { SourceDoc, SourceMap } from './source';
-import { isV01, translateV01 } from './v01';
-import { kogitoArguments, translateJsonPathDocument } from './kogito';
-import { isObj, type Obj } from './walk';
+import { isV01, translateV01 } from './v01/translate';
+import { kogitoArguments, translateJsonPathDocument } from './v08/kogito';
+import { isObj, type Obj } from './v08/walk';
 import { MAX_NESTING, nestsDeeperThan } from './nesting';
 import { isV1Document, loadV1 } from './v1/load';
 import { isV1Definition } from '../common/model-v1';
 
-export type { DefinitionProblem } from './problems';
-export { formatProblem } from './problems';
+export type { Finding } from './findings';
+export { formatFinding } from './findings';
 export { parseDuration, isDuration, durationProblem } from '../common/duration';
 
 export interface LoadResult {
   definition?: WorkflowDef;
-  problems: DefinitionProblem[];
+  problems: Finding[];
   source: string /* file or '<inline>' */;
 }
 
@@ -66,7 +66,7 @@ function only08(r: AnyLoadResult): LoadResult {
 }
 
 /** The text of `bytes`, or a problem when they are not UTF-8 (JSON and YAML are), placed at the first bad byte. */
-function utf8Text(bytes: Buffer, file: string): string | DefinitionProblem {
+function utf8Text(bytes: Buffer, file: string): string | Finding {
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes); // ignoreBOM: keep it, as Buffer#toString did
   } catch {
@@ -187,7 +187,7 @@ function arr(v: unknown): any[] {
   return Array.isArray(v) ? v : [];
 }
 
-function sortProblems(list: DefinitionProblem[]): DefinitionProblem[] {
+function sortProblems(list: Finding[]): Finding[] {
   return list
     .map((p, i) => ({ p, i }))
     .sort((a, b) => (a.p.file === b.p.file ? (a.p.line ?? 0) - (b.p.line ?? 0) || (a.p.col ?? 0) - (b.p.col ?? 0) || a.i - b.i : a.i - b.i))
@@ -284,5 +284,5 @@ async function resolveExternals(work: Obj, resolver: Resolver, rep: Reporter, ma
   }
 }
 
-export { formatProblem as format };
+export { formatFinding as format };
 export type { WorkflowDef };

@@ -4,7 +4,7 @@
  * `file:line:col`.
  */
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode, type Pair, type YAMLMap } from 'yaml';
-import type { DefinitionProblem } from './problems';
+import type { Finding } from './findings';
 import { deepBracketOffset, MAX_NESTING } from './nesting';
 
 export interface Position {
@@ -16,7 +16,7 @@ export interface Position {
 /** One parsed text with its node tree. */
 export class SourceDoc {
   readonly value: unknown;
-  readonly problems: DefinitionProblem[] = [];
+  readonly problems: Finding[] = [];
   /** True when the text could not be turned into a document at all. */
   readonly fatal: boolean;
   private readonly lc = new LineCounter();

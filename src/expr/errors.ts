@@ -3,7 +3,7 @@
  * sandbox. One family: {@link ExpressionError} (an expression that jq could not compile or
  * that failed at run time), {@link JqEngineError} (the engine itself failed, before the failure
  * is attributed to an expression), and the interpreter's `SwExpressionError`
- * (src/workflow/expr.ts: the same, at a site of a workflow). SANDBOX-SAFE.
+ * (src/workflow/expressions.ts: the same, at a site of a workflow). SANDBOX-SAFE.
  */
 import { errorClass, SwflowError } from '../common/errors';
 

@@ -5,8 +5,8 @@
  * interpreter gives it 5 attempts): a produced event is not dropped because its receiver
  * blinked; a receiver that stays down fails the run, naming the state and the sink.
  */
-import type { EventSink } from '../activities/interpreter';
-import { httpFetch } from '../adapter/http-client';
+import type { EventSink } from '../worker/activities/interpreter';
+import { httpFetch } from '../adapter-sdk/http-client';
 
 export function httpSink(url: string, opts: { timeoutMs?: number } = {}): EventSink {
   return async (event) => {

@@ -6,7 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import { isFunctionCall } from '../adapter/call';
+import { isFunctionCall } from '../adapter-sdk/call';
 import { metrics } from './index';
 
 export const metricsInterceptor: ActivityInterceptorsFactory = () => ({

@@ -35,7 +35,7 @@ import { childWorkflowIds, historyText, historyToFixture, openTimers, workflowTa
 import { MockService, functionTaskQueues, mockProblems } from './mocks';
 import { startTestServer } from './env';
 import { resolveSecretArguments } from '../expr/secrets';
-import { callInterceptor } from '../adapter/call';
+import { callInterceptor } from '../adapter-sdk/call';
 import { stopWorkers } from '../worker/stop';
 import { autoHeartbeat } from '../worker/heartbeat';
 import { mockDelay } from './delay';
@@ -225,7 +225,7 @@ async function loadDefinitions(tc: TestCase, dsl: DslModule): Promise<LoadedDefs
   };
   const collect = (res: Awaited<ReturnType<DslModule['loadAnyDefinition']>>): Definition | undefined => {
     const errs = res.problems.filter((p) => p.severity === 'error');
-    for (const p of errs) errors.push(dsl.formatProblem(p));
+    for (const p of errs) errors.push(dsl.formatFinding(p));
     return errs.length === 0 ? res.definition : undefined;
   };
   const definition = await load(tc.workflow, tc.constants);
@@ -362,7 +362,7 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
 /** The activities of the case's real adapters (`adapters:`), by activity type, with the case's secrets. */
 async function caseAdapters(tc: TestCase): Promise<Record<string, (call: FunctionCall) => Promise<Json>>> {
   if (tc.adapters.length === 0) return {};
-  const sdk = await import('../adapter');
+  const sdk = await import('../adapter-sdk');
   const { builtinAdapters } = await import('../worker/adapter-worker');
   const definitionDir = tc.workflow.kind === 'file' ? dirname(tc.workflow.path) : dirname(tc.file);
   try {

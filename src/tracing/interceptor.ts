@@ -6,7 +6,7 @@
  */
 import { Context } from '@temporalio/activity';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import { isFunctionCall } from '../adapter/call';
+import { isFunctionCall } from '../adapter-sdk/call';
 import { inSpan } from './context';
 import { tracing } from './index';
 

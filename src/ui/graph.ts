@@ -4,13 +4,13 @@
  * the task's JSON pointer, as the run's `state` query and the Web UI summaries name it),
  * composite tasks (`do`, `for`, `try`/`catch`, `fork`, `listen … foreach`) as containers of
  * their lists, edges for the flow (implicit `continue`, `then`, switch cases, `exit`, `end`).
- * Both have a `start` and an `end` node. The same walk as the Mermaid diagrams (src/dsl/diagram.ts,
+ * Both have a `start` and an `end` node. The same walk as the Mermaid diagrams (src/dsl/v08/diagram.ts,
  * src/dsl/v1/diagram.ts), kept as data.
  */
 import type { Definition, StateDef, WorkflowDef } from '../common/model';
 import { entryOf, isV1Definition, taskTypeOf, type TaskList, type V1Definition } from '../common/model-v1';
 import { childLists } from '../dsl/v1/diagram';
-import { stateEdges } from '../dsl/diagram';
+import { stateEdges } from '../dsl/v08/diagram';
 
 export const START = 'start';
 export const END = 'end';

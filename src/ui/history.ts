@@ -1,7 +1,7 @@
 /**
  * What a run's Temporal history says about its nodes (pure): the activities, timers and child
  * workflows each state or task issued (their summaries start with the state name or the task's
- * JSON pointer, src/workflow/ui.ts `summary`), how long they took, which are still open, the
+ * JSON pointer, src/workflow/host/tracker.ts `summary`), how long they took, which are still open, the
  * SwState values written, and how the run closed. The run page shows these next to the `state`
  * query's steps, and draws the path from them alone when no worker answers the query.
  */

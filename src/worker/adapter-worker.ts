@@ -2,7 +2,7 @@
  * The built-in adapter worker: serves the function types swflow implements itself (REST, GraphQL,
  * OData, gRPC, AsyncAPI, A2A) on `swflow-adapters`, the queue of every function without `metadata.worker`, plus any user
  * adapters given (`swflow adapters --module <file>`). Built with the public adapter SDK
- * (src/adapter): a new protocol adapter is one more entry in {@link builtinAdapters} (1.0's
+ * (src/adapter-sdk): a new protocol adapter is one more entry in {@link builtinAdapters} (1.0's
  * `call: http` is adapters/http, `call: mcp` adapters/mcp, `call: a2a` adapters/a2a; `call: openapi` is served by the OpenAPI adapter, adapters/rest).
  * Your own adapters can also run in their own workers on their own queues
  * (adapters/README.md). Running calls heartbeat automatically (./heartbeat.ts).
@@ -10,7 +10,7 @@
 import { Worker, type ActivityInterceptorsFactory, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
 import { A2A_CALL_ACTIVITY, ASYNCAPI_CALL_ACTIVITY, ASYNCAPI_FUNCTION_ACTIVITY, BUILTIN_ADAPTER, builtinActivityName, GRAPHQL_FUNCTION_ACTIVITY, GRPC_CALL_ACTIVITY, MCP_CALL_ACTIVITY, ODATA_FUNCTION_ACTIVITY, OPENAPI_CALL_ACTIVITY, REST_FUNCTION_ACTIVITY, RPC_FUNCTION_ACTIVITY, type BuiltinActivity } from '../common/call-kinds';
-import * as sdk from '../adapter';
+import * as sdk from '../adapter-sdk';
 import { httpAdapter } from '../../adapters/http';
 import { autoHeartbeat } from './heartbeat';
 import { dataConverterOptions } from '../codec';

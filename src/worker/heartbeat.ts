@@ -4,7 +4,7 @@
  * timeout (default 30 s, function metadata `swflow.heartbeat`) and still let the call itself
  * run unlimited. A worker that is killed, loses its connection or hangs stops heartbeating,
  * and Temporal notices within the heartbeat timeout; the interpreter then makes the call again
- * (src/workflow/platform.ts). Heartbeating also delivers cancellation to the running call.
+ * (src/workflow/platform-failures.ts). Heartbeating also delivers cancellation to the running call.
  *
  * An activity that heartbeats by itself (with progress details) keeps doing so: its latest
  * details are the ones re-sent, never replaced. Self-contained: add it to any worker with

@@ -17,10 +17,10 @@ import { bundleWorkflowCode, Worker, type BundleOptions, type NativeConnection, 
 import type { Definition } from '../common/model';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
 import { FEATURE_EAGER_CALLS, FEATURE_LOCAL_READS, INTERPRETER_FEATURES } from '../common/features';
-import { createInterpreterActivities } from '../activities/interpreter';
+import { createInterpreterActivities } from './activities/interpreter';
 import { DefinitionRegistry } from '../definitions/registry';
-import type { CatalogOptions } from '../activities/catalogs';
-import { adapterActivities, adapterServices, callInterceptor, type AdapterServices, type SecretValues } from '../adapter';
+import type { CatalogOptions } from './activities/catalogs';
+import { adapterActivities, adapterServices, callInterceptor, type AdapterServices, type SecretValues } from '../adapter-sdk';
 import { builtinAdapters } from './adapter-worker';
 import { autoHeartbeat } from './heartbeat';
 import { dataConverterOptions } from '../codec';

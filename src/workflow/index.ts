@@ -9,15 +9,15 @@
  *
  * What belongs to the run is the run host's (./host): the mailbox (events arrive as the
  * EVENT_SIGNAL), the `state` query, suspension (SUSPEND_SIGNAL / RESUME_SIGNAL), continue-as-new,
- * lifecycle events. The pinned definition picks its front end: 0.8 states (./front-end.ts over
- * ./runtime.ts) or the 1.0 task tree (./v1/run.ts).
+ * lifecycle events. The pinned definition picks its front end: 0.8 states (v08/front-end.ts over
+ * v08/run.ts) or the 1.0 task tree (./v1/run.ts).
  */
 import { ActivityFailure, ApplicationFailure, CancellationScope, defineQuery, defineSignal, isCancellation, scheduleLocalActivity, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Definition, Json } from '../common/model';
 import { isV1Definition } from '../common/model-v1';
 import { EVENT_SIGNAL, RESUME_SIGNAL, STATE_QUERY, SUSPEND_SIGNAL, type CloudEventJson, type InstanceState, type StartOptions } from '../common/contracts';
 import { RunHost, type FrontEnd } from './host/run-host';
-import { StatesFrontEnd } from './front-end';
+import { StatesFrontEnd } from './v08/front-end';
 import { V1Run } from './v1/run';
 import { RESOLVE_DEFINITION_ACTIVITY, type ResolveRequest, type ResolveResult } from '../common/pinning';
 

@@ -3,7 +3,7 @@
  * `workflowInterceptorModules`):
  * - before every command that makes the run wait (an activity, a local activity, a timer, a
  *   child workflow, continue-as-new), the search attributes that changed are written, as one
- *   event (see Tracker in ui.ts);
+ *   event (see Tracker in host/tracker.ts);
  * - a function call's context goes out as the `swflow-call` header of its activity (or local
  *   activity: `swflow.local` calls)
  *   (functions.ts hands it over with {@link withCallContext});
@@ -14,7 +14,7 @@
 import { defaultPayloadConverter, scheduleLocalActivity, type ActivityOptions, type Payload, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
 import type { CallContext } from '../common/contracts';
 import { CALL_HEADER } from '../common/calls';
-import { beforeBlocking } from './ui';
+import { beforeBlocking } from './host/tracker';
 import { aroundCall } from './host/tracing';
 
 /** Call contexts by the identity of the args array they go out with (see withCallContext). */

@@ -7,7 +7,7 @@ import { ActivityFailure, TimeoutFailure, type ActivityOptions } from '@temporal
 import type { FunctionDef, StateDef, WorkflowDef } from '../common/model';
 import { parseDuration } from '../common/duration';
 import { HEARTBEAT_METADATA, heartbeatTimeoutMs } from '../common/metadata';
-import { SwTimeoutError } from './errors';
+import { SwTimeoutError } from './v08/errors';
 import { temporalEffects, type Effects } from './effects';
 
 /**
@@ -26,7 +26,7 @@ export const MIN_SCALED_HEARTBEAT_MS = 2_000;
  * The heartbeat timeout (ms) of a call whose definition declares a timeout of `declaredMs`
  * (scaled-heartbeats): a third of it, at least {@link MIN_SCALED_HEARTBEAT_MS}, at most the
  * function's heartbeat timeout, so that a lost worker is noticed (and the call made again:
- * platform.ts) before the declared timeout runs out and is not mistaken for it. An explicit
+ * platform-failures.ts) before the declared timeout runs out and is not mistaken for it. An explicit
  * `swflow.heartbeat` is kept as written: it says how often that adapter can heartbeat (an
  * adapter that beats less often than a shorter timeout would be "lost" again and again).
  * Undefined: no heartbeat timeout (`off`).
@@ -44,7 +44,7 @@ export function scaledHeartbeatMs(metadata: Record<string, string> | undefined, 
  * spec's "single action execution"), else {@link UNLIMITED_CALL_MS}; and the function's heartbeat
  * timeout (`metadata['swflow.heartbeat']`, default PT30S; none when `off`; with `scaled`, the
  * scaled-heartbeats feature, {@link scaledHeartbeatMs} of the actionExecTimeout), so that a lost
- * worker is noticed within it (platform.ts) whatever the start-to-close is. A heartbeat timeout
+ * worker is noticed within it (platform-failures.ts) whatever the start-to-close is. A heartbeat timeout
  * not shorter than the start-to-close is left out (it would never fire first).
  */
 export function callTimeouts(fn: FunctionDef, actionTimeout: string | undefined, scaled = false): Pick<ActivityOptions, 'startToCloseTimeout' | 'heartbeatTimeout'> {

@@ -18,7 +18,7 @@ import type { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import type { Json } from '../../src/common/model';
-import { formatProblem, loadAnyDefinition } from '../../src/dsl';
+import { formatFinding, loadAnyDefinition } from '../../src/dsl';
 import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
@@ -66,7 +66,7 @@ const docOf = (name: string, tasks: unknown[], extra: Record<string, unknown> = 
 
 async function start(doc: unknown, input: Json = {}) {
   const loaded = await loadAnyDefinition(doc as Record<string, unknown>);
-  assert.ok(loaded.definition, loaded.problems.map(formatProblem).join('\n'));
+  assert.ok(loaded.definition, loaded.problems.map(formatFinding).join('\n'));
   const d = loaded.definition!;
   return env.client.workflow.start(d.id, { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: `a2a-${++n}-${Date.now()}`, args: [input, { definition: d }], workflowExecutionTimeout: '2 minutes' });
 }

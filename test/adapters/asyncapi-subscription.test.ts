@@ -21,8 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mqtt from 'mqtt';
 import { stringify } from 'yaml';
-import { formatProblem, loadAnyDefinition } from '../../src/dsl';
-import type { ActivityContext } from '../../src/adapter';
+import { formatFinding, loadAnyDefinition } from '../../src/dsl';
+import type { ActivityContext } from '../../src/adapter-sdk';
 import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { invokeAsyncApiCall } from '../../adapters/asyncapi/asyncapi-call';
 import { stepClientId } from '../../adapters/asyncapi/transport';
@@ -351,5 +351,5 @@ test('validation: no warning for a subscription; a consumption policy with neith
   assert.deepEqual(ok.problems, []);
   const bad = await loadAnyDefinition(doc('sub-invalid', [{ read: inbox({ consume: { for: 'PT2S' } }) }]));
   assert.equal(bad.definition, undefined);
-  assert.match(bad.problems.map(formatProblem).join('\n'), /error: 'consume' is missing required property 'amount' or 'while' or 'until' at \/do\/0\/read\/with\/subscription\/consume/);
+  assert.match(bad.problems.map(formatFinding).join('\n'), /error: 'consume' is missing required property 'amount' or 'while' or 'until' at \/do\/0\/read\/with\/subscription\/consume/);
 });

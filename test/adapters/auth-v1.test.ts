@@ -24,7 +24,7 @@ import type { ApplicationFailure } from '@temporalio/common';
 import type { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE, type StartOptions } from '../../src/common/contracts';
-import { formatProblem, loadAnyDefinition } from '../../src/dsl';
+import { formatFinding, loadAnyDefinition } from '../../src/dsl';
 import type { Json } from '../../src/common/model';
 import { historyText } from '../../src/testing/history';
 import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
@@ -292,7 +292,7 @@ test('oauth2 authorization_code is refused at validation: it needs a user agent'
   const r = await loadAnyDefinition(
     docOf('authcode', [{ a: { call: 'http', with: { method: 'get', endpoint: { uri: `${base}/api/who`, authentication: { oauth2: { authority: base, grant: 'authorization_code', client: { id: 'app' } } } } } } }]),
   );
-  const text = r.problems.map(formatProblem).join('\n');
+  const text = r.problems.map(formatFinding).join('\n');
   assert.match(text, /error: oauth2 grant 'authorization_code' cannot be used by a workflow: it needs a user agent.*at \/do\/0\/a\/with\/endpoint\/authentication\/oauth2\/grant/);
 });
 

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defineAdapter } from '../../src/adapter';
+import { defineAdapter } from '../../src/adapter-sdk';
 import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { assertNoSecrets } from '../helpers/leaks';
 import { adapterHarness, failureText, type AdapterHarness } from './harness';

@@ -1,12 +1,12 @@
 /**
- * How the adapter SDK puts a call back together (src/adapter/call.ts `functionCallOf`): from the
+ * How the adapter SDK puts a call back together (src/adapter-sdk/call.ts `functionCallOf`): from the
  * evaluated arguments and the `swflow-call` header (0.8 and 1.0 runs with the one wire format), or
  * from a whole FunctionCall input (runs recorded before it); anything else is not a call.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { functionCallOf } from '../../src/adapter/call';
+import { functionCallOf } from '../../src/adapter-sdk/call';
 import { CALL_HEADER } from '../../src/common/calls';
 import type { CallContext, FunctionCall } from '../../src/common/contracts';
 

@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { createAdapterWorker, defineAdapter } from '../../src/adapter';
+import { createAdapterWorker, defineAdapter } from '../../src/adapter-sdk';
 import { PROJECT_ROOT } from '../../src/platform/paths';
 import { buildGoProgram } from '../helpers/go-build';
 import { adapterHarness, type AdapterHarness } from './harness';

@@ -8,7 +8,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
-import { loadAnyDefinition, loadDefinition, formatProblem } from '../../src/dsl';
+import { loadAnyDefinition, loadDefinition, formatFinding } from '../../src/dsl';
 import { installQuietRuntime } from '../../src/testing/env';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
@@ -40,7 +40,7 @@ export async function adapterHarness(): Promise<AdapterHarness> {
   const start = async (doc: Record<string, unknown>, input: unknown = {}) => {
     // A 1.0 document (`document:`), else 0.8.
     const loaded = doc.document ? await loadAnyDefinition(doc) : await loadDefinition({ specVersion: '0.8', ...doc } as never);
-    assert.ok(loaded.definition, loaded.problems.map(formatProblem).join('\n'));
+    assert.ok(loaded.definition, loaded.problems.map(formatFinding).join('\n'));
     const id = loaded.definition.id;
     return client.workflow.start(id, {
       taskQueue: INTERPRETER_TASK_QUEUE,

@@ -1,5 +1,5 @@
 /**
- * The adapters' HTTP client (src/adapter/http-client.ts) against real node:http servers: what a
+ * The adapters' HTTP client (src/adapter-sdk/http-client.ts) against real node:http servers: what a
  * service sees and what the caller gets, side by side with global `fetch` where fetch is the
  * reference (defaults, bodies, redirects, cross-origin credentials), and the rest on its own
  * (decoding, null bodies, cancellation, failure codes, keep-alive, streamed events).
@@ -10,9 +10,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { once } from 'node:events';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { httpFetch, httpFetchAsFetch, type HttpFetchInit } from '../../src/adapter/http-client';
-import { sendHttp } from '../../src/adapter/http';
-import { ErrorCodes, isAdapterError, networkFailure } from '../../src/adapter/errors';
+import { httpFetch, httpFetchAsFetch, type HttpFetchInit } from '../../src/adapter-sdk/http-client';
+import { sendHttp } from '../../src/adapter-sdk/http';
+import { ErrorCodes, isAdapterError, networkFailure } from '../../src/adapter-sdk/errors';
 
 interface Seen {
   method: string;

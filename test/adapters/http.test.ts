@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { httpRequest } from '../../adapters/http/request';
-import { digestAuthorization, parseDigestChallenges } from '../../src/adapter/digest';
-import { ConfigurationError, shapeOutput, statusProblem, tokenAuthentication, type Json, type ReceivedResponse, type TokenSource } from '../../src/adapter';
+import { digestAuthorization, parseDigestChallenges } from '../../src/adapter-sdk/digest';
+import { ConfigurationError, shapeOutput, statusProblem, tokenAuthentication, type Json, type ReceivedResponse, type TokenSource } from '../../src/adapter-sdk';
 
 /** A secret store as the activity context's `secret` reads it. */
 const store = (values: Record<string, Json>) => ({ secret: (name: string) => values[name], redact: () => undefined });

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ConfigurationError } from '../../src/adapter';
+import { ConfigurationError } from '../../src/adapter-sdk';
 import { failureProblem } from '../../adapters/mcp';
 import { durationMs, mcpCall } from '../../adapters/mcp/request';
 

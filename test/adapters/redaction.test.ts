@@ -119,7 +119,7 @@ test('a secret header echoed in the error answer is redacted everywhere', async 
 
 test('a secret query parameter (in the request URL) is redacted, also from describe while the call is retried', async () => {
   // autoRetries' default strategy (unlimited attempts) is the activity's Temporal retry policy
-  // (a finite one is retried by the interpreter, one activity per attempt: src/workflow/retry.ts).
+  // (a finite one is retried by the interpreter, one activity per attempt: src/workflow/v08/retry.ts).
   const doc = oneCall('redact-query', 'probe', { p: 'x', q: '${ $SECRETS.QUERY_KEY }' }, { autoRetries: true });
   const handle = await h.start(doc);
   // While Temporal waits to retry, describe shows the pending call with its last failure.

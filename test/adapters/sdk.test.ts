@@ -11,7 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { PROJECT_ROOT } from '../../src/platform/paths';
-import { AdapterError, createAdapterWorker, defineAdapter, networkFailure, ErrorCodes, CALL_HEADER, type ActivityContext } from '../../src/adapter';
+import { AdapterError, createAdapterWorker, defineAdapter, networkFailure, ErrorCodes, CALL_HEADER, type ActivityContext } from '../../src/adapter-sdk';
 import { historyText } from '../../src/testing/history';
 import { adapterHarness, failureText, type AdapterHarness } from './harness';
 
@@ -146,7 +146,7 @@ test('defineAdapter refuses what cannot be served', () => {
   assert.deepEqual(Object.keys(inventory.activityTypes), ['inventory.reserve', 'inventory.tenantKey', 'inventory.outOfStock', 'inventory.plainError']);
 });
 
-test('built-in adapters use only the public SDK (src/adapter, published as swflow/adapter)', () => {
+test('built-in adapters use only the public SDK (src/adapter-sdk, published as swflow/adapter)', () => {
   const root = join(PROJECT_ROOT, 'adapters');
   const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
   assert.ok(files.length > 0);
@@ -157,7 +157,7 @@ test('built-in adapters use only the public SDK (src/adapter, published as swflo
       if (!spec.startsWith('.')) continue;
       const target = resolve(dirname(join(root, f)), spec);
       const inside = target.startsWith(join(root, f.split('/')[0]));
-      assert.ok(inside || target === join(PROJECT_ROOT, 'src', 'adapter'), `adapters/${f} imports ${spec}: only its own files and the SDK's entry (src/adapter) are allowed`);
+      assert.ok(inside || target === join(PROJECT_ROOT, 'src', 'adapter'), `adapters/${f} imports ${spec}: only its own files and the SDK's entry (src/adapter-sdk) are allowed`);
     }
   }
 });

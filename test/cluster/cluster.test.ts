@@ -24,7 +24,7 @@ import { runSwflow } from '../helpers/cli';
 import { freePort } from '../helpers/ports';
 import { reversed, startReplyService, type ReplyService } from '../helpers/reply-service';
 import { SERVING, SwflowProcess } from '../reliability/harness';
-import { formatProblem, loadAnyDefinition } from '../../src/dsl';
+import { formatFinding, loadAnyDefinition } from '../../src/dsl';
 
 const KEYS = `cluster-key:${randomBytes(32).toString('base64')}`;
 const IN08 = 'in08-cluster-plain-7d1e';
@@ -39,7 +39,7 @@ const CONTROL = 'control-cluster-plain-51c8';
 /** A definition of any dialect, loaded by the real loader (not test/workflow/helpers: it installs a Core runtime that keeps the process alive). */
 async function load(doc: unknown): Promise<Definition> {
   const { definition, problems } = await loadAnyDefinition(doc);
-  if (!definition) throw new Error(`invalid test definition:\n${problems.map(formatProblem).join('\n')}`);
+  if (!definition) throw new Error(`invalid test definition:\n${problems.map(formatFinding).join('\n')}`);
   return definition;
 }
 

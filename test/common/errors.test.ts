@@ -12,8 +12,8 @@ import { createContext, runInContext } from 'node:vm';
 import { buildSync } from 'esbuild';
 import { errorMarker, SwflowError } from '../../src/common/errors';
 import { ExpressionError, JqEngineError } from '../../src/expr/errors';
-import { SwExpressionError } from '../../src/workflow/expr';
-import { AdapterError, DefinitionError, isAdapterError } from '../../src/adapter';
+import { SwExpressionError } from '../../src/workflow/expressions';
+import { AdapterError, DefinitionError, isAdapterError } from '../../src/adapter-sdk';
 
 const ROOT = resolve(__dirname, '../..');
 const SCANNED = ['src', 'adapters', 'workers', 'bin'];

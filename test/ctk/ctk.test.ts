@@ -15,7 +15,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { INTERPRETER_TASK_QUEUE, STATE_QUERY, type InstanceState } from '../../src/common/contracts';
-import { formatProblem, loadAnyDefinition } from '../../src/dsl';
+import { formatFinding, loadAnyDefinition } from '../../src/dsl';
 import type { Json } from '../../src/common/model';
 import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
@@ -64,7 +64,7 @@ after(async () => {
 
 async function execute(w: World): Promise<Outcome> {
   const loaded = await loadAnyDefinition(standIns.rewrite(w.definition ?? ''), { source: 'scenario' });
-  if (!loaded.definition) throw new Error(`the definition does not validate:\n${loaded.problems.map(formatProblem).join('\n')}`);
+  if (!loaded.definition) throw new Error(`the definition does not validate:\n${loaded.problems.map(formatFinding).join('\n')}`);
   const definition = loaded.definition;
   const handle = await client.workflow.start(definition.id, { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: `ctk-${++n}-${Date.now()}`, args: [(w.input ?? {}) as Json, { definition }] });
   const tasks = async () => (await handle.query<InstanceState>(STATE_QUERY)).statesEntered;

@@ -1,6 +1,6 @@
 /**
  * 1.0 catalogs and functions by URI: the pure parts (src/dsl/v1/catalogs.ts), validation, and
- * the interpreter worker's resolver (src/activities/catalogs.ts) against a real local HTTP catalog
+ * the interpreter worker's resolver (src/worker/activities/catalogs.ts) against a real local HTTP catalog
  * with bearer-token authentication and a file catalog.
  */
 import { after, before, test } from 'node:test';
@@ -14,8 +14,8 @@ import { pathToFileURL } from 'node:url';
 import { catalogFunctionAddress, documentCalls, needsDocument, parseCatalogCall, rawAddress } from '../../src/common/catalogs';
 import { v1Functions } from '../../src/dsl/v1/functions';
 import type { V1Definition } from '../../src/common/model-v1';
-import { addressOf, baseUrl, CatalogResolver, FunctionNotResolved } from '../../src/activities/catalogs';
-import { loadAnyDefinition, formatProblem } from '../../src/dsl';
+import { addressOf, baseUrl, CatalogResolver, FunctionNotResolved } from '../../src/worker/activities/catalogs';
+import { loadAnyDefinition, formatFinding } from '../../src/dsl';
 
 test('parseCatalogCall: name:version@catalog, nothing else', () => {
   assert.deepEqual(parseCatalogCall('log:1.0.0@global'), { name: 'log', version: '1.0.0', catalog: 'global' });
@@ -94,7 +94,7 @@ test('validation: catalogs and URI calls without warnings; unknown catalogs, exp
       catalogs: { global: { endpoint: { uri: 'https://catalog.example', authentication: { bearer: { token: '${ $secrets.catalogToken }' } } } }, local: { endpoint: { uri: 'file://./catalog', authentication: { basic: { use: 'catalogCreds' } } } } },
     }),
   );
-  assert.deepEqual(ok.problems.map(formatProblem), []);
+  assert.deepEqual(ok.problems.map(formatFinding), []);
   const text = [
     'document: { dsl: "1.0.3", namespace: tests, name: bad, version: "0.1.0" }',
     'use:',
@@ -108,7 +108,7 @@ test('validation: catalogs and URI calls without warnings; unknown catalogs, exp
     '      call: ftp://f.example/x.yaml',
   ].join('\n');
   const bad = await loadAnyDefinition(text, { source: 'bad.sw.yaml' });
-  const msgs = bad.problems.map(formatProblem);
+  const msgs = bad.problems.map(formatFinding);
   assert.ok(msgs.some((m) => /^bad\.sw\.yaml:8:13: error: unknown catalog 'nope' \(use\.catalogs defines: dyn, ftp\)/.test(m)), msgs.join('\n'));
   assert.ok(msgs.some((m) => /bad\.sw\.yaml:4:.*error: a catalog endpoint cannot be a runtime expression/.test(m)), msgs.join('\n'));
   assert.ok(msgs.some((m) => /bad\.sw\.yaml:5:.*error: cannot read a catalog at 'ftp:/.test(m)), msgs.join('\n'));
@@ -169,7 +169,7 @@ after(async () => {
 
 async function definition(tasks: unknown[], use: Record<string, unknown>): Promise<V1Definition> {
   const r = await loadAnyDefinition(doc(tasks, use));
-  assert.ok(r.definition, r.problems.map(formatProblem).join('\n'));
+  assert.ok(r.definition, r.problems.map(formatFinding).join('\n'));
   return r.definition as V1Definition;
 }
 

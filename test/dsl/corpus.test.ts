@@ -11,7 +11,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { formatProblem, loadDefinitionFile } from '../../src/dsl';
+import { formatFinding, loadDefinitionFile } from '../../src/dsl';
 import { CORPUS, includeDirsFor, manifest } from './corpus-lib';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -37,7 +37,7 @@ test('corpus: every document is handled as MANIFEST.md classifies it', { timeout
     }
     const r = await loadDefinitionFile(file, { includeDirs: includeDirsFor(e.file) });
     const errors = r.problems.filter((p) => p.severity === 'error');
-    const all = errors.map((p) => formatProblem(p).replace(CORPUS + '/', '')).join('\n    ');
+    const all = errors.map((p) => formatFinding(p).replace(CORPUS + '/', '')).join('\n    ');
     if (e.cls === 'invalid') {
       if (r.definition) unhandled.push(`${e.file}: invalid, but accepted`);
       else if (!errors.some((p) => p.message.includes(INVALID[e.file] ?? '\u0000'))) unhandled.push(`${e.file}: rejected, but not for ${JSON.stringify(INVALID[e.file])}:\n    ${all}`);
@@ -50,7 +50,7 @@ test('corpus: every document is handled as MANIFEST.md classifies it', { timeout
       else if (r.problems.length) counts.warned++;
       else counts.accepted++;
       // Every problem is located.
-      for (const p of r.problems) if (p.line === undefined) unhandled.push(`${e.file}: unlocated warning: ${formatProblem(p)}`);
+      for (const p of r.problems) if (p.line === undefined) unhandled.push(`${e.file}: unlocated warning: ${formatFinding(p)}`);
       continue;
     }
     if (!expected) unhandled.push(`${e.file}: rejected:\n    ${all}`);
@@ -58,7 +58,7 @@ test('corpus: every document is handled as MANIFEST.md classifies it', { timeout
     else {
       counts.expectedRejections++;
       reasons.set(expected.reason, (reasons.get(expected.reason) ?? 0) + 1);
-      for (const p of errors) if (p.line === undefined && !/internal/.test(p.message)) unhandled.push(`${e.file}: unlocated error: ${formatProblem(p)}`);
+      for (const p of errors) if (p.line === undefined && !/internal/.test(p.message)) unhandled.push(`${e.file}: unlocated error: ${formatFinding(p)}`);
     }
   }
   console.log(

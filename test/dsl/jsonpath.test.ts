@@ -1,6 +1,6 @@
 /**
  * JSONPath → jq (src/dsl/jsonpath.ts), Kogito `expressionLang: jsonpath` documents, and
- * Kogito string/array `arguments` (src/dsl/kogito.ts).
+ * Kogito string/array `arguments` (src/dsl/v08/kogito.ts).
  */
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 /** Each validation rule: a broken document and the exact message (and its location). */
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { loadDefinition, type DefinitionProblem } from '../../src/dsl';
+import { loadDefinition, type Finding } from '../../src/dsl';
 
 type Doc = Record<string, any>;
 
@@ -9,12 +9,12 @@ const base = (states: Doc[], extra: Doc = {}): Doc => ({ id: 't', specVersion: '
 const inject = (name: string, rest: Doc = { end: true }): Doc => ({ name, type: 'inject', data: {}, ...rest });
 const op = (name: string, actions: Doc[], rest: Doc = { end: true }): Doc => ({ name, type: 'operation', actions, ...rest });
 
-async function errors(doc: Doc | string): Promise<DefinitionProblem[]> {
+async function errors(doc: Doc | string): Promise<Finding[]> {
   const r = await loadDefinition(doc);
   return r.problems.filter((p) => p.severity === 'error');
 }
 
-async function expectError(doc: Doc | string, message: string, pointer?: string): Promise<DefinitionProblem> {
+async function expectError(doc: Doc | string, message: string, pointer?: string): Promise<Finding> {
   const errs = await errors(doc);
   const hit = errs.find((p) => p.message === message);
   assert.ok(hit, `expected error ${JSON.stringify(message)}, got:\n${errs.map((e) => `${e.pointer}: ${e.message}`).join('\n')}`);

@@ -9,14 +9,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadDefinition, formatProblem } from '../../src/dsl';
+import { loadDefinition, formatFinding } from '../../src/dsl';
 import type { WorkflowDef } from '../../src/common/model';
 
 type Doc = Record<string, any>;
 
 async function load(doc: Doc, opts: { baseDir?: string } = {}): Promise<WorkflowDef> {
   const { definition, problems } = await loadDefinition({ id: 'd', specVersion: '0.8', ...doc }, opts);
-  assert.ok(definition, problems.map(formatProblem).join('\n'));
+  assert.ok(definition, problems.map(formatFinding).join('\n'));
   return definition;
 }
 

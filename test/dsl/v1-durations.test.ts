@@ -6,13 +6,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { formatProblem, loadAnyDefinition, loadAnyDefinitionFile } from '../../src/dsl';
+import { formatFinding, loadAnyDefinition, loadAnyDefinitionFile } from '../../src/dsl';
 
 const FIXTURES = join(__dirname, 'fixtures', 'v1');
 
 test('durations written as runtime expressions validate everywhere the schema allows a duration', async () => {
   const r = await loadAnyDefinitionFile(join(FIXTURES, 'duration-expressions.sw.yaml'));
-  assert.deepEqual(r.problems.map(formatProblem), []);
+  assert.deepEqual(r.problems.map(formatFinding), []);
   assert.ok(r.definition);
 });
 
@@ -20,7 +20,7 @@ test('literal durations that are not durations, or that swflow cannot time, are 
   const file = join(FIXTURES, 'duration-literals-broken.sw.yaml');
   const r = await loadAnyDefinitionFile(file);
   assert.equal(r.definition, undefined);
-  const text = r.problems.map(formatProblem).join('\n');
+  const text = r.problems.map(formatFinding).join('\n');
   const notADuration = `is not a duration: write an ISO 8601 duration \\("PT30S", "P1DT2H"\\), an inline one \\(\\{ minutes: 5 \\}\\), or a runtime expression`;
   for (const re of [
     new RegExp(`duration-literals-broken\\.sw\\.yaml:3:19: error: 'after' ${notADuration}`),

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { formatProblem, loadAnyDefinition, loadAnyDefinitionFile, loadDefinition } from '../../src/dsl';
+import { formatFinding, loadAnyDefinition, loadAnyDefinitionFile, loadDefinition } from '../../src/dsl';
 import { isV1Definition } from '../../src/common/model-v1';
 
 const EXAMPLES = resolve(__dirname, '..', '..', '..', 'shared', 'specs', 'serverless-workflow-1.0.3', 'examples');
@@ -18,7 +18,7 @@ test('every 1.0.3 example validates', async () => {
   assert.ok(files.length > 60);
   for (const f of files) {
     const r = await loadAnyDefinitionFile(join(EXAMPLES, f));
-    assert.ok(r.definition && isV1Definition(r.definition), `${f}: ${r.problems.map(formatProblem).join('; ')}`);
+    assert.ok(r.definition && isV1Definition(r.definition), `${f}: ${r.problems.map(formatFinding).join('; ')}`);
   }
 });
 
@@ -26,7 +26,7 @@ test('what a document needs to run (an opt-in worker) is an info, accepted with 
   const container = join(EXAMPLES, 'run-container.yaml');
   const lax = await loadAnyDefinitionFile(container);
   assert.ok(lax.definition);
-  assert.match(lax.problems.map(formatProblem).join('\n'), /run-container\.yaml:10:11: info: 'run\.container' runs only where a worker serves the opt-in process queue/);
+  assert.match(lax.problems.map(formatFinding).join('\n'), /run-container\.yaml:10:11: info: 'run\.container' runs only where a worker serves the opt-in process queue/);
   const strict = await loadAnyDefinitionFile(container, { strict: true });
   assert.ok(strict.definition, 'an info never refuses the document');
   const every = { document: { dsl: '1.0.3', namespace: 'tests', name: 'every', version: '0.1.0' }, schedule: { every: '${ .x }' }, do: [{ a: { set: { a: 1 } } }] };
@@ -42,7 +42,7 @@ test('what a document needs to run (an opt-in worker) is an info, accepted with 
 
 test('call: mcp: the HTTP transport endpoint\'s authentication is checked as any call\'s, located', async () => {
   const doc = (auth: unknown) => ({ document: { dsl: '1.0.3', namespace: 'tests', name: 'mcp', version: '0.1.0' }, do: [{ c: { call: 'mcp', with: { method: 'tools/list', transport: { http: { endpoint: { uri: 'http://h/mcp', authentication: auth } } } } } }] });
-  const problems = async (auth: unknown) => (await loadAnyDefinition(doc(auth))).problems.map(formatProblem).join('\n');
+  const problems = async (auth: unknown) => (await loadAnyDefinition(doc(auth))).problems.map(formatFinding).join('\n');
   assert.equal(await problems({ bearer: { token: 't' } }), '');
   assert.equal(await problems({ digest: { username: 'u', password: 'p' } }), '');
   assert.match(await problems({ use: 'nope' }), /error: unknown authentication 'nope' at \/do\/0\/c\/with\/transport\/http\/endpoint\/authentication\/use/);
@@ -59,12 +59,12 @@ test('authentication: every policy, grant and client authentication loads clean,
   assert.deepEqual(await warnings({ certificate: { certificate: '/etc/client.crt', key: '/etc/client.key' } }), []);
   assert.match((await warnings({ oauth2: { authority: 'http://idp', grant: 'authorization_code', client: { id: 'a' } } })).join('\n'), /oauth2 grant 'authorization_code' cannot be used by a workflow: it needs a user agent/);
   assert.match((await warnings({ oidc: { authority: 'http://idp', grant: 'refresh_token', client: { id: 'a' } } })).join('\n'), /oidc grant 'refresh_token' takes the refresh token from 'subject.token'/);
-  assert.match((await loadAnyDefinition(doc({ certificate: { key: '/etc/client.key' } }))).problems.map(formatProblem).join('\n'), /error: .* at \/do\/0\/c\/with\/endpoint\/authentication\/certificate/);
+  assert.match((await loadAnyDefinition(doc({ certificate: { key: '/etc/client.key' } }))).problems.map(formatFinding).join('\n'), /error: .* at \/do\/0\/c\/with\/endpoint\/authentication\/certificate/);
 });
 
 test('call a2a: the spec\'s example loads clean; it needs agentCard or server; its authentication is checked; never swflow.local', async () => {
   const doc = (w: Record<string, unknown>, metadata?: Record<string, unknown>) => ({ document: { dsl: '1.0.3', namespace: 'tests', name: 'a2a', version: '0.1.0' }, do: [{ ask: { call: 'a2a', ...(metadata ? { metadata } : {}), with: { method: 'message/send', parameters: { message: { parts: [{ kind: 'text', text: 'hi' }] } }, ...w } } }] });
-  const problems = async (w: Record<string, unknown>, metadata?: Record<string, unknown>) => (await loadAnyDefinition(doc(w, metadata))).problems.map(formatProblem).join('\n');
+  const problems = async (w: Record<string, unknown>, metadata?: Record<string, unknown>) => (await loadAnyDefinition(doc(w, metadata))).problems.map(formatFinding).join('\n');
   assert.equal(await problems({ agentCard: { endpoint: 'https://example.com/.well-known/agent-card.json' } }), '');
   assert.equal(await problems({ server: { uri: 'https://example.com/a2a', authentication: { bearer: { token: 't' } } } }), '');
   assert.match(await problems({}), /error: call: a2a needs 'agentCard' or 'server' at \/do\/0\/ask\/with/);
@@ -75,7 +75,7 @@ test('call a2a: the spec\'s example loads clean; it needs agentCard or server; i
 test('the rules the schema cannot say, located', async () => {
   const r = await loadAnyDefinitionFile(BROKEN);
   assert.equal(r.definition, undefined);
-  const text = r.problems.map(formatProblem).join('\n');
+  const text = r.problems.map(formatFinding).join('\n');
   for (const re of [
     /broken\.sw\.yaml:12:12: error: invalid runtime expression/,
     /broken\.sw\.yaml:13:13: error: 'then' names task 'nowhere', which is not in this task list/,
@@ -101,7 +101,7 @@ test('changes after 1.0.3 are accepted: catch.then, for.in arrays, emit without 
     ],
   };
   const r = await loadAnyDefinition(doc);
-  assert.ok(r.definition, r.problems.map(formatProblem).join('; '));
+  assert.ok(r.definition, r.problems.map(formatFinding).join('; '));
   assert.equal(r.definition!.id, 'test/after-103');
 });
 
@@ -109,7 +109,7 @@ test('after 1.0.3: schedule.on.read accepted, run.workflow requires namespace; e
   const h = { dsl: '1.0.3', namespace: 't', name: 'x', version: '0.1.0' };
   const ok = async (doc: unknown) => {
     const r = await loadAnyDefinition(doc as never);
-    assert.ok(r.definition, r.problems.map(formatProblem).join('; '));
+    assert.ok(r.definition, r.problems.map(formatFinding).join('; '));
     assert.deepEqual(r.problems, []);
   };
   await ok({ document: h, schedule: { on: { one: { with: { type: 'com.example.start' } }, read: 'envelope' } }, do: [{ s: { set: { a: 1 } } }] });
@@ -117,14 +117,14 @@ test('after 1.0.3: schedule.on.read accepted, run.workflow requires namespace; e
   await ok({ document: h, use: { extensions: [{ log: { extend: 'all', when: '$task.reference != null', before: [{ a: { set: { b: 1 } } }], after: [{ a: { set: { b: 2 }, then: 'exit' } }] } }, { mock: { extend: 'composite' } }] }, do: [{ s: { set: { a: 1 } } }] });
   const subflow = await loadAnyDefinition({ document: h, do: [{ r: { run: { workflow: { name: 'n', version: '1.0.0' } } } }] } as never);
   assert.equal(subflow.definition, undefined);
-  assert.match(subflow.problems.map(formatProblem).join('\n'), /'workflow' is missing required property 'namespace' at \/do\/0\/r\/run\/workflow/);
+  assert.match(subflow.problems.map(formatFinding).join('\n'), /'workflow' is missing required property 'namespace' at \/do\/0\/r\/run\/workflow/);
   const bad = await loadAnyDefinition({
     document: h,
     use: { extensions: [{ log: { extend: 'all', when: '$task.x ==', before: [{ a: { set: { b: 1 }, then: 'nowhere' } }, { a: { set: { b: 2 } } }] } }, { log: { extend: 'banana' } }] },
     do: [{ s: { set: { a: 1 } } }],
   } as never);
   assert.equal(bad.definition, undefined);
-  const text = bad.problems.map(formatProblem).join('\n');
+  const text = bad.problems.map(formatFinding).join('\n');
   for (const re of [
     /'extend' must be one of: "call", "composite", .*"all" at \/use\/extensions\/1\/log\/extend/,
     /duplicate task name 'a' at \/use\/extensions\/0\/log\/before\/1\/a/,
@@ -138,5 +138,5 @@ test('after 1.0.3: schedule.on.read accepted, run.workflow requires namespace; e
 test('loadDefinition (0.8 family) refuses a 1.0 document, pointing to loadAnyDefinition', async () => {
   const r = await loadDefinition({ document: { dsl: '1.0.3', namespace: 'a', name: 'b', version: '1.0.0' }, do: [{ s: { set: { a: 1 } } }] });
   assert.equal(r.definition, undefined);
-  assert.match(r.problems.map(formatProblem).join(''), /loadAnyDefinition/);
+  assert.match(r.problems.map(formatFinding).join(''), /loadAnyDefinition/);
 });

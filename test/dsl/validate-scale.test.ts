@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { loadAnyDefinition } from '../../src/dsl';
 import { jqCheckCount } from '../../src/expr/engine';
-import { oncePerText } from '../../src/dsl/expressions';
+import { oncePerText } from '../../src/dsl/v08/expressions';
 
 type Doc = Record<string, any>;
 

@@ -15,7 +15,7 @@ import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
-import { formatProblem, loadAnyDefinition, loadDefinition } from '../../src/dsl';
+import { formatFinding, loadAnyDefinition, loadDefinition } from '../../src/dsl';
 import { DefinitionRegistry } from '../../src/definitions/registry';
 import { keepSchedulesInSync, listSchedules, scheduledDefinitions, scheduleIdOf, scheduleSpecOf, syncSchedules, v1ScheduleSpecOf } from '../../src/client/schedules';
 import { route } from '../../src/gateway/routing';
@@ -77,7 +77,7 @@ test('validation: a schedule on an event start state is accepted with a located 
     states: [{ name: 'Wait', type: 'event', onEvents: [{ eventRefs: ['E'] }], end: true }],
   });
   const r = await loadDefinition(eventStart({ cron: '0 * * * *' }));
-  assert.ok(r.definition, r.problems.map(formatProblem).join('\n'));
+  assert.ok(r.definition, r.problems.map(formatFinding).join('\n'));
   assert.deepEqual(
     r.problems.map((p) => [p.severity, p.pointer, p.message]),
     [['warning', '/start/schedule', "start.schedule is not used: the start state 'Wait' is an event state, so instances start when the event gateway receives its event(s), as without a schedule; swflow makes no Temporal Schedule for this workflow (spec 0.8, Start Definition: scheduling an event start state \"would mean that there needs to be an event service that issues the needed events at the defined times\")"]],
@@ -91,9 +91,9 @@ test('validation: a schedule on an event start state is accepted with a located 
   const window = await loadDefinition(eventStart('2020-03-20T09:00:00Z/2020-03-20T15:00:00Z'));
   assert.ok(window.definition);
   assert.deepEqual(window.problems.map((p) => p.severity), ['warning', 'warning']);
-  assert.match(formatProblem(window.problems[1]), /warning: invalid schedule interval: .* start\/end pairs of date-times are not allowed by the spec's interval format \(the schedule is not used\)/);
+  assert.match(formatFinding(window.problems[1]), /warning: invalid schedule interval: .* start\/end pairs of date-times are not allowed by the spec's interval format \(the schedule is not used\)/);
   const bad = async (schedule: unknown) =>
-    (await loadDefinition({ id: 'b', specVersion: '0.8', start: { stateName: 'a', schedule }, states: [{ name: 'a', type: 'inject', data: {}, end: true }] })).problems.map(formatProblem).join('\n');
+    (await loadDefinition({ id: 'b', specVersion: '0.8', start: { stateName: 'a', schedule }, states: [{ name: 'a', type: 'inject', data: {}, end: true }] })).problems.map(formatFinding).join('\n');
   assert.match(await bad('R5/PT1H'), /number of recurrences.*at \/start\/schedule/);
   assert.match(await bad('R/P1M'), /years or months.*at \/start\/schedule/);
   assert.match(await bad({ cron: { expression: '* * *' } }), /has 3 fields.*at \/start\/schedule\/cron\/expression/);
@@ -172,7 +172,7 @@ test('1.0 schedule: every and cron map onto Temporal Schedule specs; after and o
   assert.deepEqual(v1ScheduleSpecOf({ every: { minutes: 5 } }), { intervals: [{ every: 300_000 }] });
   assert.deepEqual(v1ScheduleSpecOf({ every: 'PT2H' }), { intervals: [{ every: 7_200_000 }] });
   assert.deepEqual(v1ScheduleSpecOf({ cron: '0 0 * * *' }).cronExpressions, ['0 0 0 * * * *']);
-  const problems = async (schedule: unknown) => (await loadAnyDefinition(ticker1(schedule as Record<string, unknown>))).problems.map(formatProblem).join('\n');
+  const problems = async (schedule: unknown) => (await loadAnyDefinition(ticker1(schedule as Record<string, unknown>))).problems.map(formatFinding).join('\n');
   assert.doesNotMatch(await problems({ every: { seconds: 2 } }), /schedule/);
   assert.equal(await problems({ after: { minutes: 1 } }), '');
   assert.equal(await problems({ on: { one: { with: { type: 'tick' } } } }), '');

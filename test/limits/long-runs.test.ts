@@ -14,7 +14,7 @@ import { activityInfo } from '@temporalio/activity';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE, type FunctionCall } from '../../src/common/contracts';
-import { callInterceptor } from '../../src/adapter/call';
+import { callInterceptor } from '../../src/adapter-sdk/call';
 import { loadDefinition } from '../../src/dsl';
 import type { WorkflowDef } from '../../src/common/model';
 import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from '../../src/worker/interpreter-worker';

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
-import { formatProblem, loadAnyDefinition } from '../../src/dsl';
+import { formatFinding, loadAnyDefinition } from '../../src/dsl';
 import type { WorkflowDef } from '../../src/common/model';
 import { startDevEnv } from '../helpers/temporal';
 import { runSwflow } from '../helpers/cli';
@@ -69,7 +69,7 @@ test('1.0: any JSON value is a valid workflow input', async () => {
     },
     { source: 'test' },
   );
-  assert.ok(definition, problems.map(formatProblem).join('; '));
+  assert.ok(definition, problems.map(formatFinding).join('; '));
   const d = definition as unknown as WorkflowDef;
   assert.deepEqual(await h.run(d, 'text'), { got: 'text' });
   assert.deepEqual(await h.run(d, [1, 2]), { got: [1, 2] });

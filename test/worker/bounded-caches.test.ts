@@ -6,8 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BoundedMap } from '../../src/common/bounded-map';
-import { loadOnce } from '../../src/adapter/documents';
-import { TokenCache, TOKEN_CACHE_ENTRIES } from '../../src/adapter/auth';
+import { loadOnce } from '../../src/adapter-sdk/documents';
+import { TokenCache, TOKEN_CACHE_ENTRIES } from '../../src/adapter-sdk/auth';
 
 test('a bounded map keeps the most recently used entries and reports what it evicts', () => {
   const evicted: string[] = [];

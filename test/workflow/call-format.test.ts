@@ -16,7 +16,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { INTERPRETER_TASK_QUEUE, type FunctionCall, type StartOptions } from '../../src/common/contracts';
 import { CALL_HEADER } from '../../src/common/calls';
 import type { Json } from '../../src/common/model';
-import { createAdapterWorker, defineAdapter } from '../../src/adapter';
+import { createAdapterWorker, defineAdapter } from '../../src/adapter-sdk';
 import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';

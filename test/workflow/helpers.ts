@@ -14,11 +14,11 @@ import type { Definition, Json, WorkflowDef } from '../../src/common/model';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE, type CloudEventJson, type FunctionCall, type StartOptions } from '../../src/common/contracts';
 import { historyFromFixture, historyToFixture } from '../../src/testing/history';
 import { RESOLVE_DEFINITION_ACTIVITY, type ResolveResult } from '../../src/common/pinning';
-import { formatProblem, loadAnyDefinition, loadDefinition, type LoadOptions } from '../../src/dsl';
+import { formatFinding, loadAnyDefinition, loadDefinition, type LoadOptions } from '../../src/dsl';
 import { installQuietRuntime } from '../../src/testing/env';
 import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from '../../src/worker/interpreter-worker';
 import { autoHeartbeat } from '../../src/worker/heartbeat';
-import { callInterceptor } from '../../src/adapter/call';
+import { callInterceptor } from '../../src/adapter-sdk/call';
 import { INTERPRETER_FEATURES } from '../../src/common/features';
 
 installQuietRuntime(); // before any test creates a server or worker
@@ -34,14 +34,14 @@ type Any = any;
 export async function def(doc: Any): Promise<WorkflowDef> {
   const events = doc.events?.map((e: Any) => ((e.kind ?? 'consumed') === 'consumed' && e.source === undefined ? { ...e, source: 'test' } : e));
   const { definition, problems } = await loadDefinition({ specVersion: '0.8', ...doc, ...(events ? { events } : {}) }, { source: `test definition ${doc.id}` });
-  if (!definition) throw new Error(`test definition "${doc.id}" is invalid: ${problems.map(formatProblem).join('; ')}`);
+  if (!definition) throw new Error(`test definition "${doc.id}" is invalid: ${problems.map(formatFinding).join('; ')}`);
   return definition;
 }
 
 /** A definition of any dialect (a 1.0 document, ...) loaded as it is; throws its problems when it is invalid. */
 export async function loadAny(doc: unknown, opts: LoadOptions = {}): Promise<Definition> {
   const { definition, problems } = await loadAnyDefinition(doc, opts);
-  if (!definition) throw new Error(`test definition is invalid:\n${problems.map(formatProblem).join('\n')}`);
+  if (!definition) throw new Error(`test definition is invalid:\n${problems.map(formatFinding).join('\n')}`);
   return definition;
 }
 

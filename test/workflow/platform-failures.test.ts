@@ -1,5 +1,5 @@
 /**
- * Failures of the platform are not the user's errors (src/workflow/platform.ts): the built-in
+ * Failures of the platform are not the user's errors (src/workflow/platform-failures.ts): the built-in
  * adapter worker runs as a separate process (`swflow adapters`) calling a real HTTP service that
  * holds the call open; the process is killed (SIGKILL) or stopped (SIGINT) in the middle of the
  * call of a definition that defines no retries, then started again. The call is made again and the
@@ -18,7 +18,7 @@ import type { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import type { Json, WorkflowDef } from '../../src/common/model';
-import { formatProblem, loadAnyDefinition } from '../../src/dsl';
+import { formatFinding, loadAnyDefinition } from '../../src/dsl';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
 import { freePort } from '../helpers/ports';
@@ -243,7 +243,7 @@ test('1.0 call: kill -9 of the adapter worker mid-call, no timeout defined: the 
     // metadata swflow.heartbeat: the task's heartbeat timeout, as for 0.8 functions (shorter here: a faster test)
     do: [{ runJob: { call: 'http', with: { method: 'post', endpoint: `http://127.0.0.1:${service.port}/jobs`, body: { job: '${ .job }' } }, metadata: { 'swflow.heartbeat': 'PT5S' } } }],
   });
-  assert.ok(loaded.definition, loaded.problems.map(formatProblem).join('\n'));
+  assert.ok(loaded.definition, loaded.problems.map(formatFinding).join('\n'));
   const d = loaded.definition!;
   const handle = await env.client.workflow.start(d.id, { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: `v1-platform-kill-${Date.now()}`, args: [{ job: 'report-3' }, { definition: d }] });
   await service.waitForRequests(1);
@@ -277,7 +277,7 @@ async function v1JobDefinition(name: string) {
     document: { dsl: '1.0.3', namespace: 'tests', name, version: '0.1.0' },
     do: [{ runJob: { call: 'http', with: { method: 'post', endpoint: `http://127.0.0.1:${service.port}/jobs`, body: { job: '${ .job }' } }, timeout: { after: 'PT6S' } } }],
   });
-  assert.ok(loaded.definition, loaded.problems.map(formatProblem).join('\n'));
+  assert.ok(loaded.definition, loaded.problems.map(formatFinding).join('\n'));
   return loaded.definition!;
 }
 

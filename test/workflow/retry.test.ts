@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadDefinition } from '../../src/dsl';
-import { DEFAULT_RETRY, nativeRetryOf, retrySchedule, temporalRetryPolicy, type NativeRetry } from '../../src/workflow/retry';
+import { DEFAULT_RETRY, nativeRetryOf, retrySchedule, temporalRetryPolicy, type NativeRetry } from '../../src/workflow/v08/retry';
 import { FEATURE_NATIVE_RETRY_POLICY, INTERPRETER_FEATURES } from '../../src/common/features';
 import type { WorkflowDef } from '../../src/common/model';
 

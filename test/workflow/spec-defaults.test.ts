@@ -10,7 +10,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { startWorkflow } from '../../src/client/start';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
-import { retrySchedule } from '../../src/workflow/retry';
+import { retrySchedule } from '../../src/workflow/v08/retry';
 import { UNLIMITED_CALL_MS } from '../../src/workflow/timeouts';
 import { startTimeSkippingEnv } from '../helpers/temporal';
 import { ce, def, harness, serviceError, type Harness } from './helpers';

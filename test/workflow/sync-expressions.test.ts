@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { startDevEnv } from '../helpers/temporal';
-import { formatProblem, loadAnyDefinition } from '../../src/dsl';
+import { formatFinding, loadAnyDefinition } from '../../src/dsl';
 import type { Json, WorkflowDef } from '../../src/common/model';
 import { FEATURE_SYNC_EXPRESSIONS } from '../../src/common/features';
 import { historyFromFixture } from '../../src/testing/history';
@@ -180,7 +180,7 @@ const foreach = def({
 /** A 1.0 definition (the harness starts any pinned definition; its types name the 0.8 one). */
 async function v1(doc: unknown): Promise<WorkflowDef> {
   const { definition, problems } = await loadAnyDefinition(doc, { source: 'test' });
-  if (!definition) throw new Error(problems.map(formatProblem).join('; '));
+  if (!definition) throw new Error(problems.map(formatFinding).join('; '));
   return definition as unknown as WorkflowDef;
 }
 

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { initExpressions } from '../../src/expr';
-import { evalExprSync, SwExpressionError } from '../../src/workflow/expr';
+import { evalExprSync, SwExpressionError } from '../../src/workflow/expressions';
 import { FEATURE_V1_DURATION_EXPRESSIONS } from '../../src/common/features';
 import { durationAt, durationMs, durationValueProblem, evaluatedDuration, isDurationExpression, resolveDuration, timeoutAfter, type DurationScope } from '../../src/workflow/v1/durations';
 import { mayRetry, resolvePolicyDurations, retryDelayMs } from '../../src/workflow/v1/retry';

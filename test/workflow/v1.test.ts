@@ -17,7 +17,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type StartOptions } from '../../src/common/contracts';
 import type { Definition, Json } from '../../src/common/model';
 import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
-import { createAdapterWorker, defineAdapter } from '../../src/adapter';
+import { createAdapterWorker, defineAdapter } from '../../src/adapter-sdk';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { createProcessWorker } from '../../src/worker/process-worker';
 import { stopWorkers } from '../../src/worker/stop';

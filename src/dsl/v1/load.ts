@@ -3,8 +3,8 @@
  * the rules the schema cannot say (./semantic.ts), located `file:line:col` through the same
  * source map as 0.8 documents. The result keeps the document as written (see ./model.ts).
  */
-import type { Reporter } from '../problems';
-import { isObj, type Obj } from '../walk';
+import type { Reporter } from '../findings';
+import { isObj, type Obj } from '../v08/walk';
 import { V1_KIND, type V1Definition, type WorkflowDocument } from '../../common/model-v1';
 import { validateV1Schema } from './schema';
 import { checkV1Semantics } from './semantic';

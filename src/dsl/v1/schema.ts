@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { joinPointer } from '../source';
 import { entryOf, taskTypeOf, TASK_TYPES, type Task } from '../../common/model-v1';
-import { isObj, type Obj } from '../walk';
+import { isObj, type Obj } from '../v08/walk';
 
 export interface SchemaIssue {
   pointer: string;
@@ -25,7 +25,7 @@ export interface SchemaIssue {
   hint?: string;
 }
 
-const SCHEMA_FILE = join(__dirname, '..', 'schema', '1.0', 'workflow.yaml');
+const SCHEMA_FILE = join(__dirname, 'schema', 'workflow.yaml');
 const FULL_ID = 'https://serverlessworkflow.io/schemas/1.0.3/workflow.yaml';
 const SHALLOW_ID = 'https://swflow.local/schemas/1.0.3/shallow.yaml';
 

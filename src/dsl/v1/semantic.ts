@@ -18,11 +18,11 @@
  */
 import { checkExpressionSyntax } from '../../expr/syntax';
 import { durationProblem } from '../../common/duration';
-import { parseCron } from '../schedule';
-import type { Reporter } from '../problems';
+import { parseCron } from '../v08/schedule';
+import type { Reporter } from '../findings';
 import { joinPointer } from '../source';
-import { isObj, type Obj } from '../walk';
-import { oncePerText } from '../expressions';
+import { isObj, type Obj } from '../v08/walk';
+import { oncePerText } from '../v08/expressions';
 import { endpointParts, isUriCall, parseCatalogCall } from '../../common/catalogs';
 import { BUILTIN_CALLS, entryOf, taskTypeOf, type ConsumptionStrategy, type Task } from '../../common/model-v1';
 import { ACTIVITY_OF_CALL } from '../../common/call-kinds';

@@ -6,7 +6,7 @@
 import type { EventDef, Json } from '../../common/model';
 import { eventMatches } from '../../common/events';
 import type { CloudEventJson } from '../../common/contracts';
-import { beforeBlocking } from '../ui';
+import { beforeBlocking } from '../host/tracker';
 import { temporalEffects, type Effects } from '../effects';
 
 export interface TakenEvent {

@@ -5,9 +5,9 @@
  */
 import type { Json } from '../../common/model';
 import { PRODUCE_EVENT_ACTIVITY, type CloudEventJson } from '../../common/contracts';
-import { evalExpr, evalValue, isExpression, type ExprScope } from '../expr';
+import { evalExpr, evalValue, isExpression, type ExprScope } from '../expressions';
 import { temporalEffects, type Effects } from '../effects';
-import type { StateContext } from '../states/context';
+import type { StateContext } from '../v08/states/context';
 
 export { PRODUCE_EVENT_ACTIVITY };
 

@@ -12,7 +12,7 @@
  */
 import type { Json } from '../../common/model';
 import { scheduleProduceEvent } from '../events/produce';
-import { summary } from '../ui';
+import { summary } from './tracker';
 import type { Effects } from '../effects';
 
 export type LifecycleType =

@@ -1,6 +1,6 @@
 /**
  * The run host: what belongs to a run rather than to a state or a task, written once for both
- * front ends (0.8 states: ../runtime.ts; 1.0 task tree: ../v1/run.ts).
+ * front ends (0.8 states: ../v08/run.ts; 1.0 task tree: ../v1/run.ts).
  *
  * It owns the pinned definition's features, the mailbox and what the run awaits (published as
  * SwAwaitedEvents for the gateway's routing), the Web UI tracker (summaries, details, SwState),
@@ -17,7 +17,7 @@ import type { Definition } from '../../common/model';
 import type { PinnedFunction } from '../../common/model-v1';
 import type { InstanceState, StartOptions } from '../../common/contracts';
 import { Mailbox } from '../events/mailbox';
-import { beforeBlocking, STEPS_LISTED, Tracker } from '../ui';
+import { beforeBlocking, STEPS_LISTED, Tracker } from './tracker';
 import { temporalEffects, type Effects } from '../effects';
 import { WalkBudget } from './walk-budget';
 import { FEATURE_HOST_LIFECYCLE, FEATURE_YIELD_LONG_WALKS } from '../../common/features';

@@ -11,7 +11,7 @@
  * spans; without the interceptors in the bundle the tracer is OpenTelemetry's no-op.
  */
 import { context as otelContext, trace, SpanStatusCode, type Context, type Span } from '@opentelemetry/api';
-import type { Step } from '../ui';
+import type { Step } from './tracker';
 
 let active: RunTrace | undefined;
 

@@ -6,7 +6,7 @@
 import { durationIso, durationMs, durationProblem, parseDuration } from '../../common/duration';
 import type { Json } from '../../common/model';
 import type { Duration, TimeoutDef, V1Definition } from '../../common/model-v1';
-import { SwExpressionError } from '../expr';
+import { SwExpressionError } from '../expressions';
 import { FEATURE_V1_DURATION_EXPRESSIONS } from '../../common/features';
 import type { Args } from './context';
 

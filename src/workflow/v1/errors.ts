@@ -18,8 +18,8 @@ import type { Problem } from '../../common/problem';
 export type { Problem };
 import type { ErrorDef } from '../../common/model-v1';
 import { errorClass, SwflowError } from '../../common/errors';
-import { SwExpressionError } from '../expr';
-import { SwTimeoutError } from '../errors';
+import { SwExpressionError } from '../expressions';
+import { SwTimeoutError } from '../v08/errors';
 
 /** The standard error types' base URI as 1.0.x writes it. */
 export const STANDARD_ERRORS = 'https://serverlessworkflow.io/spec/1.0.0/errors/';
@@ -122,7 +122,7 @@ export function toWorkflowError(err: unknown, instance: string): WorkflowError {
 /**
  * A failure in the 0.8 shape — `details[0]` `{ code, message }` as a 0.8 run's failure, a
  * 0.8-style adapter or a `swflow test` mock gives it (the `code` a 0.8 `errors[].code` matches,
- * src/workflow/errors.ts `classify`) — as a 1.0 error: a communication error whose status is the
+ * src/workflow/v08/errors.ts `classify`) — as a 1.0 error: a communication error whose status is the
  * code when it is an HTTP status, else 500 titled by the code. The other way, a problem's 0.8
  * view, is `serviceErrorOfProblem` (src/common/problem.ts).
  */

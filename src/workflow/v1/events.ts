@@ -8,7 +8,7 @@
 import type { Json } from '../../common/model';
 import type { EventFilter } from '../../common/model-v1';
 import type { CloudEventJson } from '../../common/contracts';
-import { evalConditionSync, evalExprSync, type ExprScope } from '../expr';
+import { evalConditionSync, evalExprSync, type ExprScope } from '../expressions';
 import { attributeMatches } from '../../common/awaited-events';
 
 function valueMatches(want: Json, have: Json | undefined, scope: ExprScope, what: string): boolean {

@@ -5,7 +5,7 @@
  * its position across continue-as-new; every task runs through the task pipeline (./pipeline.ts).
  * Uncaught, a task's problem fails the run with the problem as the failure's details.
  *
- * Shared with 0.8: the jq engine (../expr.ts), the mailbox, the Web UI tracker (task references
+ * Shared with 0.8: the jq engine (../expressions.ts), the mailbox, the Web UI tracker (task references
  * as SwState and summaries), timers/timeouts (../timeouts.ts), the data-schema local activity,
  * automatic continue-as-new (at the top-level list's transitions), child workflows.
  */
@@ -13,7 +13,7 @@ import { ApplicationFailure, ContinueAsNew, isCancellation } from '@temporalio/w
 import type { Json } from '../../common/model';
 import type { Duration, V1Definition } from '../../common/model-v1';
 import { withTimeout } from '../timeouts';
-import { summary as uiSummary } from '../ui';
+import { summary as uiSummary } from '../host/tracker';
 import type { FrontEnd, RunHost } from '../host/run-host';
 import { FEATURE_V1_AWAITED_EVENTS, FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW } from '../../common/features';
 import type { ListOutcome } from './context';

@@ -18,7 +18,7 @@
 import type { Json } from '../../common/model';
 import type { ConsumptionStrategy, Task, V1Definition } from '../../common/model-v1';
 import type { RunHost } from '../host/run-host';
-import { summary as uiSummary } from '../ui';
+import { summary as uiSummary } from '../host/tracker';
 import { FEATURE_V1_SCHEDULE_AFTER, FEATURE_V1_SCHEDULE_ON } from '../../common/features';
 import type { TaskContext } from './context';
 import { durationIso, durationMs } from './durations';

@@ -1,5 +1,5 @@
 /** A real adapter for the runner's `adapters:` field (cases/real-adapter.case.yaml). */
-import { AdapterError, defineAdapter } from '../../../src/adapter';
+import { AdapterError, defineAdapter } from '../../../src/adapter-sdk';
 
 export default defineAdapter({
   name: 'stock',

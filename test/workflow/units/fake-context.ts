@@ -11,12 +11,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/workflow';
 import type { Json, WorkflowDef } from '../../../src/common/model';
 import type { CloudEventJson, StartOptions } from '../../../src/common/contracts';
-import { loadDefinition, formatProblem } from '../../../src/dsl';
+import { loadDefinition, formatFinding } from '../../../src/dsl';
 import { Mailbox } from '../../../src/workflow/events/mailbox';
 import type { ActivityOptions, ChildOptions, Effects, LocalActivityOptions, Scope, WorkflowInfo } from '../../../src/workflow/effects';
-import type { Holder, Next } from '../../../src/workflow/states/context';
-import { StatePipeline } from '../../../src/workflow/states/pipeline';
-import { executorOf } from '../../../src/workflow/states/executors';
+import type { Holder, Next } from '../../../src/workflow/v08/states/context';
+import { StatePipeline } from '../../../src/workflow/v08/states/pipeline';
+import { executorOf } from '../../../src/workflow/v08/states/executors';
 import { INTERPRETER_FEATURES } from '../../../src/common/features';
 
 /** An activity or local activity as the executor scheduled it. */
@@ -301,7 +301,7 @@ export interface FakeOptions {
 }
 
 /**
- * The real state pipeline (src/workflow/states/pipeline.ts) over {@link FakeEffects}: what the run
+ * The real state pipeline (src/workflow/v08/states/pipeline.ts) over {@link FakeEffects}: what the run
  * host gives it, faked as effects only (a tracker that records nothing, lifecycle events dropped,
  * the walk never pauses). The methods below drive it; none changes its semantics.
  */
@@ -353,7 +353,7 @@ export class FakeRun extends StatePipeline {
 export async function definition(doc: Record<string, unknown>): Promise<WorkflowDef> {
   const r = await loadDefinition({ id: 'unit', version: '1.0', specVersion: '0.8', start: (doc.states as { name: string }[])[0].name, ...doc });
   const errors = r.problems.filter((p) => p.severity === 'error');
-  if (!r.definition || errors.length) throw new Error(`bad test definition:\n${errors.map(formatProblem).join('\n')}`);
+  if (!r.definition || errors.length) throw new Error(`bad test definition:\n${errors.map(formatFinding).join('\n')}`);
   return r.definition;
 }
 

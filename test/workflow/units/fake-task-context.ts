@@ -14,7 +14,7 @@ import { CancelledFailure } from '@temporalio/common';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { Json } from '../../../src/common/model';
 import { entryOf, taskTypeOf, V1_KIND, type PinnedFunction, type Task, type V1Definition } from '../../../src/common/model-v1';
-import { formatProblem, loadAnyDefinition } from '../../../src/dsl';
+import { formatFinding, loadAnyDefinition } from '../../../src/dsl';
 import type { StartOptions } from '../../../src/common/contracts';
 import { initExpressions } from '../../../src/expr';
 import type { ActivityOptions, ChildWorkflowOptions, Effects, LocalActivityOptions, Scope } from '../../../src/workflow/effects';
@@ -430,7 +430,7 @@ export class FakeTaskContext extends TaskPipeline {
     await initExpressions();
     const full = { ...doc, document: { dsl: '1.0.3', namespace: 'test', name: 'units', version: '1.0.0', ...((doc.document as object) ?? {}) } };
     const { definition, problems } = await loadAnyDefinition(full, { source: 'unit test document' });
-    if (!definition) throw new Error(`unit test document is invalid:\n${problems.map(formatProblem).join('\n')}`);
+    if (!definition) throw new Error(`unit test document is invalid:\n${problems.map(formatFinding).join('\n')}`);
     if ((definition as V1Definition).kind !== V1_KIND) throw new Error('not a 1.0 document');
     return new FakeTaskContext(definition as V1Definition, opts);
   }

@@ -18,10 +18,10 @@ test('src/workflow has no import cycle even counting type imports', () => {
   assert.deepEqual(importCycles('src/workflow', { types: true }), []);
 });
 
-test('no 0.8 executor or helper imports runtime.ts, even for types: they see a StateContext (only the 0.8 front end builds a Runtime)', () => {
+test('no 0.8 executor or helper imports v08/run.ts, even for types: they see a StateContext (only the 0.8 front end builds a Runtime)', () => {
   const graph = importGraph('src/workflow', { types: true });
-  const importers = [...graph].filter(([, deps]) => deps.some((d) => d.endsWith('/src/workflow/runtime.ts'))).map(([f]) => f.slice(f.indexOf('src/workflow/')));
-  assert.deepEqual(importers.sort(), ['src/workflow/front-end.ts']);
+  const importers = [...graph].filter(([, deps]) => deps.some((d) => d.endsWith('/src/workflow/v08/run.ts'))).map(([f]) => f.slice(f.indexOf('src/workflow/')));
+  assert.deepEqual(importers.sort(), ['src/workflow/v08/front-end.ts']);
 });
 
 test('the check finds cycles, and ignores type-only imports unless asked', () => {

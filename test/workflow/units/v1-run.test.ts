@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RunHost } from '../../../src/workflow/host/run-host';
-import type { Tracker } from '../../../src/workflow/ui';
+import type { Tracker } from '../../../src/workflow/host/tracker';
 import { V1Run } from '../../../src/workflow/v1/run';
 import { callContextOf } from '../../../src/workflow/interceptors';
 import { WorkflowError } from '../../../src/workflow/v1/errors';

@@ -15,7 +15,7 @@ import type { ConsumptionStrategy, EventFilter, SubscriptionIterator, Task } fro
 import type { Json } from '../../../common/model';
 import type { CloudEventJson } from '../../../common/contracts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
-import type { ExprScope } from '../../expr';
+import type { ExprScope } from '../../expressions';
 import { filterMatches, fixCorrelation } from '../events';
 import { transform } from '../data';
 import { ANY_TYPE, awaitedEntry } from '../../../common/awaited-events';

@@ -18,7 +18,7 @@ import type { Authentication, Task } from '../../../../common/model-v1';
 import type { Json } from '../../../../common/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../../common/contracts';
 import { heartbeatTimeoutMs, isLocalCall } from '../../../../common/metadata';
-import { lastHeartbeatDetails, platformFailure, throughPlatformFailures } from '../../../platform';
+import { lastHeartbeatDetails, platformFailure, throughPlatformFailures } from '../../../platform-failures';
 import { FEATURE_EAGER_CALLS, FEATURE_LOCAL_CALLS, FEATURE_LOCAL_READS, FEATURE_SCALED_HEARTBEATS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_SUBSCRIPTION_STREAMING } from '../../../../common/features';
 import { iterateMessages, splitSubscription, streamMessages, streams, subscribes, subscriptionArgument } from '../asyncapi-subscription';
 import { scaledHeartbeatMs, UNLIMITED_CALL_MS } from '../../../timeouts';
@@ -166,7 +166,7 @@ export async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: Task
     output = await once();
   } catch (err) {
     // A task `timeout` is a timer around the whole task, never the activity's start-to-close: so
-    // every start-to-close or heartbeat timeout here is the platform's (platform.ts).
+    // every start-to-close or heartbeat timeout here is the platform's (platform-failures.ts).
     const why = ctx.features.has(FEATURE_V1_CALL_PLATFORM_FAILURES) ? platformFailure(err, false) : undefined;
     if (why === undefined || ctx.effects.cancelled()) throw err;
     output = await throughPlatformFailures(false, (again, lost) => once(again ?? why, lost ?? err), ctx.effects);
