@@ -32,12 +32,8 @@ export class ExpressionError extends SwflowError {
  * replaced). It ran a whole program, so it names no expression: `evaluateExpression` attributes
  * it to the expression it was evaluating (src/expr/index.ts, `runCompiled`).
  */
-export class JqEngineError extends ExpressionError {
+export class JqEngineError extends SwflowError {
   static {
     errorClass(this, 'JqEngineError');
-  }
-
-  constructor(message: string) {
-    super('', message, 'runtime', message);
   }
 }
