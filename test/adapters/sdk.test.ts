@@ -157,7 +157,7 @@ test('built-in adapters use only the public SDK (src/adapter-sdk, published as s
       if (!spec.startsWith('.')) continue;
       const target = resolve(dirname(join(root, f)), spec);
       const inside = target.startsWith(join(root, f.split('/')[0]));
-      assert.ok(inside || target === join(PROJECT_ROOT, 'src', 'adapter'), `adapters/${f} imports ${spec}: only its own files and the SDK's entry (src/adapter-sdk) are allowed`);
+      assert.ok(inside || target === join(PROJECT_ROOT, 'src', 'adapter-sdk'), `adapters/${f} imports ${spec}: only its own files and the SDK's entry (src/adapter-sdk) are allowed`);
     }
   }
 });
