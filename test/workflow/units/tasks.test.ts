@@ -17,7 +17,8 @@ import { FEATURE_LOCAL_READS, FEATURE_V1_LISTEN_UNTIL_ANY_EVENT } from '../../..
 import { UNLIMITED_CALL_MS } from '../../../src/workflow/timeouts';
 import { WorkflowError } from '../../../src/workflow/v1/errors';
 import { callContextOf } from '../../../src/workflow/interceptors';
-import { DEFAULT_FEATURES, FakeTaskContext, T0, type ActivityCommand, type Command } from './fake-task-context';
+import { DEFAULT_FEATURES, FakeTaskContext } from './fake-task-context';
+import { T0, type ActivityCommand, type Command } from './fake-effects';
 
 const COMM = 'https://serverlessworkflow.io/spec/1.0.0/errors/communication';
 /** The call as an adapter gets it back: the arguments (the input) with the context of its `swflow-call` header. */
@@ -391,7 +392,7 @@ test('fork: the branches run together; outputs in declaration order, not complet
   assert.deepEqual(finished, ['https://svc.example/fast', 'https://svc.example/slow']);
   // Both calls were issued before either completed (at time 0), slow first.
   assert.deepEqual(
-    ctx.effects.of('activity').map((c) => [c.at - T0, c.options.summary]),
+    ctx.effects.of('activity').map((c) => [c.at, c.options.summary]),
     [
       [0, '/do/0/race/fork/branches/0/slow → GET https://svc.example/slow'],
       [0, '/do/0/race/fork/branches/1/fast → GET https://svc.example/fast'],
@@ -731,7 +732,7 @@ test('try retry: durable timers between attempts (exponential 2 s, 4 s), the lim
   assert.equal(e.problem.status, 503);
   const retryAfter = '/do/0/guarded → retry %d after: Communication Error: down (status 503, at /do/0/guarded/try/0/getPet)';
   assert.deepEqual(
-    ctx.effects.commands.map((c) => (c.kind === 'timer' ? ['timer', c.ms, c.summary, c.at - T0] : [c.kind, c.state, c.at - T0])),
+    ctx.effects.commands.map((c) => (c.kind === 'timer' ? ['timer', c.ms, c.summary, c.at] : [c.kind, c.state, c.at])),
     [
       ['activity', 'failed', 0],
       ['timer', 2000, retryAfter.replace('%d', '1'), 0],
