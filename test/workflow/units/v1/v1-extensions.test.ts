@@ -5,11 +5,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Json } from '../../../src/common/model';
-import { WorkflowError } from '../../../src/workflow/v1/errors';
-import { FEATURE_V1_EXTENSIONS, FEATURE_V1_LOOSE_EVALUATION } from '../../../src/common/features';
-import { DEFAULT_FEATURES, FakeTaskContext } from './fake-task-context';
-import type { FakeEffects } from './fake-effects';
+import type { Json } from '../../../../src/common/model';
+import { WorkflowError } from '../../../../src/workflow/v1/errors';
+import { FEATURE_V1_EXTENSIONS, FEATURE_V1_LOOSE_EVALUATION } from '../../../../src/common/features';
+import { DEFAULT_FEATURES, FakeTaskContext } from '../fake-task-context';
+import type { FakeEffects } from '../fake-effects';
 
 async function runOf(doc: Record<string, unknown>, features: string[] = DEFAULT_FEATURES): Promise<{ run: FakeTaskContext; effects: FakeEffects; entered: string[] }> {
   const run = await FakeTaskContext.of(doc, { features });

@@ -6,14 +6,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RunHost } from '../../../src/workflow/host/run-host';
-import type { Tracker } from '../../../src/workflow/host/tracker';
-import { V1Run } from '../../../src/workflow/v1/run';
-import { callContextOf } from '../../../src/workflow/interceptors';
-import { WorkflowError } from '../../../src/workflow/v1/errors';
-import { RUNTIME_VERSION } from '../../../src/common/runtime';
-import { FakeTaskContext } from './fake-task-context';
-import { T0, type FakeEffects } from './fake-effects';
+import { RunHost } from '../../../../src/workflow/host/run-host';
+import type { Tracker } from '../../../../src/workflow/host/tracker';
+import { V1Run } from '../../../../src/workflow/v1/run';
+import { callContextOf } from '../../../../src/workflow/interceptors';
+import { WorkflowError } from '../../../../src/workflow/v1/errors';
+import { RUNTIME_VERSION } from '../../../../src/common/runtime';
+import { FakeTaskContext } from '../fake-task-context';
+import { T0, type FakeEffects } from '../fake-effects';
 
 const trackerStub = () => ({ current: [] as string[], entered: [] as string[], status: 'running', upsert: () => undefined, trackAwaitedEvents: () => undefined, enter: (state: string) => ({ state }), leave: () => undefined, render: () => undefined, flush: () => undefined }) as unknown as Tracker;
 
