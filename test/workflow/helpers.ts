@@ -1,14 +1,18 @@
 /**
- * Test helpers for the interpreter: definitions normalized by the real loader (src/dsl), and a harness that runs
- * the interpreter worker plus a mock function worker (a dynamic activity) on a REAL server.
+ * Test helpers for the interpreter: definitions normalized by the real loader (src/dsl), a harness that runs
+ * the interpreter worker plus a mock function worker (a dynamic activity) on a REAL server, and one that
+ * runs the real built-in adapters against a real HTTP service.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
-import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
+import { Worker, type NativeConnection, type ReplayWorkerOptions } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Definition, Json, WorkflowDef } from '../../src/common/model';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE, type CloudEventJson, type FunctionCall, type StartOptions } from '../../src/common/contracts';
@@ -20,6 +24,8 @@ import { bundleInterpreter, createInterpreterWorker, type WorkflowBundle } from 
 import { autoHeartbeat } from '../../src/worker/heartbeat';
 import { callInterceptor } from '../../src/adapter-sdk/call';
 import { INTERPRETER_FEATURES } from '../../src/common/features';
+import { stopWorkers } from '../../src/worker/stop';
+import { startDevEnv } from '../helpers/temporal';
 
 installQuietRuntime(); // before any test creates a server or worker
 
@@ -239,4 +245,68 @@ export async function workerWithout(env: TestWorkflowEnvironment, taskQueue: str
 
 export function ce(type: string, data?: Json, extra: Record<string, Json> = {}): CloudEventJson {
   return { specversion: '1.0', id: randomUUID(), source: extra.source as string ?? 'test', type, ...(data !== undefined ? { data } : {}), ...extra };
+}
+
+/** What {@link builtinCallsHarness} sets up: a real HTTP service, a definition folder for it, a dev server and its workers. */
+export interface BuiltinCallsHarness {
+  env: TestWorkflowEnvironment;
+  /** The HTTP service's URL. */
+  base: string;
+  /** The definition folder: `api.json`, the service's OpenAPI document (0.8 REST functions name it). */
+  dir: string;
+  /** A document loaded as the workers load it (relative to `dir`). */
+  load(doc: unknown): Promise<Definition>;
+  /**
+   * Runs `doc` to its end on `taskQueue` (default: the interpreter's): its output and workflow
+   * id; `byType`: started by type only, so the worker's registry pins it (and looks its REST
+   * documents up).
+   */
+  execute(doc: unknown, input?: Json, taskQueue?: string, byType?: boolean): Promise<{ output: Json; workflowId: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The set-up of the tests of calls served by the built-in adapters (eager-calls, local-calls,
+ * local-reads): a real HTTP service answering with `respond` (`url`: the request's, parsed), a
+ * temporary definition folder with its OpenAPI document (`api`: its title and paths; its server
+ * is the service), a dev server, and the workers `workers` creates for them (interpreter and
+ * adapter workers, each test file its own). Run ids are `<name>-1`, `<name>-2`, ….
+ */
+export async function builtinCallsHarness(opts: {
+  name: string;
+  respond: (req: IncomingMessage, res: ServerResponse, url: URL) => void;
+  api: { title: string; paths: Record<string, unknown> };
+  workers: (setup: { connection: NativeConnection; dir: string; bundle: WorkflowBundle }) => Promise<Worker>[];
+}): Promise<BuiltinCallsHarness> {
+  let base = '';
+  const server = createServer((req, res) => opts.respond(req, res, new URL(req.url!, base)));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const dir = mkdtempSync(join(tmpdir(), `swflow-${opts.name}-`));
+  writeFileSync(join(dir, 'api.json'), JSON.stringify({ openapi: '3.0.0', info: { title: opts.api.title, version: '1' }, servers: [{ url: base }], paths: opts.api.paths }));
+  const env = await startDevEnv();
+  const workers = await Promise.all(opts.workers({ connection: env.nativeConnection, dir, bundle: await sharedBundle() }));
+  const runs = workers.map((w) => w.run());
+  let n = 0;
+  const load = (doc: unknown) => loadAny(doc, { baseDir: dir });
+  return {
+    env,
+    base,
+    dir,
+    load,
+    async execute(doc, input = {}, taskQueue = INTERPRETER_TASK_QUEUE, byType = false) {
+      const definition = await load(doc);
+      const workflowId = `${opts.name}-${++n}`;
+      const args: unknown[] = byType ? [input] : [input, { definition } as StartOptions];
+      const output = (await env.client.workflow.execute(definition.id, { taskQueue, workflowId, args }).catch((err) => {
+        throw new Error(`run ${workflowId} failed: ${err.cause?.message ?? err.message}`);
+      })) as Json;
+      return { output, workflowId };
+    },
+    async close() {
+      await stopWorkers(workers, runs);
+      await env.teardown();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
 }

@@ -8,102 +8,62 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import { INTERPRETER_TASK_QUEUE, type StartOptions } from '../../src/common/contracts';
+import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { loadAnyDefinition } from '../../src/dsl';
-import type { Definition, Json } from '../../src/common/model';
+import type { Json } from '../../src/common/model';
 import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
-import { stopWorkers } from '../../src/worker/stop';
 import { historyText } from '../../src/testing/history';
 import { FEATURE_LOCAL_CALLS, INTERPRETER_FEATURES } from '../../src/common/features';
-import { startDevEnv } from '../helpers/temporal';
-import { loadAny, saveHistory, sharedBundle } from './helpers';
+import { builtinCallsHarness, saveHistory, type BuiltinCallsHarness } from './helpers';
 
 const SECRETS = { apiKey: 'k-local-123' };
 const OLD_QUEUE = 'swflow-before-local-calls';
 
-let env: TestWorkflowEnvironment;
-let server: Server;
-let base = '';
-let dir = '';
-let workers: Worker[] = [];
-let runs: Promise<void>[] = [];
-let n = 0;
+let h: BuiltinCallsHarness;
 const seen: { url: string; authorization?: string }[] = [];
 let flaky = 0;
 
 before(async () => {
-  server = createServer((req, res) => {
-    seen.push({ url: req.url!, authorization: req.headers.authorization });
-    if (req.url === '/fail') {
-      res.writeHead(503, { 'content-type': 'application/json' });
-      return res.end(JSON.stringify({ message: `busy, said to ${req.headers.authorization}` }));
-    }
-    if (req.url?.startsWith('/flaky') && ++flaky === 1) {
-      res.writeHead(503, { 'content-type': 'application/json' });
-      return res.end('{"message":"try again"}');
-    }
-    const i = Number(new URL(req.url!, base).searchParams.get('i') ?? 0);
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ url: req.url, i, doubled: i * 2 }));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // A 0.8 definition folder: the OpenAPI document its REST function names (relative to the folder).
-  dir = mkdtempSync(join(tmpdir(), 'swflow-local-calls-'));
-  writeFileSync(
-    join(dir, 'api.json'),
-    JSON.stringify({
-      openapi: '3.0.0',
-      info: { title: 'local', version: '1' },
-      servers: [{ url: base }],
+  h = await builtinCallsHarness({
+    name: 'local',
+    respond: (req, res, url) => {
+      seen.push({ url: req.url!, authorization: req.headers.authorization });
+      if (req.url === '/fail') {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ message: `busy, said to ${req.headers.authorization}` }));
+      }
+      if (req.url?.startsWith('/flaky') && ++flaky === 1) {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        return res.end('{"message":"try again"}');
+      }
+      const i = Number(url.searchParams.get('i') ?? 0);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ url: req.url, i, doubled: i * 2 }));
+    },
+    // The OpenAPI document the 0.8 REST function names (relative to the definition folder).
+    api: {
+      title: 'local',
       paths: {
         '/double': { get: { operationId: 'double', parameters: [{ name: 'i', in: 'query', schema: { type: 'integer' } }], responses: { '200': { description: 'ok' } } } },
         '/flaky': { get: { operationId: 'flaky', responses: { '200': { description: 'ok' } } } },
       },
-    }),
-  );
-  env = await startDevEnv();
-  const bundle = await sharedBundle();
-  workers = [
-    // The interpreter worker serves local calls with the built-in adapters (its default).
-    await createInterpreterWorker({ connection: env.nativeConnection, definitions: [dir], workflowBundle: bundle, secrets: SECRETS }),
-    // One from before the feature, and the adapter worker its calls go to.
-    await createInterpreterWorker({
-      connection: env.nativeConnection,
-      taskQueue: OLD_QUEUE,
-      definitions: [dir],
-      workflowBundle: bundle,
-      features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_LOCAL_CALLS),
-    }),
-    await createBuiltinAdapterWorker({ connection: env.nativeConnection, baseDirs: [dir], secrets: SECRETS }),
-  ];
-  runs = workers.map((w) => w.run());
+    },
+    workers: ({ connection, dir, bundle }) => [
+      // The interpreter worker serves local calls with the built-in adapters (its default).
+      createInterpreterWorker({ connection, definitions: [dir], workflowBundle: bundle, secrets: SECRETS }),
+      // One from before the feature, and the adapter worker its calls go to.
+      createInterpreterWorker({ connection, taskQueue: OLD_QUEUE, definitions: [dir], workflowBundle: bundle, features: INTERPRETER_FEATURES.filter((f) => f !== FEATURE_LOCAL_CALLS) }),
+      createBuiltinAdapterWorker({ connection, baseDirs: [dir], secrets: SECRETS }),
+    ],
+  });
 });
 
-after(async () => {
-  await stopWorkers(workers, runs);
-  await env?.teardown();
-  await new Promise<void>((r) => server.close(() => r()));
-});
-
-const load = (doc: unknown): Promise<Definition> => loadAny(doc, { baseDir: dir });
+after(() => h?.close());
 
 async function run(doc: unknown, input: Json = {}, taskQueue = INTERPRETER_TASK_QUEUE): Promise<{ output: Json; workflowId: string; history: string; events: { scheduled: number; markers: number; upserts: number } }> {
-  const definition = await load(doc);
-  const opts: StartOptions = { definition };
-  const workflowId = `local-${++n}`;
-  const output = (await env.client.workflow.execute(definition.id, { taskQueue, workflowId, args: [input, opts] }).catch((err) => {
-    throw new Error(`run ${workflowId} failed: ${err.cause?.message ?? err.message}`);
-  })) as Json;
-  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  const { output, workflowId } = await h.execute(doc, input, taskQueue);
+  const history = await h.env.client.workflow.getHandle(workflowId).fetchHistory();
   const evs = history.events ?? [];
   return {
     output,
@@ -123,12 +83,12 @@ const local = { 'swflow.local': true };
 test('1.0: call http tasks marked swflow.local run as local activities (no activity task), with $secrets kept out of history; the replay fixture is recorded', async () => {
   seen.length = 0;
   const doc = v1('local-http', [
-    { first: { call: 'http', metadata: local, with: { method: 'get', endpoint: `${base}/double?i=2` }, export: { as: '{ a: .doubled }' } } },
+    { first: { call: 'http', metadata: local, with: { method: 'get', endpoint: `${h.base}/double?i=2` }, export: { as: '{ a: .doubled }' } } },
     {
       second: {
         call: 'http',
         metadata: local,
-        with: { method: 'get', endpoint: { uri: `${base}/double?i=5`, authentication: { bearer: { token: '${ $secrets.apiKey }' } } } },
+        with: { method: 'get', endpoint: { uri: `${h.base}/double?i=5`, authentication: { bearer: { token: '${ $secrets.apiKey }' } } } },
         output: { as: '{ b: .doubled, a: $context.a }' },
       },
     },
@@ -144,14 +104,14 @@ test('1.0: call http tasks marked swflow.local run as local activities (no activ
   );
   assert.equal(seen[1].authorization, `Bearer ${SECRETS.apiKey}`);
   assert.ok(!r.history.includes(SECRETS.apiKey), 'the secret is not in history');
-  await saveHistory(env.client, r.workflowId, 'interpreter-v1-local-calls');
+  await saveHistory(h.env.client, r.workflowId, 'interpreter-v1-local-calls');
 });
 
 test('1.0: a local call\'s service error is the task\'s error (caught with its status); secrets it echoes are redacted', async () => {
   const doc = v1('local-fail', [
     {
       guarded: {
-        try: [{ boom: { call: 'http', metadata: local, with: { method: 'get', endpoint: { uri: `${base}/fail`, authentication: { bearer: { token: '${ $secrets.apiKey }' } } } } } }],
+        try: [{ boom: { call: 'http', metadata: local, with: { method: 'get', endpoint: { uri: `${h.base}/fail`, authentication: { bearer: { token: '${ $secrets.apiKey }' } } } } } }],
         catch: { as: 'e', do: [{ seen: { set: { status: '${ $e.status }', instance: '${ $e.instance }' } } }] },
       },
     },
@@ -166,8 +126,8 @@ test('a workflow-wide default: document.metadata (1.0) or metadata (0.8) swflow.
   const doc = {
     document: { dsl: '1.0.3', namespace: 'tests', name: 'local-default', version: '0.1.0', metadata: local },
     do: [
-      { near: { call: 'http', with: { method: 'get', endpoint: `${base}/double?i=3` } } },
-      { far: { call: 'http', metadata: { 'swflow.local': false }, with: { method: 'get', endpoint: `${base}/double?i=4` }, output: { as: '.doubled' } } },
+      { near: { call: 'http', with: { method: 'get', endpoint: `${h.base}/double?i=3` } } },
+      { far: { call: 'http', metadata: { 'swflow.local': false }, with: { method: 'get', endpoint: `${h.base}/double?i=4` }, output: { as: '.doubled' } } },
     ],
   };
   const r = await run(doc);
@@ -209,7 +169,7 @@ test('0.8: a REST function marked swflow.local runs as a local activity, with th
   assert.deepEqual(r.output, { i: 21, first: { url: '/double?i=21', i: 21, doubled: 42 }, second: '/flaky' });
   assert.equal(flaky, 2, 'the flaky call failed once and was made again');
   assert.equal(r.events.scheduled, 0);
-  await saveHistory(env.client, r.workflowId, 'interpreter-local-calls');
+  await saveHistory(h.env.client, r.workflowId, 'interpreter-local-calls');
 });
 
 test('a worker without the local-calls feature keeps the same definition\'s calls on swflow-adapters', async () => {
@@ -225,7 +185,7 @@ test('validation: swflow.local must be true or false, and only on calls the buil
   const p08 = await problems(custom);
   assert.ok(p08.some((p) => p.startsWith('/functions/0/metadata/swflow.local: swflow.local: only calls served by')), p08.join('\n'));
   assert.ok(p08.some((p) => p.startsWith('/functions/1/metadata/swflow.local: swflow.local: "yes" is not true or false')), p08.join('\n'));
-  const p1 = await problems(v1('local-bad', [{ other: { call: 'inventory.reserve:1.0.0@default', metadata: local } }, { queued: { call: 'http', metadata: { ...local, worker: 'elsewhere' }, with: { method: 'get', endpoint: base } } }]));
+  const p1 = await problems(v1('local-bad', [{ other: { call: 'inventory.reserve:1.0.0@default', metadata: local } }, { queued: { call: 'http', metadata: { ...local, worker: 'elsewhere' }, with: { method: 'get', endpoint: h.base } } }]));
   assert.ok(p1.some((p) => p.startsWith('/do/0/other/metadata/swflow.local')), p1.join('\n'));
   assert.ok(p1.some((p) => p.startsWith('/do/1/queued/metadata/swflow.local')), p1.join('\n'));
   const docLevel = await problems({ document: { dsl: '1.0.3', namespace: 'tests', name: 'local-doc-bad', version: '0.1.0', metadata: { 'swflow.local': 'sometimes' } }, do: [{ s: { set: { a: 1 } } }] });

@@ -10,77 +10,49 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE, type StartOptions } from '../../src/common/contracts';
+import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import type { Json } from '../../src/common/model';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
-import { stopWorkers } from '../../src/worker/stop';
 import { FEATURE_LOCAL_READS } from '../../src/common/features';
-import { startDevEnv } from '../helpers/temporal';
-import { callsOf, loadAny, saveHistory, sharedBundle } from './helpers';
+import { builtinCallsHarness, callsOf, saveHistory, type BuiltinCallsHarness } from './helpers';
 
 /** A queue served by an interpreter worker that does not serve built-in calls. */
 const PLAIN_QUEUE = 'swflow-no-builtin-calls';
 
-let env: TestWorkflowEnvironment;
-let server: Server;
-let base = '';
-let dir = '';
-let workers: Worker[] = [];
-let runs: Promise<void>[] = [];
-let n = 0;
+let h: BuiltinCallsHarness;
 /** Requests the service received: `METHOD path`. */
 const received: string[] = [];
 
 before(async () => {
-  server = createServer((req, res) => {
-    const url = new URL(req.url!, base);
-    received.push(`${req.method} ${url.pathname}`);
-    const i = Number(url.searchParams.get('i') ?? 0);
-    setTimeout(() => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ i, doubled: i * 2, method: req.method }));
-    }, Number(url.searchParams.get('delayMs') ?? 0));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  dir = mkdtempSync(join(tmpdir(), 'swflow-local-reads-'));
   const op = (operationId: string) => ({ operationId, parameters: [{ name: 'i', in: 'query', schema: { type: 'integer' } }], responses: { '200': { description: 'ok' } } });
-  writeFileSync(
-    join(dir, 'api.json'),
-    JSON.stringify({ openapi: '3.0.0', info: { title: 'reads', version: '1' }, servers: [{ url: base }], paths: { '/double': { get: op('double') }, '/record': { post: op('record') } } }),
-  );
-  env = await startDevEnv();
-  const bundle = await sharedBundle();
-  workers = [
-    await createInterpreterWorker({ connection: env.nativeConnection, definitions: [dir], workflowBundle: bundle, builtinCalls: true }),
-    await createInterpreterWorker({ connection: env.nativeConnection, taskQueue: PLAIN_QUEUE, definitions: [dir], workflowBundle: bundle, builtinCalls: false }),
-    await createBuiltinAdapterWorker({ connection: env.nativeConnection, baseDirs: [dir] }),
-  ];
-  runs = workers.map((w) => w.run());
+  h = await builtinCallsHarness({
+    name: 'local-reads',
+    respond: (req, res, url) => {
+      received.push(`${req.method} ${url.pathname}`);
+      const i = Number(url.searchParams.get('i') ?? 0);
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ i, doubled: i * 2, method: req.method }));
+      }, Number(url.searchParams.get('delayMs') ?? 0));
+    },
+    api: { title: 'reads', paths: { '/double': { get: op('double') }, '/record': { post: op('record') } } },
+    workers: ({ connection, dir, bundle }) => [
+      createInterpreterWorker({ connection, definitions: [dir], workflowBundle: bundle, builtinCalls: true }),
+      createInterpreterWorker({ connection, taskQueue: PLAIN_QUEUE, definitions: [dir], workflowBundle: bundle, builtinCalls: false }),
+      createBuiltinAdapterWorker({ connection, baseDirs: [dir] }),
+    ],
+  });
 });
 
-after(async () => {
-  await stopWorkers(workers, runs);
-  await env?.teardown();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+after(() => h?.close());
 
 /** Runs `doc` to its end: its output, its calls in history order (activities and local activities' markers), what its pin recorded and its workflow tasks. */
 async function run(doc: unknown, input: Json = {}, taskQueue = INTERPRETER_TASK_QUEUE, byType = false) {
-  const definition = await loadAny(doc, { baseDir: dir });
-  const workflowId = `local-reads-${++n}`;
-  // byType: started by type only, so the worker's registry pins it (and looks its REST documents up).
-  const args: unknown[] = byType ? [input] : [input, { definition } as StartOptions];
-  const output = (await env.client.workflow.execute(definition.id, { taskQueue, workflowId, args })) as Json;
-  const { calls, pinned, events } = await callsOf(env.client, workflowId);
+  const { output, workflowId } = await h.execute(doc, input, taskQueue, byType);
+  const { calls, pinned, events } = await callsOf(h.env.client, workflowId);
   return { output, workflowId, calls, features: pinned.features ?? [], readFunctions: pinned.readFunctions, workflowTasks: events.filter((e) => e.workflowTaskCompletedEventAttributes).length };
 }
 
@@ -89,24 +61,24 @@ const v1 = (name: string, tasks: unknown[], metadata?: Record<string, unknown>) 
 test('1.0: GET and HEAD calls run as local activities (markers with their summaries), a POST stays an activity on the run\'s queue; the replay fixture is recorded', async () => {
   received.length = 0;
   const doc = v1('local-reads-http', [
-    { first: { call: 'http', with: { method: 'get', endpoint: `${base}/double?i=2` }, export: { as: '{ a: .doubled }' } } },
-    { probe: { call: 'http', with: { method: 'HEAD', endpoint: `${base}/double?i=3` }, output: { as: '$context' } } },
-    { second: { call: 'http', with: { method: 'get', endpoint: `${base}/double?i=5` }, export: { as: '$context + { b: .doubled }' } } },
-    { write: { call: 'http', with: { method: 'post', endpoint: `${base}/record?i=1`, body: { x: 1 } }, output: { as: '{ a: $context.a, b: $context.b, written: .method }' } } },
+    { first: { call: 'http', with: { method: 'get', endpoint: `${h.base}/double?i=2` }, export: { as: '{ a: .doubled }' } } },
+    { probe: { call: 'http', with: { method: 'HEAD', endpoint: `${h.base}/double?i=3` }, output: { as: '$context' } } },
+    { second: { call: 'http', with: { method: 'get', endpoint: `${h.base}/double?i=5` }, export: { as: '$context + { b: .doubled }' } } },
+    { write: { call: 'http', with: { method: 'post', endpoint: `${h.base}/record?i=1`, body: { x: 1 } }, output: { as: '{ a: $context.a, b: $context.b, written: .method }' } } },
   ]);
   const r = await run(doc);
   assert.deepEqual(r.output, { a: 4, b: 10, written: 'POST' });
   assert.ok(r.features.includes(FEATURE_LOCAL_READS));
   assert.deepEqual(r.calls, [
-    { kind: 'local', type: 'sw.http', summary: `/do/0/first → GET ${base}/double?i=2` },
-    { kind: 'local', type: 'sw.http', summary: `/do/1/probe → HEAD ${base}/double?i=3` },
-    { kind: 'local', type: 'sw.http', summary: `/do/2/second → GET ${base}/double?i=5` },
-    { kind: 'activity', type: 'sw.http', taskQueue: INTERPRETER_TASK_QUEUE, summary: `/do/3/write → POST ${base}/record?i=1` },
+    { kind: 'local', type: 'sw.http', summary: `/do/0/first → GET ${h.base}/double?i=2` },
+    { kind: 'local', type: 'sw.http', summary: `/do/1/probe → HEAD ${h.base}/double?i=3` },
+    { kind: 'local', type: 'sw.http', summary: `/do/2/second → GET ${h.base}/double?i=5` },
+    { kind: 'activity', type: 'sw.http', taskQueue: INTERPRETER_TASK_QUEUE, summary: `/do/3/write → POST ${h.base}/record?i=1` },
   ]);
   assert.deepEqual(received, ['GET /double', 'HEAD /double', 'GET /double', 'POST /record'], 'each call reached the service once');
   // The three reads complete inside one workflow task: the pin's, then the POST's round trip.
   assert.ok(r.workflowTasks <= 3, `${r.workflowTasks} workflow tasks`);
-  await saveHistory(env.client, r.workflowId, 'interpreter-v1-local-reads');
+  await saveHistory(h.env.client, r.workflowId, 'interpreter-v1-local-reads');
 });
 
 test('0.8: a REST function whose OpenAPI operation is a GET runs locally (found when the run is pinned); a POST operation stays an activity; the replay fixture is recorded', async () => {
@@ -131,7 +103,7 @@ test('0.8: a REST function whose OpenAPI operation is a GET runs locally (found 
       },
     ],
   };
-  writeFileSync(join(dir, 'local-reads-08.sw.json'), JSON.stringify(doc));
+  writeFileSync(join(h.dir, 'local-reads-08.sw.json'), JSON.stringify(doc));
   const r = await run(doc, { i: 21 }, INTERPRETER_TASK_QUEUE, true);
   assert.deepEqual(r.output, { i: 21, out: 42, written: 'POST' });
   assert.deepEqual(r.readFunctions, ['double'], 'the pin lists the functions that only read');
@@ -139,11 +111,11 @@ test('0.8: a REST function whose OpenAPI operation is a GET runs locally (found 
     { kind: 'local', type: 'sw.rest', summary: 'Call › twice → double' },
     { kind: 'activity', type: 'sw.rest', taskQueue: INTERPRETER_TASK_QUEUE, summary: 'Call › note → record' },
   ]);
-  await saveHistory(env.client, r.workflowId, 'interpreter-local-reads');
+  await saveHistory(h.env.client, r.workflowId, 'interpreter-local-reads');
 });
 
 test('swflow.local: false on the call, or on the document, keeps a read an activity', async () => {
-  const get = (i: number, metadata?: Record<string, unknown>) => ({ call: 'http', ...(metadata ? { metadata } : {}), with: { method: 'get', endpoint: `${base}/double?i=${i}` }, output: { as: '.doubled' } });
+  const get = (i: number, metadata?: Record<string, unknown>) => ({ call: 'http', ...(metadata ? { metadata } : {}), with: { method: 'get', endpoint: `${h.base}/double?i=${i}` }, output: { as: '.doubled' } });
   const own = await run(v1('local-reads-off-call', [{ a: get(1, { 'swflow.local': false }) }]));
   assert.equal(own.output, 2);
   assert.deepEqual(own.calls.map((c) => [c.kind, c.taskQueue]), [['activity', INTERPRETER_TASK_QUEUE]]);
@@ -153,7 +125,7 @@ test('swflow.local: false on the call, or on the document, keeps a read an activ
 });
 
 test('a worker that does not serve built-in calls pins runs without local-reads: a GET goes to swflow-adapters', async () => {
-  const r = await run(v1('local-reads-plain', [{ a: { call: 'http', with: { method: 'get', endpoint: `${base}/double?i=4` }, output: { as: '.doubled' } } }]), {}, PLAIN_QUEUE);
+  const r = await run(v1('local-reads-plain', [{ a: { call: 'http', with: { method: 'get', endpoint: `${h.base}/double?i=4` }, output: { as: '.doubled' } } }]), {}, PLAIN_QUEUE);
   assert.equal(r.output, 8);
   assert.ok(!r.features.includes(FEATURE_LOCAL_READS));
   assert.deepEqual(r.calls.map((c) => [c.kind, c.taskQueue]), [['activity', ADAPTER_TASK_QUEUE]]);
@@ -168,9 +140,9 @@ test('0.8: a REST function whose document cannot be read when the run is pinned 
     functions: [{ name: 'gone', operation: 'file://no-such-api.json#double' }],
     states: [{ name: 'Call', type: 'operation', actions: [{ name: 'try', functionRef: { refName: 'gone' } }], end: true }],
   };
-  writeFileSync(join(dir, 'local-reads-missing.sw.json'), JSON.stringify(doc));
-  const definition = await loadAny(doc, { baseDir: dir });
-  const handle = await env.client.workflow.start(definition.id, { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: `local-reads-${++n}`, args: [{}] });
+  writeFileSync(join(h.dir, 'local-reads-missing.sw.json'), JSON.stringify(doc));
+  const definition = await h.load(doc);
+  const handle = await h.env.client.workflow.start(definition.id, { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: 'local-reads-missing', args: [{}] });
   await assert.rejects(handle.result(), (err: Error) => /no-such-api\.json/.test(`${err.message} ${(err.cause as Error | undefined)?.message ?? ''} ${((err.cause as Error | undefined)?.cause as Error | undefined)?.message ?? ''}`));
   const evs = (await handle.fetchHistory()).events ?? [];
   assert.ok(evs.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sw.rest'), 'the call was an activity');
@@ -178,7 +150,7 @@ test('0.8: a REST function whose document cannot be read when the run is pinned 
 
 test('a read that outlasts the workflow task timeout (10 s) is made once: the worker keeps its workflow task alive meanwhile', async () => {
   received.length = 0;
-  const doc = v1('local-reads-long', [{ slow: { call: 'http', with: { method: 'get', endpoint: `${base}/slow?i=7&delayMs=12000` }, output: { as: '.doubled' } } }]);
+  const doc = v1('local-reads-long', [{ slow: { call: 'http', with: { method: 'get', endpoint: `${h.base}/slow?i=7&delayMs=12000` }, output: { as: '.doubled' } } }]);
   const r = await run(doc);
   assert.equal(r.output, 14);
   assert.deepEqual(r.calls.map((c) => c.kind), ['local']);

@@ -8,10 +8,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FEATURE_SYNC_EXPRESSIONS } from '../../../src/common/features';
-import { ACTIVITY_OF_CALL } from '../../../src/common/call-kinds';
-import { CALL_KINDS } from '../../../src/workflow/v1/tasks/calls/kinds';
-import { DEFAULT_FEATURES, FakeTaskContext, type ActivityCommand } from './fake-task-context';
+import { FEATURE_SYNC_EXPRESSIONS } from '../../../../src/common/features';
+import { ACTIVITY_OF_CALL } from '../../../../src/common/call-kinds';
+import { CALL_KINDS } from '../../../../src/workflow/v1/tasks/calls/kinds';
+import { DEFAULT_FEATURES, FakeTaskContext } from '../fake-task-context';
+import type { ActivityCommand } from '../fake-effects';
 
 const endpoint = (uri: string, policy?: string) => ({ uri, ...(policy ? { authentication: { use: policy } } : {}) });
 

@@ -4,8 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { functionReads, isSafeMethod } from '../../../src/common/calls';
-import { isLocalCall, localSetting } from '../../../src/common/metadata';
+import { functionReads, isSafeMethod } from '../../../../src/common/calls';
+import { isLocalCall, localSetting } from '../../../../src/common/metadata';
 
 test('safe methods: GET, HEAD, OPTIONS in any case; writes, expressions and missing methods are not', () => {
   for (const m of ['get', 'GET', ' Head ', 'options']) assert.ok(isSafeMethod(m), m);

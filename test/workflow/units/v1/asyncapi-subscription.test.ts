@@ -8,15 +8,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FunctionCall } from '../../../src/common/contracts';
-import { callContextOf } from '../../../src/workflow/interceptors';
-import { FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_SUBSCRIPTION_STREAMING, INTERPRETER_FEATURES } from '../../../src/common/features';
-import { FakeTaskContext } from './fake-task-context';
-
-const callOf = (args: unknown[]): FunctionCall => {
-  const context = callContextOf(args);
-  return context ? ({ ...context, arguments: args[0] } as FunctionCall) : (args[0] as FunctionCall);
-};
+import { FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_SUBSCRIPTION_STREAMING, INTERPRETER_FEATURES } from '../../../../src/common/features';
+import { FakeTaskContext } from '../fake-task-context';
+import { callOf } from './support';
 
 const doc = {
   do: [

@@ -5,17 +5,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Json } from '../../../src/common/model';
-import { WorkflowError } from '../../../src/workflow/v1/errors';
-import { FEATURE_V1_EXTENSIONS, FEATURE_V1_LOOSE_EVALUATION } from '../../../src/common/features';
-import { DEFAULT_FEATURES, FakeTaskContext, type FakeEffects } from './fake-task-context';
+import type { Json } from '../../../../src/common/model';
+import { WorkflowError } from '../../../../src/workflow/v1/errors';
+import { FEATURE_V1_EXTENSIONS, FEATURE_V1_LOOSE_EVALUATION } from '../../../../src/common/features';
+import { DEFAULT_FEATURES, FakeTaskContext } from '../fake-task-context';
+import type { FakeEffects } from '../fake-effects';
 
 async function runOf(doc: Record<string, unknown>, features: string[] = DEFAULT_FEATURES): Promise<{ run: FakeTaskContext; effects: FakeEffects; entered: string[] }> {
   const run = await FakeTaskContext.of(doc, { features });
   return { run, effects: run.effects, entered: run.entered };
 }
 
-const drive = (run: FakeTaskContext, effects: FakeEffects, input: Json = {}) => effects.drive(run.runList(run.def.workflow.do, '/do', input, {}));
+const drive = (run: FakeTaskContext, effects: FakeEffects, input: Json = {}) => effects.drive(() => run.runList(run.def.workflow.do, '/do', input, {}));
 
 /** Every sw.http call's method and URI, in order; answers `{ from: <uri> }`. */
 function recordHttp(effects: FakeEffects): string[] {
@@ -133,13 +134,13 @@ test("extensions: an error in an extension's task is at its own reference; the e
     use: { extensions: [{ guard: { extend: 'raise', before: [{ check: { if: '${ .deny }', raise: { error: { type: 'https://example.com/denied', status: 403 } } } }], after: [{ never: { set: { ran: true }, then: 'exit' } }] } }] },
     do: [{ fail: { raise: { error: { type: 'https://example.com/boom', status: 500 } } } }],
   });
-  const denied = await effects.drive(run.runList(run.def.workflow.do, '/do', { deny: true }, {})).then(
+  const denied = await effects.drive(() => run.runList(run.def.workflow.do, '/do', { deny: true }, {})).then(
     () => assert.fail('expected an error'),
     (e: unknown) => e,
   );
   assert.ok(denied instanceof WorkflowError);
   assert.deepEqual([denied.problem.type, denied.problem.instance], ['https://example.com/denied', '/use/extensions/0/guard/before/0/check']);
-  const boom = await effects.drive(run.runList(run.def.workflow.do, '/do', { deny: false }, {})).then(
+  const boom = await effects.drive(() => run.runList(run.def.workflow.do, '/do', { deny: false }, {})).then(
     () => assert.fail('expected an error'),
     (e: unknown) => e,
   );

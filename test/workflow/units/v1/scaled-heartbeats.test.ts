@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { callTimeouts, MIN_SCALED_HEARTBEAT_MS, scaledHeartbeatMs, UNLIMITED_CALL_MS } from '../../../src/workflow/timeouts';
+import { callTimeouts, MIN_SCALED_HEARTBEAT_MS, scaledHeartbeatMs, UNLIMITED_CALL_MS } from '../../../../src/workflow/timeouts';
 
 test('scaledHeartbeatMs: a third of the declared timeout, at least 2 s, at most the default 30 s; an explicit swflow.heartbeat or `off` is kept', () => {
   assert.equal(scaledHeartbeatMs(undefined, undefined), 30_000, 'nothing declared: the default');

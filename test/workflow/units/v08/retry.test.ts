@@ -1,10 +1,10 @@
 /** Retry schedules (pure): the spec's order increment → multiplier → jitter → maxDelay; the default strategy; when a Temporal RetryPolicy is used. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadDefinition } from '../../src/dsl';
-import { DEFAULT_RETRY, nativeRetryOf, retrySchedule, temporalRetryPolicy, type NativeRetry } from '../../src/workflow/v08/retry';
-import { FEATURE_NATIVE_RETRY_POLICY, INTERPRETER_FEATURES } from '../../src/common/features';
-import type { WorkflowDef } from '../../src/common/model';
+import { loadDefinition } from '../../../../src/dsl';
+import { DEFAULT_RETRY, nativeRetryOf, retrySchedule, temporalRetryPolicy, type NativeRetry } from '../../../../src/workflow/v08/retry';
+import { FEATURE_NATIVE_RETRY_POLICY, INTERPRETER_FEATURES } from '../../../../src/common/features';
+import type { WorkflowDef } from '../../../../src/common/model';
 
 // (not ./helpers: that installs the Temporal runtime, which would keep this server-less test alive)
 async function def(doc: Record<string, unknown>): Promise<WorkflowDef> {

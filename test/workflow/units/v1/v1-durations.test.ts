@@ -4,13 +4,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { initExpressions } from '../../src/expr';
-import { evalExprSync, SwExpressionError } from '../../src/workflow/expressions';
-import { FEATURE_V1_DURATION_EXPRESSIONS } from '../../src/common/features';
-import { durationAt, durationMs, durationValueProblem, evaluatedDuration, isDurationExpression, resolveDuration, timeoutAfter, type DurationScope } from '../../src/workflow/v1/durations';
-import { mayRetry, resolvePolicyDurations, retryDelayMs } from '../../src/workflow/v1/retry';
-import type { Json } from '../../src/common/model';
-import type { RetryPolicy, V1Definition } from '../../src/common/model-v1';
+import { initExpressions } from '../../../../src/expr';
+import { evalExprSync, SwExpressionError } from '../../../../src/workflow/expressions';
+import { FEATURE_V1_DURATION_EXPRESSIONS } from '../../../../src/common/features';
+import { durationAt, durationMs, durationValueProblem, evaluatedDuration, isDurationExpression, resolveDuration, timeoutAfter, type DurationScope } from '../../../../src/workflow/v1/durations';
+import { mayRetry, resolvePolicyDurations, retryDelayMs } from '../../../../src/workflow/v1/retry';
+import type { Json } from '../../../../src/common/model';
+import type { RetryPolicy, V1Definition } from '../../../../src/common/model-v1';
 
 const def = (use: Record<string, unknown> = {}) => ({ workflow: { document: { dsl: '1.0.3', namespace: 't', name: 'd', version: '1' }, do: [], use } }) as unknown as V1Definition;
 

@@ -4,13 +4,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { initExpressions } from '../../src/expr';
-import { mayRetry, retryDelayMs } from '../../src/workflow/v1/retry';
-import { expandUriTemplate, UriTemplateError } from '../../src/workflow/v1/uri-template';
-import { splitSecrets } from '../../src/workflow/v1/secrets';
-import { matchesFilter, standardName, WorkflowError } from '../../src/workflow/v1/errors';
-import { filterMatches, fixCorrelation } from '../../src/workflow/v1/events';
-import type { Json } from '../../src/common/model';
+import { initExpressions } from '../../../../src/expr';
+import { mayRetry, retryDelayMs } from '../../../../src/workflow/v1/retry';
+import { expandUriTemplate, UriTemplateError } from '../../../../src/workflow/v1/uri-template';
+import { splitSecrets } from '../../../../src/workflow/v1/secrets';
+import { matchesFilter, standardName, WorkflowError } from '../../../../src/workflow/v1/errors';
+import { filterMatches, fixCorrelation } from '../../../../src/workflow/v1/events';
+import type { Json } from '../../../../src/common/model';
 
 test('retry delays: constant, linear, exponential, jitter; limits', () => {
   const d = { delay: { seconds: 2 } };
