@@ -41,6 +41,7 @@ import { stopWorkers } from '../worker/stop';
 import { autoHeartbeat } from '../worker/heartbeat';
 import { mockDelay } from './delay';
 import { restoreTimeSkipping, terminateOpenRuns, CASE_ENDED } from './isolation';
+import { shuffled } from './order';
 
 export interface CaseResult {
   name: string;
@@ -68,6 +69,8 @@ export interface RunCasesOptions {
   recordHistoriesDir?: string;
   /** A prebuilt interpreter bundle (else built once for the whole run). */
   workflowBundle?: { code: string };
+  /** Run the cases in the order of a shuffle seeded with this (else in the files' sorted order). */
+  shuffleSeed?: number;
 }
 
 export interface RunCasesResult {
@@ -103,7 +106,8 @@ type ExprModule = typeof import('../expr');
 
 export async function runCases(paths: string[], opts: RunCasesOptions = {}): Promise<RunCasesResult> {
   const log = opts.log ?? (() => {});
-  const files = collectCaseFiles(paths);
+  const sorted = collectCaseFiles(paths);
+  const files = opts.shuffleSeed === undefined ? sorted : shuffled(sorted, opts.shuffleSeed);
   const results: RunCasesResult = { passed: 0, failed: 0, results: [] };
   const report = (r: CaseResult) => {
     results.results.push(r);

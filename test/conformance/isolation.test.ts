@@ -9,8 +9,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { runCases, type RunCasesOptions } from '../../src/testing/runner';
+import { collectCaseFiles, runCases, type RunCasesOptions, type RunCasesResult } from '../../src/testing/runner';
+import { caseNameOf } from '../../src/testing/case';
 import { startTestServer } from '../../src/testing/env';
+import { shuffled } from '../../src/testing/order';
+import { mulberry32 } from '../helpers/prng';
 
 const DIR = join(__dirname, 'isolation');
 const file = (name: string) => join(DIR, `${name}.case.yaml`);
@@ -38,4 +41,32 @@ test('a mocked call that outlives its caught timeout does not hold up the cases 
   for (const r of run.results) assert.ok(r.passed, `FAIL ${r.name}: ${r.problems.join('\n  ')}`);
   assert.equal(run.passed, 4);
   assert.ok(tookMs < 30_000, `the suite took ${(tookMs / 1000).toFixed(1)} s of real time`);
+});
+
+/** Each case's result, by name: passed, and why not. */
+function perCase(run: RunCasesResult): Record<string, { passed: boolean; problems: string[] }> {
+  return Object.fromEntries(run.results.map((r) => [r.name, { passed: r.passed, problems: r.problems }]));
+}
+
+test('a suite gives each case the same result in any order (shuffleSeed)', async () => {
+  const sorted = collectCaseFiles([DIR]);
+  const inOrder = await runCases([DIR], shared);
+  const expected = perCase(inOrder);
+  assert.deepEqual(
+    Object.entries(expected).map(([name, r]) => [name, r.passed]),
+    sorted.map((f) => [caseNameOf(f), caseNameOf(f) !== 'fails-wrong-output']),
+    JSON.stringify(expected, null, 1),
+  );
+
+  const random = mulberry32(20261128);
+  const orders = new Set([sorted.join()]);
+  for (let i = 0; i < 3; i++) {
+    const seed = Math.floor(random() * 2 ** 32);
+    const run = await runCases([DIR], { ...shared, shuffleSeed: seed });
+    const order = run.results.map((r) => r.file);
+    assert.deepEqual(order, shuffled(sorted, seed), `seed ${seed}: not the seed's order`);
+    orders.add(order.join());
+    assert.deepEqual(perCase(run), expected, `seed ${seed} (order ${order.map(caseNameOf).join(', ')})`);
+  }
+  assert.equal(orders.size, 4, 'the shuffles did not give 3 other orders');
 });
