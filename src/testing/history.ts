@@ -1,4 +1,4 @@
-/** Helpers over a run's Temporal history: decoded text (historyExcludes), open timers, task failures. */
+/** Helpers over a run's Temporal history: decoded text (historyExcludes), open timers, task failures, child runs. */
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { tsToMs } from '@temporalio/common/lib/time';
@@ -87,13 +87,30 @@ export function workflowTaskFailure(events: HistoryEvent[]): string | undefined 
 }
 
 /** Workflow ids of the child workflows the run started. */
-export function childWorkflowIds(events: HistoryEvent[]): string[] {
+function childWorkflowIds(events: HistoryEvent[]): string[] {
   const ids: string[] = [];
   for (const e of events) {
     const id = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId;
     if (id) ids.push(id);
   }
   return ids;
+}
+
+/**
+ * The run `workflowId` and, breadth first, the child runs it and they started, each with its
+ * history (`history`: the run's own, when already fetched).
+ */
+export async function* runTree(client: Client, workflowId: string, history?: History): AsyncGenerator<{ workflowId: string; history: History }> {
+  const seen = new Set<string>();
+  const queue = [workflowId];
+  while (queue.length) {
+    const id = queue.shift()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const h = id === workflowId && history ? history : await client.workflow.getHandle(id).fetchHistory();
+    yield { workflowId: id, history: h };
+    queue.push(...childWorkflowIds(h.events ?? []));
+  }
 }
 
 export type { History, HistoryEvent };

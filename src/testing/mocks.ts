@@ -20,8 +20,10 @@ export const UNMOCKED_CALL_ERROR = 'swflow.test.UnmockedCall';
 export interface MockServiceOptions {
   /** Evaluates a rule's `when` (jq) over the call's arguments. */
   evaluate: (expr: string, data: Json) => Promise<unknown> | unknown;
-  /** Waits `ms` of workflow time (skipped under time skipping). */
-  sleep?: (ms: number) => Promise<void>;
+  /** Waits `ms` of workflow time (skipped under time skipping), or until `signal` is aborted. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Aborted when the case ends: a `delay` still going on stops (a call must not outlive its case). */
+  signal?: AbortSignal;
   /**
    * Puts the call's `secretArguments` (JSON Pointer → expression over $SECRETS) back into its
    * arguments, as a real service adapter would; returns the complete arguments.
@@ -85,7 +87,7 @@ export class MockService {
       }
       this.used.set(rule, used + 1);
       record.rule = i;
-      if (rule.delayMs && this.opts.sleep) await this.opts.sleep(rule.delayMs);
+      if (rule.delayMs && this.opts.sleep) await this.opts.sleep(rule.delayMs, this.opts.signal);
       if (rule.error) {
         const details: ServiceErrorDetails = { code: rule.error.code, message: rule.error.message };
         throw ApplicationFailure.create({

@@ -1,7 +1,8 @@
 /**
  * Runs workflow test cases (FORMAT.md) on a real Temporal server: one server and one
  * interpreter bundle for all cases; per case its own workflow id, mocks, event sink and
- * workers (cases run one after the other: time skipping is global to the server).
+ * workers (cases run one after the other: time skipping is global to the server). Whatever
+ * a case leaves running ends with it (isolation.ts), so cases may run in any order.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -31,7 +32,7 @@ import { isV1Definition } from '../common/model-v1';
 import { BUILTIN_ADAPTERS, CASE_FILE_RE, CaseError, loadCaseFile, type CaseDefinition, type TestCase } from './case';
 import { activityTypeOf } from '../common/calls';
 import { checkOutcome, type RunOutcome } from './expect';
-import { childWorkflowIds, historyText, historyToFixture, openTimers, workflowTaskFailure, type History } from './history';
+import { historyText, historyToFixture, openTimers, runTree, workflowTaskFailure, type History } from './history';
 import { MockService, functionTaskQueues, mockProblems } from './mocks';
 import { startTestServer } from './env';
 import { resolveSecretArguments } from '../expr/secrets';
@@ -39,6 +40,8 @@ import { callInterceptor } from '../adapter-sdk/call';
 import { stopWorkers } from '../worker/stop';
 import { autoHeartbeat } from '../worker/heartbeat';
 import { mockDelay } from './delay';
+import { restoreTimeSkipping, terminateOpenRuns, CASE_ENDED } from './isolation';
+import { shuffled } from './order';
 
 export interface CaseResult {
   name: string;
@@ -66,6 +69,8 @@ export interface RunCasesOptions {
   recordHistoriesDir?: string;
   /** A prebuilt interpreter bundle (else built once for the whole run). */
   workflowBundle?: { code: string };
+  /** Run the cases in the order of a shuffle seeded with this (else in the files' sorted order). */
+  shuffleSeed?: number;
 }
 
 export interface RunCasesResult {
@@ -101,7 +106,8 @@ type ExprModule = typeof import('../expr');
 
 export async function runCases(paths: string[], opts: RunCasesOptions = {}): Promise<RunCasesResult> {
   const log = opts.log ?? (() => {});
-  const files = collectCaseFiles(paths);
+  const sorted = collectCaseFiles(paths);
+  const files = opts.shuffleSeed === undefined ? sorted : shuffled(sorted, opts.shuffleSeed);
   const results: RunCasesResult = { passed: 0, failed: 0, results: [] };
   const report = (r: CaseResult) => {
     results.results.push(r);
@@ -261,11 +267,18 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
   const mp = mockProblems(tc.functions, allDefs);
   if (mp.length) return fail(mp);
 
+  const functionQueues = functionTaskQueues(allDefs);
+  if (functionQueues.includes(INTERPRETER_TASK_QUEUE)) {
+    return fail([`a function is served on the interpreter's own task queue (${INTERPRETER_TASK_QUEUE}); the runner cannot mock it`]);
+  }
+
   const { env } = ctx;
   const namespace = (env.client.options as { namespace?: string }).namespace ?? 'default';
+  const caseEnded = new AbortController();
   const mocks = new MockService(tc.functions, {
     evaluate: (e, data) => ctx.expr.evaluateCondition(e, data, { constants: constantsOf(definition) }),
     sleep: mockDelay(env, ctx.timeSkipping),
+    signal: caseEnded.signal,
     // As a real adapter does: secret arguments are resolved on the activity side only.
     // A 1.0 call's expressions read `$secrets` (a variable) and its context (secretContext).
     resolveSecretArguments: (args, secretArguments, call) =>
@@ -305,10 +318,7 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
       secrets: tc.secrets,
     }),
   );
-  for (const taskQueue of functionTaskQueues(allDefs)) {
-    if (taskQueue === INTERPRETER_TASK_QUEUE) {
-      return fail([`a function is served on the interpreter's own task queue (${INTERPRETER_TASK_QUEUE}); the runner cannot mock it`]);
-    }
+  for (const taskQueue of functionQueues) {
     workers.push(
       await Worker.create({
         connection: env.nativeConnection,
@@ -323,6 +333,8 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
   }
 
   const workflowId = `swflow-test-${tc.name}-${randomUUID().slice(0, 8)}`;
+  // A plain client: time skipping is unlocked explicitly, only while waiting for the result.
+  const client = new Client({ connection: env.connection, namespace });
   const runs = workers.map((w) => w.run());
   let drive: DriveResult;
   try {
@@ -339,9 +351,9 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
       ),
     );
     workerDied.catch(() => {});
-    drive = await Promise.race([driveCase(tc, ctx, definition, defs.subflows, workflowId), workerDied]);
+    drive = await Promise.race([driveCase(tc, ctx, client, definition, defs.subflows, workflowId), workerDied]);
   } finally {
-    await stopWorkers(workers, runs);
+    await endCase(tc, ctx, { client, workflowId, caseEnded, workers, runs });
   }
 
   const outcome: RunOutcome = {
@@ -357,6 +369,27 @@ async function runOneCase(file: string, ctx: CaseContext): Promise<CaseResult> {
     writeFileSync(join(ctx.opts.recordHistoriesDir, `${tc.name}.json`), historyToFixture(drive.history));
   }
   return { ...base, passed, problems, workflowId, outcome };
+}
+
+/**
+ * Ends whatever the case left going, whatever its result (isolation.ts): its runs still open
+ * (child runs its run abandoned...), its mocks' delays, its workers, and the time-skipping
+ * locks calls still running when their run closed took with them.
+ */
+async function endCase(
+  tc: TestCase,
+  ctx: CaseContext,
+  left: { client: Client; workflowId: string; caseEnded: AbortController; workers: Worker[]; runs: Promise<unknown>[] },
+): Promise<void> {
+  await terminateOpenRuns(left.client, left.workflowId);
+  left.caseEnded.abort(new Error(CASE_ENDED));
+  await stopWorkers(left.workers, left.runs);
+  if (!ctx.timeSkipping) return;
+  try {
+    await restoreTimeSkipping(ctx.env);
+  } catch (err) {
+    ctx.opts.log?.(`warning: after ${tc.name}: ${(err as Error).message}; later cases that wait on timers may time out`);
+  }
 }
 
 /** The activities of the case's real adapters (`adapters:`), by activity type, with the case's secrets. */
@@ -395,14 +428,12 @@ const sleepReal = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 async function driveCase(
   tc: TestCase,
   ctx: CaseContext,
+  client: Client,
   definition: Definition,
   subflowDefs: Definition[],
   workflowId: string,
 ): Promise<DriveResult> {
   const { env, timeSkipping } = ctx;
-  const namespace = (env.client.options as { namespace?: string }).namespace ?? 'default';
-  // A plain client: time skipping is unlocked explicitly, only while waiting for the result.
-  const client = new Client({ connection: env.connection, namespace });
   const testService = timeSkipping ? env.connection.testService : undefined;
   const deadline = Date.now() + ctx.timeoutMs;
   const problems: string[] = [];
@@ -592,17 +623,8 @@ async function driveCase(
   try {
     history = await handle.fetchHistory();
     if (tc.expect.historyExcludes) {
-      const texts = [historyText(history)];
-      const seen = new Set<string>([workflowId]);
-      const queue = childWorkflowIds(history.events ?? []);
-      while (queue.length) {
-        const id = queue.shift()!;
-        if (seen.has(id)) continue;
-        seen.add(id);
-        const h = await client.workflow.getHandle(id).fetchHistory();
-        texts.push(historyText(h));
-        queue.push(...childWorkflowIds(h.events ?? []));
-      }
+      const texts: string[] = [];
+      for await (const run of runTree(client, workflowId, history)) texts.push(historyText(run.history));
       outcome.historyText = texts.join('\n');
     }
   } catch (err) {

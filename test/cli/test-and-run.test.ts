@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { shuffled } from '../../src/testing/order';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -41,6 +42,30 @@ test('swflow test: PASS/FAIL lines, summary, exit status', () => {
   const one = swflow(['test', join(dir, 'good.case.yaml')]);
   assert.equal(one.code, 0, one.stdout + one.stderr);
   assert.equal(one.stdout.trim().split('\n').pop(), '1 passed, 0 failed');
+});
+
+test('swflow test --shuffle / --seed: prints the seed, runs the cases in its order', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'swflow-cli-'));
+  writeFileSync(join(dir, 'hello.sw.yaml'), "id: hello\nspecVersion: '0.8'\nstart: Hi\nstates:\n  - { name: Hi, type: inject, data: { msg: hi }, end: true }\n");
+  const names = ['c1', 'c2', 'c3', 'c4', 'c5'];
+  for (const n of names) writeFileSync(join(dir, `${n}.case.yaml`), 'workflow: ./hello.sw.yaml\nexpect:\n  output: { msg: hi }\n');
+  const passed = (stdout: string) => stdout.split('\n').filter((l) => l.startsWith('PASS ')).map((l) => l.slice('PASS '.length));
+
+  const random = swflow(['test', '--shuffle', dir]);
+  assert.equal(random.code, 0, random.stdout + random.stderr);
+  const m = /^shuffled with seed (\d+) \(this order again: --seed \1\)$/m.exec(random.stdout);
+  assert.ok(m, random.stdout);
+  assert.deepEqual(passed(random.stdout), shuffled(names, Number(m[1])));
+
+  const again = swflow(['test', '--seed', '7', dir]);
+  assert.equal(again.code, 0, again.stdout + again.stderr);
+  assert.equal(again.stdout.split('\n')[0], 'shuffled with seed 7 (this order again: --seed 7)');
+  assert.deepEqual(passed(again.stdout), shuffled(names, 7));
+  assert.notDeepEqual(shuffled(names, 7), names);
+
+  const bad = swflow(['test', '--seed', 'x', dir]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /--seed takes an integer from 0 to 4294967295; got "x"/);
 });
 
 test('swflow run: prints the states entered and the output', () => {
