@@ -11,7 +11,7 @@
  * A kind is data and synchronous builders ({@link CallKind}); only this module awaits, and in the
  * same turns as when every kind was a branch here: concurrent fork branches interleave by
  * microtask turns, so one more `await` or async frame on a kind's path would reorder their
- * commands and break the replay of recorded histories (test/workflow/units/call-kinds.test.ts).
+ * commands and break the replay of recorded histories (test/workflow/units/v1/call-kinds.test.ts).
  */
 import type { ActivityOptions } from '@temporalio/workflow';
 import type { Authentication, Task } from '../../../../common/model-v1';
