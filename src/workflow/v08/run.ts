@@ -104,8 +104,8 @@ export class V08Run implements MainFlow {
       this.host.tracker.entered.push(...carried.host.entered);
     }
     if (!wt?.duration) return this.runMain(input);
-    const timeoutMs = this.host.deadline !== undefined ? Math.max(0, this.host.deadline - Date.now()) : parseDuration(wt.duration);
-    this.host.deadline = Date.now() + timeoutMs;
+    const timeoutMs = this.host.deadline !== undefined ? Math.max(0, this.host.deadline - this.host.effects.now()) : parseDuration(wt.duration);
+    this.host.deadline = this.host.effects.now() + timeoutMs;
     const main = new CancellationScope();
     const timer = new CancellationScope();
     timer
