@@ -71,6 +71,11 @@ export interface Effects {
 
 export type { ActivityOptions, ChildWorkflowOptions, LocalActivityOptions, WorkflowInfo };
 
+/** The run's clock as an ISO date (the times of lifecycle events). */
+export function nowIso(effects: Effects): string {
+  return new Date(effects.now()).toISOString();
+}
+
 /** The real effects: Temporal's workflow APIs. */
 export const temporalEffects: Effects = {
   activity: (type, args, options) => scheduleActivity(type, args, options),

@@ -18,7 +18,7 @@ import type { PinnedFunction } from '../../common/model-v1';
 import type { InstanceState, StartOptions } from '../../common/contracts';
 import { Mailbox } from '../events/mailbox';
 import { beforeBlocking, STEPS_LISTED, Tracker } from './tracker';
-import { temporalEffects, type Effects } from '../effects';
+import { nowIso, temporalEffects, type Effects } from '../effects';
 import { WalkBudget } from './walk-budget';
 import { FEATURE_HOST_LIFECYCLE, FEATURE_YIELD_LONG_WALKS } from '../../common/features';
 import { type ResolveResult } from '../../common/pinning';
@@ -232,7 +232,7 @@ export class RunHost {
   }
 
   nowIso(): string {
-    return new Date(this.effects.now()).toISOString();
+    return nowIso(this.effects);
   }
 
   // ------------------------------------------------------------------ suspension and the walk

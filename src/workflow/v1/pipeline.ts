@@ -23,7 +23,7 @@ import type { StartOptions } from '../../common/contracts';
 import type { Mailbox } from '../events/mailbox';
 import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalLooseSync, evalValue, evalValueSync } from '../expressions';
 import { withTimeout } from '../timeouts';
-import type { Effects } from '../effects';
+import { nowIso, type Effects } from '../effects';
 import { summary as uiSummary, type Tracker } from '../host/tracker';
 import type { LifecycleType } from '../host/lifecycle';
 import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_EXTENSIONS, FEATURE_V1_LOOSE_EVALUATION, FEATURE_V1_SCHEMA_RESOURCES } from '../../common/features';
@@ -142,7 +142,7 @@ export class TaskPipeline implements TaskContext {
 
   /** The run's clock as an ISO date (lifecycle events). */
   nowIso(): string {
-    return new Date(this.effects.now()).toISOString();
+    return nowIso(this.effects);
   }
 
   // ------------------------------------------------------------------ task lists and tasks

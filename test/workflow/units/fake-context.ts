@@ -46,7 +46,6 @@ export class FakeRun extends StatePipeline {
         features: new Set(opts.features ?? INTERPRETER_FEATURES),
         tracker: { status: 'running', enter: (state: string, type: string) => ({ state, type, status: 'running' }) as never, leave: () => undefined },
         publish: () => undefined,
-        nowIso: () => new Date(effects.now()).toISOString(),
         step: () => undefined,
       },
       def,

@@ -21,7 +21,7 @@ import { produceEvents } from '../../events/produce';
 import type { Mailbox } from '../../events/mailbox';
 import { stateExecTimeout, withTimeout } from '../../timeouts';
 import { summary, type Tracker } from '../../host/tracker';
-import type { Effects } from '../../effects';
+import { nowIso, type Effects } from '../../effects';
 import type { LifecycleType } from '../../host/lifecycle';
 import type { ResolveResult } from '../../../common/pinning';
 import { FEATURE_SYNC_EXPRESSIONS } from '../../../common/features';
@@ -39,7 +39,6 @@ export interface StatesHost {
   readonly tracker: Pick<Tracker, 'enter' | 'leave' | 'status'>;
   /** A lifecycle CloudEvent (a no-op unless the worker opted in). */
   publish(type: LifecycleType, data?: Record<string, Json>, subject?: string): void;
-  nowIso(): string;
   /** Before each transition: a pause when one is due (the walk budget, a suspension), else nothing. */
   step(): Promise<void> | undefined;
 }
@@ -182,8 +181,8 @@ export class StatePipeline implements StateContext {
   private async execState(state: StateDef, input: Json, compensating: boolean): Promise<{ data: Json; next: Next }> {
     const step = this.host.tracker.enter(state.name, state.type, compensating);
     const pointer = this.pointer(state);
-    this.host.publish('task.created', { task: pointer, createdAt: this.host.nowIso() }, pointer);
-    this.host.publish('task.started', { task: pointer, startedAt: this.host.nowIso() }, pointer);
+    this.host.publish('task.created', { task: pointer, createdAt: nowIso(this.effects) }, pointer);
+    this.host.publish('task.started', { task: pointer, startedAt: nowIso(this.effects) }, pointer);
     const h: Holder = { data: input };
     this.holders.push(h);
     try {
@@ -196,7 +195,7 @@ export class StatePipeline implements StateContext {
       const out = this.sync ? filterStateOutput(state.stateDataFilter, h.data, this.scope(), state.name) : await filterStateOutputAsync(state.stateDataFilter, h.data, this.scope(), state.name);
       if (!compensating) this.compensation.record(state.name, state.compensatedBy);
       this.host.tracker.leave(step, compensating ? 'compensated' : 'done');
-      this.host.publish('task.completed', { task: pointer, completedAt: this.host.nowIso(), output: out }, pointer);
+      this.host.publish('task.completed', { task: pointer, completedAt: nowIso(this.effects), output: out }, pointer);
       return { data: out, next };
     } catch (err) {
       if (isCancellation(err)) {
@@ -206,7 +205,7 @@ export class StatePipeline implements StateContext {
       const e = classify(err);
       const handler = findHandler(this.def, state, e);
       this.host.tracker.leave(step, handler ? 'done' : 'failed');
-      this.host.publish('task.faulted', { task: pointer, faultedAt: this.host.nowIso(), error: { type: e.code ?? e.kind, title: e.message, ...(handler ? { handled: true } : {}) } as Json }, pointer);
+      this.host.publish('task.faulted', { task: pointer, faultedAt: nowIso(this.effects), error: { type: e.code ?? e.kind, title: e.message, ...(handler ? { handled: true } : {}) } as Json }, pointer);
       if (!handler) throw err instanceof ActionError ? err : new ActionError(e, { state: state.name });
       return { data: h.data, next: { transition: handler.transition, end: handler.end } };
     } finally {
