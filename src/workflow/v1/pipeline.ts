@@ -23,7 +23,7 @@ import type { StartOptions } from '../../common/contracts';
 import type { Mailbox } from '../events/mailbox';
 import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalLooseSync, evalValue, evalValueSync } from '../expressions';
 import { withTimeout } from '../timeouts';
-import { nowIso, type Effects } from '../effects';
+import { nowIso, type Effects, type WorkflowInfo } from '../effects';
 import { summary as uiSummary, type Tracker } from '../host/tracker';
 import type { LifecycleType } from '../host/lifecycle';
 import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_EXTENSIONS, FEATURE_V1_LOOSE_EVALUATION, FEATURE_V1_SCHEMA_RESOURCES } from '../../common/features';
@@ -101,6 +101,8 @@ export class TaskPipeline implements TaskContext {
   private readonly resourceSchemas: boolean;
   /** v1-schema-resources: the external schemas fetched in this run (by resource), pinned for its rest. */
   private readonly schemaResources = new Map<string, Json>();
+  /** The run's ids, namespace and task queue, read once: they are the same for the whole run. */
+  private readonly info: Pick<WorkflowInfo, 'workflowId' | 'runId' | 'taskQueue' | 'namespace'>;
 
   constructor(
     private readonly host: PipelineHost,
@@ -118,18 +120,19 @@ export class TaskPipeline implements TaskContext {
     this.context = start.context ?? {};
     this.workflowInput = start.workflowInput ?? null;
     this.startedAt = start.startedAt ?? this.effects.now();
+    this.info = this.effects.info();
   }
 
   get workflowId(): string {
-    return this.effects.info().workflowId;
+    return this.info.workflowId;
   }
 
   get runId(): string {
-    return this.effects.info().runId;
+    return this.info.runId;
   }
 
   get taskQueue(): string {
-    return this.effects.info().taskQueue;
+    return this.info.taskQueue;
   }
 
   get functions(): Readonly<Record<string, PinnedFunction>> | undefined {
@@ -234,7 +237,7 @@ export class TaskPipeline implements TaskContext {
 
   /** `$workflow`, `$runtime` (every expression), `$context` (all but the workflow's input.from). */
   workflowArgs(): Args {
-    const info = this.effects.info();
+    const { info } = this;
     return {
       workflow: { id: info.workflowId, definition: this.def.workflow as unknown as Json, input: this.workflowInput, startedAt: dateTime(this.startedAt) },
       runtime: { name: RUNTIME_NAME, version: RUNTIME_VERSION, metadata: { namespace: info.namespace, taskQueue: info.taskQueue, workflowId: info.workflowId, runId: info.runId } },
