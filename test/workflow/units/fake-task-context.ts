@@ -50,9 +50,9 @@ export interface Published {
 export class FakeTaskContext extends TaskPipeline {
   declare readonly effects: FakeEffects;
   /** The references of the tasks entered, in order. */
-  readonly entered: string[] = [];
+  readonly entered: string[];
   /** Every lifecycle event published. */
-  readonly published: Published[] = [];
+  readonly published: Published[];
 
   constructor(def: V1Definition, opts: FakeOptions = {}) {
     const effects = new FakeEffects();
@@ -72,7 +72,7 @@ export class FakeTaskContext extends TaskPipeline {
         step: () => undefined,
       },
       def,
-      { workflowInput: opts.workflowInput ?? null, startedAt: effects.now() },
+      { workflowInput: opts.workflowInput ?? null },
     );
     this.entered = entered;
     this.published = published;
