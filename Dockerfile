@@ -1,13 +1,48 @@
-# swflow's image: `swflow start` by default (temporal-dev.yml); the Helm chart and deploy/compose run
-# `node bin/swflow.js worker`, `adapters` and `gateway` from it as separate processes.
-FROM node:20.19-bookworm-slim
+# swflow's image. Its default command is `swflow start`: everything `npm start` runs, with the
+# Temporal CLI's dev server inside unless TEMPORAL_ADDRESS names a server. The Helm chart and
+# deploy/compose run `swflow worker`, `adapters` and `gateway` from it as separate processes.
+#
+#   docker build -t swflow .
+#
+# The bases are build arguments: by default the public images users pull. Where no registry is
+# reachable, deploy/images/build.sh makes equivalents from Debian's packages and passes them here.
+ARG BASE=node:20.19-bookworm-slim
+ARG BUILD_BASE=node:20.19-bookworm-slim
+# The Temporal CLI (its dev server for `swflow start`, and `temporal` for operators in the pod).
+ARG TEMPORAL_CLI_IMAGE=temporalio/temporal:1.5.1
+
+FROM ${TEMPORAL_CLI_IMAGE} AS temporal-cli
+
+FROM ${BUILD_BASE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev
-COPY . .
-# The command's TypeScript compiled to JavaScript now (.cache/js), so containers (read-only ones too) start without tsx.
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# What the npm package ships (package.json "files"), nothing else: no tests, benchmarks or docs.
+COPY bin ./bin
+COPY src ./src
+COPY adapters ./adapters
+COPY workers ./workers
+COPY examples ./examples
+COPY config ./config
+COPY vendor/jq/SOURCE.md vendor/jq/COPYING ./vendor/jq/
+COPY README.md ./
+# The command's TypeScript compiled to JavaScript now (.cache/js), so containers, read-only ones
+# too, start without compiling.
 RUN node bin/compiled.js
-# glibc's malloc held to 2 arenas: ~16 MB less resident per worker (bench/README.md, "What a worker costs").
-ENV MALLOC_ARENA_MAX=2
-# With TEMPORAL_ADDRESS set, `swflow start` starts no server of its own.
-CMD ["npx", "swflow", "start"]
+
+FROM ${BASE}
+WORKDIR /app
+COPY --from=temporal-cli /usr/local/bin/temporal /usr/local/bin/temporal
+COPY --from=build /app /app
+# The dev server's database (swflow start) and anything else swflow persists: a volume the
+# unprivileged user owns.
+RUN mkdir -p /data && chown 1000:1000 /data
+# MALLOC_ARENA_MAX: glibc's malloc held to 2 arenas, ~16 MB less resident per worker (bench/README.md,
+# "What a worker costs").
+ENV NODE_ENV=production SWFLOW_DATA=/data HOME=/tmp MALLOC_ARENA_MAX=2
+VOLUME /data
+# Not root: the uid the Helm chart runs as (runAsUser 1000), the official node images' `node` user.
+USER 1000:1000
+EXPOSE 8080 8233 7233 9464
+ENTRYPOINT ["node", "/app/bin/swflow.js"]
+CMD ["start"]

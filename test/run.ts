@@ -5,6 +5,9 @@
  *
  *   npm test                      every test
  *   npm test -- test/dsl          the tests under a folder (or given files)
+ *   npm run test:deploy           the deployment paths end to end (test/deploy/e2e: the image, the
+ *                                 compose stack, the chart's pods, the npm package), which build
+ *                                 images and are left out of a bare `npm test`
  *   SWFLOW_CLUSTER=1 npm test -- test/workflow
  *                                 the same tests on a multi-process Temporal cluster on PostgreSQL
  *                                 (src/platform/cluster.ts), started once for all files
@@ -16,6 +19,8 @@ import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { resolveTimeSkippingServer } from '../src/platform/test-server';
 
 const ROOT = resolve(__dirname, '..');
+/** Run only when named (npm run test:deploy): they build container images and install packages. */
+const E2E_DEPLOY = join(ROOT, 'test', 'deploy', 'e2e');
 
 function findTests(path: string): string[] {
   if (statSync(path).isFile()) return path.endsWith('.test.ts') ? [path] : [];
@@ -41,7 +46,9 @@ async function main(): Promise<void> {
 
   const args = process.argv.slice(2);
   const roots = args.length ? args.map((a) => resolve(a)) : [join(ROOT, 'test')];
-  const files = roots.flatMap(findTests);
+  const named = (f: string) => roots.some((r) => r === E2E_DEPLOY || f === r || r.startsWith(E2E_DEPLOY + '/'));
+  const files = roots.flatMap(findTests).filter((f) => !f.startsWith(E2E_DEPLOY + '/') || named(f));
+  if (!args.length) log('test/deploy/e2e is left out: npm run test:deploy runs it');
   if (files.length === 0) throw new Error(`No *.test.ts under ${roots.map((r) => relative(ROOT, r)).join(', ')}`);
 
   // The cluster's Temporal server is built once here (minutes), not inside a test file.
