@@ -12,7 +12,7 @@
  */
 import { PROJECT_ROOT } from '../platform/paths';
 import { existsSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { bundleWorkflowCode, Worker, type BundleOptions, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Definition } from '../common/model';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
@@ -113,6 +113,23 @@ export const TRACING_INTERCEPTORS_PATH = workflowSource('workflow/tracing-interc
 /** The jq engine, preloaded: one instance per workflow thread. */
 const ENGINE_PATH = workflowSource('expr/engine');
 
+/** swflow's own source folder (src/), where the workflow code's TypeScript is. */
+const OWN_SOURCES = join(__dirname, '..') + sep;
+
+/**
+ * The bundler's config with swflow's own TypeScript compiled also when swflow is installed as a
+ * package: the SDK's rule for `.ts` files excludes everything under node_modules, where an
+ * installed swflow's sources are (`npm install swflow`, then `npx swflow start`).
+ */
+function compilingOwnSources(config: Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0]): typeof config {
+  const rules = config.module?.rules?.map((rule) =>
+    rule && typeof rule === 'object' && rule.test instanceof RegExp && rule.test.test('x.ts') && rule.exclude
+      ? { ...rule, exclude: (file: string) => /[\\/]node_modules[\\/]/.test(file) && !file.startsWith(OWN_SOURCES) }
+      : rule,
+  );
+  return rules ? { ...config, module: { ...config.module, rules } } : config;
+}
+
 /**
  * Bundles the generic workflow (with the jq engine preloaded once per worker thread). `options`: a
  * logger and a webpack hook (test/workflow/bundle.test.ts records the bundler's warnings);
@@ -130,6 +147,7 @@ export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 
     workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH, ...(traced ? [TRACING_INTERCEPTORS_PATH] : [])],
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn(m: string) { console.warn(m); }, error(m: string) { console.error(m); } } as any,
     ...bundleOptions,
+    webpackConfigHook: (config) => (bundleOptions.webpackConfigHook ?? ((c) => c))(compilingOwnSources(config)),
   });
   // The map's positions serve stack traces only.
   return { ...bundle, code: latin1Only(stackTraces ? withoutSourcesContent(bundle.code) : withoutMappings(bundle.code)) };
