@@ -42,17 +42,19 @@ function loadEsbuild() {
 /**
  * Where compiled trees go: <project>/.cache/js when a tree is there or it can be written (an
  * image built with `RUN node bin/compiled.js` has one), else $SWFLOW_CACHE/js (a read-only
- * image, e.g. the Helm chart's).
+ * image, e.g. the Helm chart's), else the user's cache (an installed package in a read-only
+ * node_modules; the folder src/platform/paths.ts's cacheDir() names).
  */
 function cacheRoot(key) {
   const own = path.join(ROOT, '.cache', 'js');
-  if (!process.env.SWFLOW_CACHE || (key && fs.existsSync(path.join(own, key, '.complete')))) return own;
+  if (key && fs.existsSync(path.join(own, key, '.complete'))) return own;
   try {
     fs.mkdirSync(own, { recursive: true });
     fs.accessSync(own, fs.constants.W_OK);
     return own;
   } catch {
-    return path.join(process.env.SWFLOW_CACHE, 'js');
+    const user = process.env.SWFLOW_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(require('node:os').homedir(), '.cache'), 'swflow');
+    return path.join(user, 'js');
   }
 }
 

@@ -69,7 +69,7 @@ export function register(program: Command): void {
     .option('-d, --definitions <paths...>', 'definition folders or files the worker serves', [join(PROJECT_ROOT, 'examples')])
     .option('--port <port>', 'dev server gRPC port', '7233')
     .option('--ui-port <port>', 'dev server Web UI port', '8233')
-    .option('--db <file>', 'dev server SQLite file (default .data/temporal.sqlite)')
+    .option('--db <file>', 'dev server SQLite file (default <data>/temporal.sqlite: $SWFLOW_DATA, else .data in a checkout, ~/.local/share/swflow where installed)')
     .option('--gateway-port <port>', 'event gateway port (CloudEvents over HTTP)', String(GATEWAY_PORT))
     .option('--lifecycle-events', 'publish 1.0 lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks')
     .option('--allow-processes', "also serve 1.0 run.shell / run.script / run.container tasks (queue swflow-processes): they execute the documents' commands and scripts with this process's rights")
