@@ -27,7 +27,7 @@ import { GATEWAY_PORT, startGateway, type Gateway } from '../gateway/server';
 import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
 import { keepSchedulesInSync } from '../client/schedules';
 import { addGatewayOptions, gatewaySettings, type GatewayCliOptions } from './gateway';
-import { scheduleSyncMs } from './worker';
+import { requireDefinitionPaths, scheduleSyncMs } from './worker';
 import { httpSink } from '../gateway/sink';
 import { serveMetricsIf } from '../metrics';
 import { startGreetingService, GREETING_SERVICE_PORT } from '../../examples/services/greeting-service';
@@ -82,6 +82,7 @@ export function register(program: Command): void {
 async function start(opts: StartCommandOptions): Promise<void> {
   const log = (msg: string) => console.log(`[swflow] ${msg}`);
   const settings = gatewaySettings(opts, (line) => console.log(line));
+  requireDefinitionPaths(opts.definitions);
   // One registry and one endpoint for the workers and the gateway of this process; first, as
   // Core's exporter is part of the runtime the workers' connection creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, log);

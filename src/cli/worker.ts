@@ -6,7 +6,8 @@
  * `--adapter <module…>`, an adapter worker serving the adapters those modules export
  * (defineAdapter, `swflow/adapter`) on `--task-queue`.
  */
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
@@ -70,6 +71,16 @@ async function runAdapters(opts: WorkerCliOptions): Promise<void> {
   await metricsServer?.close();
 }
 
+/**
+ * Fails when a definition folder or file given does not exist: a mistyped `-d` or a volume that
+ * was not mounted would otherwise give a worker that polls and serves nothing, every run failing
+ * with "No workflow definition".
+ */
+export function requireDefinitionPaths(paths: string[]): void {
+  const missing = paths.filter((p) => !existsSync(resolve(p)));
+  if (missing.length) throw new Error(`--definitions: ${missing.map((p) => resolve(p)).join(', ')} does not exist (no definition folder or file there); nothing was started.`);
+}
+
 export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
   const taskQueue = opts.taskQueue ?? INTERPRETER_TASK_QUEUE;
@@ -77,6 +88,7 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const workerOptions = servingWorkerOptions(opts, true);
   const deployment = workerDeployment(opts);
   healthPort(opts.healthPort);
+  requireDefinitionPaths(opts.definitions);
   // Before the connection: Core's metrics exporter is part of the runtime it creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow worker] ${m}`));
   const connection = await NativeConnection.connect(connectionOptions(target));
