@@ -58,9 +58,16 @@ function keysFromPath(path: string): CodecKey[] {
   } catch (err) {
     throw new Error(`${where} cannot be read: ${(err as Error).message}`);
   }
-  if (!isDir) return parseKeyList(readFileSync(path, 'utf8'), where);
-  const names = readdirSync(path).filter((n) => n.endsWith('.key')).sort().reverse();
-  return names.map((n) => parseKey(n.slice(0, -'.key'.length), readFileSync(join(path, n), 'utf8'), `${where}/${n}`));
+  const keys = isDir
+    ? readdirSync(path)
+        .filter((n) => n.endsWith('.key'))
+        .sort()
+        .reverse()
+        .map((n) => parseKey(n.slice(0, -'.key'.length), readFileSync(join(path, n), 'utf8'), `${where}/${n}`))
+    : parseKeyList(readFileSync(path, 'utf8'), where);
+  // Set but empty (e.g. a Kubernetes Secret without `<id>.key` entries): refusing beats running without the encryption asked for.
+  if (keys.length === 0) throw new Error(`${where} holds no key (${isDir ? 'no <id>.key file in the folder' : 'no <id>:<base64> line'})`);
+  return keys;
 }
 
 /** A keyring from keys in order (first = current unless `currentId` names another). */

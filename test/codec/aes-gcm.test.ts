@@ -99,4 +99,6 @@ test('keys from the environment: list, file, directory, current key; bad keys sa
   assert.throws(() => keyringFromEnv({ SWFLOW_CODEC_KEYS: `x:${b64()}`, SWFLOW_CODEC_CURRENT_KEY: 'y' }), /SWFLOW_CODEC_CURRENT_KEY=y names no known key \(known: x\)/);
   assert.throws(() => keyringFromEnv({ SWFLOW_CODEC_KEYS: `x:${b64()},x:${b64()}` }), /codec key id x is given twice/);
   assert.throws(() => keyringFromEnv({ SWFLOW_CODEC_KEY_FILE: join(dir, 'missing') }), /SWFLOW_CODEC_KEY_FILE=.*missing cannot be read/);
+  mkdirSync(join(dir, 'empty'));
+  assert.throws(() => keyringFromEnv({ SWFLOW_CODEC_KEY_FILE: join(dir, 'empty') }), /SWFLOW_CODEC_KEY_FILE=.*empty holds no key/);
 });

@@ -87,7 +87,7 @@ test('the default rendering: three Deployments with probes, grace periods longer
   for (const name of ['interpreter', 'adapters']) {
     const d = find(docs, 'Deployment', `prod-swflow-${name}`);
     const c = container(d);
-    assert.deepEqual(c.command, ['node', '/app/bin/swflow.js']);
+    assert.equal(c.command, undefined, 'the image\'s ENTRYPOINT (node /app/bin/swflow.js) runs; args are its subcommand');
     assert.equal(c.args[0], name === 'interpreter' ? 'worker' : 'adapters');
     assert.equal(c.livenessProbe.httpGet.path, '/healthz');
     assert.equal(c.readinessProbe.httpGet.path, '/readyz');
@@ -154,6 +154,7 @@ test('production values: Temporal Cloud secrets, codec keys, autoscaling on a Pr
   assert.equal(envOf(previous).SWFLOW_BUILD_ID, '1.3.2');
   assert.equal(envOf(previous).SWFLOW_SET_CURRENT, 'false');
   assert.ok(container(previous).args.includes('--no-schedules'));
+  assert.ok(!container(previous).args.includes('--no-eager-calls'), 'eager calls stay on by default');
   // The two builds' selectors must not overlap, nor the PDB take the previous build's pods.
   assert.notDeepEqual(previous.spec.selector.matchLabels, current.spec.selector.matchLabels);
   assert.deepEqual(find(docs, 'PodDisruptionBudget', 'prod-swflow-interpreter').spec.selector.matchLabels, current.spec.selector.matchLabels);
@@ -211,4 +212,12 @@ test('the validator refuses broken manifests: unknown fields, wrong types, unkno
     assert.equal(result.ok, false, `${what} passed the validator`);
     assert.match(result.out, message, what);
   }
+});
+
+test('interpreter.eagerCalls false: the interpreter, current and previous builds, sends every call to the adapters (--no-eager-calls); valid', async () => {
+  const { text, docs } = await template({ image: { tag: '1.4.0' }, interpreter: { eagerCalls: false }, versioning: { previousBuilds: [{ buildId: '1.3.2' }] } });
+  const result = await validate(text);
+  assert.ok(result.ok, result.out);
+  for (const name of ['prod-swflow-interpreter', 'prod-swflow-interpreter-1-3-2']) assert.ok(container(find(docs, 'Deployment', name)).args.includes('--no-eager-calls'), name);
+  assert.ok(!container(find(docs, 'Deployment', 'prod-swflow-adapters')).args.includes('--no-eager-calls'));
 });

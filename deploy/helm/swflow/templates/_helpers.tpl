@@ -239,7 +239,7 @@ spec:
         - name: {{ .component }}
           image: "{{ $root.Values.image.repository }}:{{ .tag }}"
           imagePullPolicy: {{ $root.Values.image.pullPolicy }}
-          command: ["node", "/app/bin/swflow.js"]
+          {{- /* No command: the image's ENTRYPOINT is `node /app/bin/swflow.js`, the args its subcommand (as `docker run IMAGE worker ...`). */}}
           args:
             {{- toYaml .args | nindent 12 }}
           env:
