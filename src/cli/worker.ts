@@ -12,9 +12,9 @@ import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { clientInterceptors } from '../tracing';
 import { keepSchedulesInSync } from '../client/schedules';
-import { DefinitionRegistry } from '../definitions/registry';
+import { DefinitionRegistry, requireDefinitionPaths } from '../definitions/registry';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
-import { connectionOptions, targetFromEnv } from '../client/connection';
+import { connectionOptions, connectTo, targetFromEnv, workerTarget } from '../client/connection';
 import { PROJECT_ROOT } from '../platform/paths';
 import { createInterpreterWorker } from '../worker/interpreter-worker';
 import { loadAdapters, runAdapterWorker } from '../adapter-sdk';
@@ -58,6 +58,7 @@ export function register(program: Command): void {
 
 async function runAdapters(opts: WorkerCliOptions): Promise<void> {
   const adapters = loadAdapters(opts.adapter ?? []);
+  dataConverterOptions();
   const workerOptions = servingWorkerOptions(opts, false);
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow worker] ${m}`));
   await runAdapterWorker({
@@ -71,15 +72,17 @@ async function runAdapters(opts: WorkerCliOptions): Promise<void> {
 }
 
 export async function runWorker(opts: WorkerCliOptions): Promise<void> {
-  const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
+  const target = workerTarget();
   const taskQueue = opts.taskQueue ?? INTERPRETER_TASK_QUEUE;
   // Bad options fail before anything connects.
+  requireDefinitionPaths(opts.definitions);
+  dataConverterOptions();
   const workerOptions = servingWorkerOptions(opts, true);
   const deployment = workerDeployment(opts);
   healthPort(opts.healthPort);
   // Before the connection: Core's metrics exporter is part of the runtime it creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow worker] ${m}`));
-  const connection = await NativeConnection.connect(connectionOptions(target));
+  const connection = await connectTo(target, (o) => NativeConnection.connect(o));
   const worker = await createInterpreterWorker({
     connection,
     namespace: target.namespace,

@@ -81,6 +81,20 @@ export function parseType(type: string): { id: string; version?: string } {
   return { id: type };
 }
 
+/**
+ * Fails naming the option when a definitions path does not exist: a worker or gateway serving
+ * an empty registry (a typo, a volume not mounted) would otherwise start and fail every run.
+ */
+export function requireDefinitionPaths(paths: string[], option = '--definitions'): void {
+  for (const p of paths) {
+    try {
+      statSync(resolvePath(p));
+    } catch (err) {
+      throw new Error(`${option} ${p}: no such folder or file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); create it or mount it there`);
+    }
+  }
+}
+
 export class DefinitionRegistry {
   private readonly files = new Map<string, FileCache>();
   private readonly folders: string[] = [];
