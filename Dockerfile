@@ -36,13 +36,20 @@ COPY --from=temporal-cli /usr/local/bin/temporal /usr/local/bin/temporal
 COPY --from=build /app /app
 # The dev server's database (swflow start) and anything else swflow persists: a volume the
 # unprivileged user owns.
-RUN mkdir -p /data && chown 1000:1000 /data
+RUN mkdir -p /data && chown 1000:1000 /data \
+# uid 1000 needs a name: the Temporal dev server asks the user database for it at start ("user:
+# unknown userid 1000" otherwise). The public node images call it `node`; other bases get `swflow`.
+ && (getent passwd 1000 >/dev/null || echo 'swflow:x:1000:1000:swflow:/tmp:/usr/sbin/nologin' >> /etc/passwd) \
+ && (getent group 1000 >/dev/null || echo 'swflow:x:1000:' >> /etc/group)
 # MALLOC_ARENA_MAX: glibc's malloc held to 2 arenas, ~16 MB less resident per worker (bench/README.md,
 # "What a worker costs").
 ENV NODE_ENV=production SWFLOW_DATA=/data HOME=/tmp MALLOC_ARENA_MAX=2
+# In a container, 127.0.0.1 is reachable from nowhere else: the dev server (`swflow start`), the
+# gateway, the run page and the health endpoints listen on every interface, for published ports.
+ENV SWFLOW_TEMPORAL_HOST=0.0.0.0 SWFLOW_GATEWAY_HOST=0.0.0.0 SWFLOW_UI_HOST=0.0.0.0 SWFLOW_HEALTH_HOST=0.0.0.0
 VOLUME /data
 # Not root: the uid the Helm chart runs as (runAsUser 1000), the official node images' `node` user.
 USER 1000:1000
-EXPOSE 8080 8233 7233 9464
+EXPOSE 7233 8233 8234 8090 8080 9464
 ENTRYPOINT ["node", "/app/bin/swflow.js"]
 CMD ["start"]
