@@ -12,7 +12,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { clientInterceptors } from '../tracing';
 import { keepSchedulesInSync } from '../client/schedules';
-import { DefinitionRegistry, requireDefinitionPaths } from '../definitions/registry';
+import { DefinitionRegistry, requireDefinitionPaths, requireSomeDefinition } from '../definitions/registry';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, connectTo, targetFromEnv, workerTarget } from '../client/connection';
 import { PROJECT_ROOT } from '../platform/paths';
@@ -76,6 +76,8 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const taskQueue = opts.taskQueue ?? INTERPRETER_TASK_QUEUE;
   // Bad options fail before anything connects.
   requireDefinitionPaths(opts.definitions);
+  const registry = new DefinitionRegistry(opts.definitions);
+  await requireSomeDefinition(registry);
   dataConverterOptions();
   const workerOptions = servingWorkerOptions(opts, true);
   const deployment = workerDeployment(opts);
@@ -96,7 +98,6 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const log = (m: string) => console.log(`[swflow worker] ${m}`);
   const health = await serveHealthIf(opts.healthPort, { workers: () => [worker], connection: () => connection }, log);
   const clientConnection = opts.schedules ? await Connection.connect(connectionOptions(target)) : undefined;
-  const registry = new DefinitionRegistry(opts.definitions);
   const schedules = clientConnection
     ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() }), () => registry.allDefinitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
     : undefined;

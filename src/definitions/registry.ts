@@ -95,6 +95,18 @@ export function requireDefinitionPaths(paths: string[], option = '--definitions'
   }
 }
 
+/**
+ * Fails naming the option when the paths hold no definition at all: an empty folder is what a
+ * container sees when its definitions volume was not there (docker creates the missing host
+ * folder of a bind mount), and a worker serving nothing would fail every run it takes.
+ */
+export async function requireSomeDefinition(registry: DefinitionRegistry, option = '--definitions'): Promise<void> {
+  const { entries, broken } = await registry.all();
+  if (entries.length > 0) return;
+  const why = broken.length ? `; ${broken.length} file(s) do not load, e.g. ${broken[0].path}: ${broken[0].problem}` : ' (*.sw.json, *.sw.yaml, ...); is the folder mounted?';
+  throw new Error(`${option} ${registry.places().join(', ')}: no workflow definition found${why}`);
+}
+
 export class DefinitionRegistry {
   private readonly files = new Map<string, FileCache>();
   private readonly folders: string[] = [];

@@ -280,6 +280,12 @@ test('bad codec keys and a missing definitions folder: each process exits naming
     cases.push({ what: `${command} SWFLOW_CODEC_KEY_FILE missing`, args: ['-e', 'SWFLOW_CODEC_KEY_FILE=/run/secrets/codec-keys', IMAGE, command], expect: /SWFLOW_CODEC_KEY_FILE=\/run\/secrets\/codec-keys cannot be read/ });
     cases.push({ what: `${command} --definitions /nope`, args: [IMAGE, command, '--definitions', '/nope'], expect: /--definitions \/nope: no such folder or file/ });
   }
+  // A compose-style bind mount of a host folder that is not there: docker creates it, empty.
+  const missing = join(tmpdir(), `sw-img-missing-${suffix}`);
+  rmSync(missing, { recursive: true, force: true });
+  for (const command of ['worker', 'gateway']) {
+    cases.push({ what: `${command} with a definitions volume that did not exist`, args: ['-v', `${missing}:/definitions:ro`, IMAGE, command, '--definitions', '/definitions'], expect: /--definitions \/definitions: no workflow definition found/ });
+  }
   cases.push({ what: 'start --definitions /nope', args: [IMAGE, 'start', '--definitions', '/nope'], expect: /--definitions \/nope: no such folder or file/ });
   for (const c of cases) {
     const r = await sh('docker', ['run', '--rm', '--name', name('bad-input'), ADD_HOST, ...env, ...c.args], { timeoutMs: 90_000 });
@@ -288,5 +294,6 @@ test('bad codec keys and a missing definitions folder: each process exits naming
     // Refused before connecting: nothing polled or listened.
     assert.doesNotMatch(r.out, /serving task queue|listening on/, c.what);
   }
-  console.log(`bad input: ${cases.length} cases (malformed SWFLOW_CODEC_KEYS, missing SWFLOW_CODEC_KEY_FILE, --definitions /nope for worker/adapters/gateway/start) each exit non-zero naming the setting, before serving`);
+  rmSync(missing, { recursive: true, force: true });
+  console.log(`bad input: ${cases.length} cases (malformed SWFLOW_CODEC_KEYS, missing SWFLOW_CODEC_KEY_FILE, --definitions /nope for worker/adapters/gateway/start, an empty definitions volume docker created for worker/gateway) each exit non-zero naming the setting, before serving`);
 });
