@@ -17,6 +17,11 @@ FROM ${BUILD_BASE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# Temporal's native core ships for five platforms (~140 MB); the image runs on one: keep its own
+# (Linux glibc, this build's architecture), when it is there.
+RUN cd node_modules/@temporalio/core-bridge/releases \
+ && own="$(node -p '({ x64: "x86_64", arm64: "aarch64" })[process.arch]')-unknown-linux-gnu" \
+ && if [ -d "$own" ]; then for d in *; do [ "$d" = "$own" ] || rm -rf "$d"; done; fi
 # What the npm package ships (package.json "files"), nothing else: no tests, benchmarks or docs.
 COPY bin ./bin
 COPY src ./src
@@ -32,7 +37,8 @@ RUN node bin/compiled.js
 
 FROM ${BASE}
 WORKDIR /app
-COPY --from=temporal-cli /usr/local/bin/temporal /usr/local/bin/temporal
+# /temporal: where the public image keeps it (its entrypoint).
+COPY --from=temporal-cli /temporal /usr/local/bin/temporal
 COPY --from=build /app /app
 # The dev server's database (swflow start) and anything else swflow persists: a volume the
 # unprivileged user owns.
