@@ -17,6 +17,11 @@ FROM ${BUILD_BASE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# Temporal's native core ships for five platforms (~140 MB); the image runs on one: keep its own
+# (Linux glibc, this build's architecture), when it is there.
+RUN cd node_modules/@temporalio/core-bridge/releases \
+ && own="$(node -p '({ x64: "x86_64", arm64: "aarch64" })[process.arch]')-unknown-linux-gnu" \
+ && if [ -d "$own" ]; then for d in *; do [ "$d" = "$own" ] || rm -rf "$d"; done; fi
 # What the npm package ships (package.json "files"), nothing else: no tests, benchmarks or docs.
 COPY bin ./bin
 COPY src ./src
@@ -32,17 +37,25 @@ RUN node bin/compiled.js
 
 FROM ${BASE}
 WORKDIR /app
-COPY --from=temporal-cli /usr/local/bin/temporal /usr/local/bin/temporal
+# /temporal: where the public image keeps it (its entrypoint).
+COPY --from=temporal-cli /temporal /usr/local/bin/temporal
 COPY --from=build /app /app
 # The dev server's database (swflow start) and anything else swflow persists: a volume the
 # unprivileged user owns.
-RUN mkdir -p /data && chown 1000:1000 /data
+RUN mkdir -p /data && chown 1000:1000 /data \
+# uid 1000 needs a name: the Temporal dev server asks the user database for it at start ("user:
+# unknown userid 1000" otherwise). The public node images call it `node`; other bases get `swflow`.
+ && (getent passwd 1000 >/dev/null || echo 'swflow:x:1000:1000:swflow:/tmp:/usr/sbin/nologin' >> /etc/passwd) \
+ && (getent group 1000 >/dev/null || echo 'swflow:x:1000:' >> /etc/group)
 # MALLOC_ARENA_MAX: glibc's malloc held to 2 arenas, ~16 MB less resident per worker (bench/README.md,
 # "What a worker costs").
 ENV NODE_ENV=production SWFLOW_DATA=/data HOME=/tmp MALLOC_ARENA_MAX=2
+# In a container, 127.0.0.1 is reachable from nowhere else: the dev server (`swflow start`), the
+# gateway, the run page and the health endpoints listen on every interface, for published ports.
+ENV SWFLOW_TEMPORAL_HOST=0.0.0.0 SWFLOW_GATEWAY_HOST=0.0.0.0 SWFLOW_UI_HOST=0.0.0.0 SWFLOW_HEALTH_HOST=0.0.0.0
 VOLUME /data
 # Not root: the uid the Helm chart runs as (runAsUser 1000), the official node images' `node` user.
 USER 1000:1000
-EXPOSE 8080 8233 7233 9464
+EXPOSE 7233 8233 8234 8090 8080 9464
 ENTRYPOINT ["node", "/app/bin/swflow.js"]
 CMD ["start"]

@@ -26,7 +26,9 @@ if ! has localhost/swflow-node:20-trixie || ! has localhost/swflow-node:20-trixi
   rm -rf "${ctx:?}"/*
 fi
 
-if ! has localhost/swflow-temporal-cli:1.5.1; then
+# Stand-ins made before the CLI sat at /temporal (the public image's path) are made again.
+cli_path() { "$engine" image inspect --format '{{index .Config.Labels "swflow.temporal-cli-path"}}' "$1" 2>/dev/null || true; }
+if [ "$(cli_path localhost/swflow-temporal-cli:1.5.1)" != /temporal ]; then
   cli="${TEMPORAL_CLI:-$(command -v temporal || echo "$root/.cache/bin/temporal")}"
   if [ ! -x "$cli" ]; then
     echo "build.sh: building the Temporal CLI with Go (a few minutes)..." >&2

@@ -7,7 +7,7 @@ import { metricsInterceptor } from '../metrics/interceptor';
 import { resolve } from 'node:path';
 import { NativeConnection, Worker, type ActivityInterceptorsFactory, type WorkerOptions } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
-import { connectionOptions, targetFromEnv } from '../client/connection';
+import { connectTo, targetFromEnv, workerTarget } from '../client/connection';
 import { adapterActivities, adapterServices } from './activities';
 import { callInterceptor } from './call';
 import { autoHeartbeat } from '../worker/heartbeat';
@@ -79,7 +79,7 @@ export async function runAdapterWorker(opts: AdapterWorkerOptions & { log?: (mes
 }
 
 async function connectFromEnv(): Promise<NativeConnection> {
-  return NativeConnection.connect(connectionOptions(targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' }));
+  return connectTo(workerTarget(), (o) => NativeConnection.connect(o));
 }
 
 /** Lets require() load TypeScript: tsx's CommonJS hook, unless one is installed (the `swflow` command runs compiled JavaScript). */

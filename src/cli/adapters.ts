@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { NativeConnection } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE } from '../common/contracts';
-import { connectionOptions, targetFromEnv } from '../client/connection';
+import { connectTo, workerTarget } from '../client/connection';
+import { requireDefinitionPaths } from '../definitions/registry';
+import { dataConverterOptions } from '../codec';
 import { PROJECT_ROOT } from '../platform/paths';
 import { createBuiltinAdapterWorker } from '../worker/adapter-worker';
 import { loadAdapters } from '../adapter-sdk';
@@ -41,14 +43,16 @@ export function register(program: Command): void {
 }
 
 async function runAdapters(opts: AdaptersCliOptions): Promise<void> {
-  const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
+  const target = workerTarget();
   const adapters = loadAdapters(opts.module ?? []);
   // Bad options fail before anything connects.
+  requireDefinitionPaths(opts.definitions);
+  dataConverterOptions();
   const workerOptions = servingWorkerOptions(opts, false);
   healthPort(opts.healthPort);
   // Before the connection: Core's metrics exporter is part of the runtime it creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow adapters] ${m}`));
-  const connection = await NativeConnection.connect(connectionOptions(target));
+  const connection = await connectTo(target, (o) => NativeConnection.connect(o));
   const worker = await createBuiltinAdapterWorker({ connection, namespace: target.namespace, taskQueue: opts.taskQueue, baseDirs: opts.definitions, adapters, secrets: loadSecrets(opts.secrets), workerOptions });
   const health = await serveHealthIf(opts.healthPort, { workers: () => [worker], connection: () => connection }, (m) => console.log(`[swflow adapters] ${m}`));
   const own = adapters.length ? `; also ${adapters.flatMap((a) => Object.keys(a.activityTypes)).join(', ')}` : '';

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
 import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
-import { connectionOptions, targetFromEnv } from '../client/connection';
-import { DefinitionRegistry } from '../definitions/registry';
+import { connectionOptions, unreachable, workerTarget } from '../client/connection';
+import { DefinitionRegistry, requireDefinitionPaths, requireSomeDefinition } from '../definitions/registry';
 import { DEFAULT_MAX_BODY_BYTES, GATEWAY_PORT, startGateway, type Gateway, type GatewayOptions } from '../gateway/server';
 import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
 import { PROJECT_ROOT } from '../platform/paths';
@@ -109,14 +109,17 @@ export function register(program: Command): void {
 async function runGateway(opts: GatewayCommandOptions): Promise<void> {
   const say = (m: string) => console.error(`[swflow gateway] ${m}`);
   const settings = gatewaySettings(opts, (line) => console.log(line));
+  requireDefinitionPaths(opts.definitions);
+  const registry = new DefinitionRegistry(opts.definitions);
+  await requireSomeDefinition(registry);
+  const target = workerTarget();
   const metricsServer = await serveMetricsIf(opts.metricsPort, say, { core: false });
-  const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
   // Lazy: the gateway starts (and /readyz says so) while Temporal is still down.
   const connection = Connection.lazy(connectionOptions(target));
   const client = new Client({ connection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() });
-  const registry = new DefinitionRegistry(opts.definitions);
   const common = { client, definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue, temporalTimeoutMs: settings.temporalTimeoutMs, log: say };
-  const gateway: Gateway = await startGateway({ ...common, ...settings, host: opts.host, port: Number(opts.port) });
+  // Not ready, and events refused with 503, name the setting while the server does not answer.
+  const gateway: Gateway = await startGateway({ ...common, ...settings, host: opts.host, port: Number(opts.port), unreachable: unreachable(target) });
   let mqtt: MqttInbound | undefined;
   if (settings.mqtt) mqtt = await startMqttInbound({ ...common, ...settings.mqtt, accessLog: settings.accessLog ? (e) => console.log(JSON.stringify({ log: 'mqtt', ...e })) : undefined });
   const credentials = [settings.auth?.token && 'bearer token', settings.auth?.hmacSecret && 'HMAC signature'].filter(Boolean).join(' or ');

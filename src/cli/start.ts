@@ -14,7 +14,7 @@ import { Client, Connection } from '@temporalio/client';
 import { clientInterceptors } from '../tracing';
 import { NativeConnection } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
-import { connectionOptions, targetFromEnv, type ServerTarget } from '../client/connection';
+import { connectionOptions, connectTo, targetFromEnv, type ServerTarget } from '../client/connection';
 import { startDevServer, type DevServer } from '../platform/dev-server';
 import { PROJECT_ROOT } from '../platform/paths';
 import { ensureSearchAttributes } from '../platform/search-attributes';
@@ -22,12 +22,12 @@ import { resolveTemporalCli } from '../platform/temporal-binary';
 import { createInterpreterWorker } from '../worker/interpreter-worker';
 import { createBuiltinAdapterWorker } from '../worker/adapter-worker';
 import { createProcessWorker } from '../worker/process-worker';
-import { DefinitionRegistry } from '../definitions/registry';
+import { DefinitionRegistry, requireDefinitionPaths } from '../definitions/registry';
 import { GATEWAY_PORT, startGateway, type Gateway } from '../gateway/server';
 import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
 import { keepSchedulesInSync } from '../client/schedules';
 import { addGatewayOptions, gatewaySettings, type GatewayCliOptions } from './gateway';
-import { requireDefinitionPaths, scheduleSyncMs } from './worker';
+import { scheduleSyncMs } from './worker';
 import { httpSink } from '../gateway/sink';
 import { serveMetricsIf } from '../metrics';
 import { startGreetingService, GREETING_SERVICE_PORT } from '../../examples/services/greeting-service';
@@ -54,6 +54,7 @@ interface StartCommandOptions extends GatewayCliOptions {
   port: string;
   uiPort: string;
   db?: string;
+  temporalHost: string;
   gatewayPort: string;
   eventSink?: string[];
   allowProcesses?: boolean;
@@ -70,6 +71,7 @@ export function register(program: Command): void {
     .option('--port <port>', 'dev server gRPC port', '7233')
     .option('--ui-port <port>', 'dev server Web UI port', '8233')
     .option('--db <file>', 'dev server SQLite file (default <data>/temporal.sqlite: $SWFLOW_DATA, else .data in a checkout, ~/.local/share/swflow where installed)')
+    .option('--temporal-host <ip>', 'interface the dev server listens on (0.0.0.0: every interface, as in the image)', process.env.SWFLOW_TEMPORAL_HOST || '127.0.0.1')
     .option('--gateway-port <port>', 'event gateway port (CloudEvents over HTTP)', String(GATEWAY_PORT))
     .option('--lifecycle-events', 'publish 1.0 lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks')
     .option('--allow-processes', "also serve 1.0 run.shell / run.script / run.container tasks (queue swflow-processes): they execute the documents' commands and scripts with this process's rights")
@@ -82,7 +84,9 @@ export function register(program: Command): void {
 async function start(opts: StartCommandOptions): Promise<void> {
   const log = (msg: string) => console.log(`[swflow] ${msg}`);
   const settings = gatewaySettings(opts, (line) => console.log(line));
+  // Bad options fail before a server starts.
   requireDefinitionPaths(opts.definitions);
+  dataConverterOptions();
   // One registry and one endpoint for the workers and the gateway of this process; first, as
   // Core's exporter is part of the runtime the workers' connection creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, log);
@@ -101,13 +105,13 @@ async function start(opts: StartCommandOptions): Promise<void> {
       );
     }
     if (cli.buildMs) log(`Built the Temporal CLI in ${(cli.buildMs / 1000).toFixed(0)} s (cached for next time).`);
-    devServer = await startDevServer({ binary: cli.path, port: Number(opts.port), uiPort: Number(opts.uiPort), dbFile: opts.db });
+    devServer = await startDevServer({ binary: cli.path, ip: opts.temporalHost, port: Number(opts.port), uiPort: Number(opts.uiPort), dbFile: opts.db });
     target = { address: devServer.address, namespace: 'default' };
     uiUrl = devServer.uiUrl;
   }
 
   try {
-    const clientConnection = await Connection.connect(connectionOptions(target));
+    const clientConnection = await connectTo(target, (o) => Connection.connect(o));
     const warning = devServer ? undefined : await ensureSearchAttributes(clientConnection, target.namespace);
     if (warning) log(warning);
 

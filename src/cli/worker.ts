@@ -6,16 +6,15 @@
  * `--adapter <module…>`, an adapter worker serving the adapters those modules export
  * (defineAdapter, `swflow/adapter`) on `--task-queue`.
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { clientInterceptors } from '../tracing';
 import { keepSchedulesInSync } from '../client/schedules';
-import { DefinitionRegistry } from '../definitions/registry';
+import { DefinitionRegistry, requireDefinitionPaths, requireSomeDefinition } from '../definitions/registry';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
-import { connectionOptions, targetFromEnv } from '../client/connection';
+import { connectionOptions, connectTo, targetFromEnv, workerTarget } from '../client/connection';
 import { PROJECT_ROOT } from '../platform/paths';
 import { createInterpreterWorker } from '../worker/interpreter-worker';
 import { loadAdapters, runAdapterWorker } from '../adapter-sdk';
@@ -59,6 +58,7 @@ export function register(program: Command): void {
 
 async function runAdapters(opts: WorkerCliOptions): Promise<void> {
   const adapters = loadAdapters(opts.adapter ?? []);
+  dataConverterOptions();
   const workerOptions = servingWorkerOptions(opts, false);
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow worker] ${m}`));
   await runAdapterWorker({
@@ -71,27 +71,20 @@ async function runAdapters(opts: WorkerCliOptions): Promise<void> {
   await metricsServer?.close();
 }
 
-/**
- * Fails when a definition folder or file given does not exist: a mistyped `-d` or a volume that
- * was not mounted would otherwise give a worker that polls and serves nothing, every run failing
- * with "No workflow definition".
- */
-export function requireDefinitionPaths(paths: string[]): void {
-  const missing = paths.filter((p) => !existsSync(resolve(p)));
-  if (missing.length) throw new Error(`--definitions: ${missing.map((p) => resolve(p)).join(', ')} does not exist (no definition folder or file there); nothing was started.`);
-}
-
 export async function runWorker(opts: WorkerCliOptions): Promise<void> {
-  const target = targetFromEnv() ?? { address: 'localhost:7233', namespace: 'default' };
+  const target = workerTarget();
   const taskQueue = opts.taskQueue ?? INTERPRETER_TASK_QUEUE;
   // Bad options fail before anything connects.
+  requireDefinitionPaths(opts.definitions);
+  const registry = new DefinitionRegistry(opts.definitions);
+  await requireSomeDefinition(registry);
+  dataConverterOptions();
   const workerOptions = servingWorkerOptions(opts, true);
   const deployment = workerDeployment(opts);
   healthPort(opts.healthPort);
-  requireDefinitionPaths(opts.definitions);
   // Before the connection: Core's metrics exporter is part of the runtime it creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow worker] ${m}`));
-  const connection = await NativeConnection.connect(connectionOptions(target));
+  const connection = await connectTo(target, (o) => NativeConnection.connect(o));
   const worker = await createInterpreterWorker({
     connection,
     namespace: target.namespace,
@@ -105,7 +98,6 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const log = (m: string) => console.log(`[swflow worker] ${m}`);
   const health = await serveHealthIf(opts.healthPort, { workers: () => [worker], connection: () => connection }, log);
   const clientConnection = opts.schedules ? await Connection.connect(connectionOptions(target)) : undefined;
-  const registry = new DefinitionRegistry(opts.definitions);
   const schedules = clientConnection
     ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() }), () => registry.allDefinitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
     : undefined;

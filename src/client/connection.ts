@@ -67,3 +67,30 @@ export function connectionOptions(target: ServerTarget): ConnectionOptions & Nat
     apiKey: target.apiKey,
   } as ConnectionOptions & NativeConnectionOptions;
 }
+
+/** The server a worker process uses: TEMPORAL_ADDRESS's, else localhost:7233. */
+export function workerTarget(env: NodeJS.ProcessEnv = process.env): ServerTarget {
+  return targetFromEnv(env) ?? { address: 'localhost:7233', namespace: 'default' };
+}
+
+/**
+ * Connects, or fails with a message naming the setting to fix: the SDK's own error is a transport
+ * error that names neither TEMPORAL_ADDRESS nor the fact that its default was used.
+ */
+export async function connectTo<C>(target: ServerTarget, connect: (options: ConnectionOptions & NativeConnectionOptions) => Promise<C>, env: NodeJS.ProcessEnv = process.env): Promise<C> {
+  try {
+    return await connect(connectionOptions(target));
+  } catch (err) {
+    throw new Error(`${unreachable(target, env)}: ${firstLine(err)}`);
+  }
+}
+
+/** "The Temporal server at TEMPORAL_ADDRESS=host:port does not answer" (or its default, when unset). */
+export function unreachable(target: ServerTarget, env: NodeJS.ProcessEnv = process.env): string {
+  const setting = env.TEMPORAL_ADDRESS ? `TEMPORAL_ADDRESS=${target.address}` : `${target.address} (TEMPORAL_ADDRESS is not set)`;
+  return `The Temporal server at ${setting} does not answer (namespace ${target.namespace}); set TEMPORAL_ADDRESS to a running server's host:port`;
+}
+
+function firstLine(err: unknown): string {
+  return String((err as Error)?.message ?? err).split('\n')[0];
+}

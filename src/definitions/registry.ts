@@ -81,6 +81,32 @@ export function parseType(type: string): { id: string; version?: string } {
   return { id: type };
 }
 
+/**
+ * Fails naming the option when a definitions path does not exist: a worker or gateway serving
+ * an empty registry (a typo, a volume not mounted) would otherwise start and fail every run.
+ */
+export function requireDefinitionPaths(paths: string[], option = '--definitions'): void {
+  for (const p of paths) {
+    try {
+      statSync(resolvePath(p));
+    } catch (err) {
+      throw new Error(`${option} ${p}: no such folder or file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); create it or mount it there`);
+    }
+  }
+}
+
+/**
+ * Fails naming the option when the paths hold no definition at all: an empty folder is what a
+ * container sees when its definitions volume was not there (docker creates the missing host
+ * folder of a bind mount), and a worker serving nothing would fail every run it takes.
+ */
+export async function requireSomeDefinition(registry: DefinitionRegistry, option = '--definitions'): Promise<void> {
+  const { entries, broken } = await registry.all();
+  if (entries.length > 0) return;
+  const why = broken.length ? `; ${broken.length} file(s) do not load, e.g. ${broken[0].path}: ${broken[0].problem}` : ' (*.sw.json, *.sw.yaml, ...); is the folder mounted?';
+  throw new Error(`${option} ${registry.places().join(', ')}: no workflow definition found${why}`);
+}
+
 export class DefinitionRegistry {
   private readonly files = new Map<string, FileCache>();
   private readonly folders: string[] = [];

@@ -55,6 +55,8 @@ export interface DispatcherOptions {
   temporalTimeoutMs?: number;
   /** At most this many instances are reached by one visibility lookup. Default 1,000. */
   maxLookup?: number;
+  /** Says which server does not answer, naming its setting (e.g. `unreachable()` of src/client/connection). Default "Temporal is not reachable". */
+  unreachable?: string;
 }
 
 /** Where one event goes, decided before anything is delivered (so a batch can be refused whole). */
@@ -147,7 +149,7 @@ export class Dispatcher {
       });
     } catch (err) {
       if (isUnavailable(err)) {
-        return { ...base, status: 503, delivered, error: `Temporal is not reachable (no answer within ${this.timeoutMs} ms); the event was not accepted, send it again (${firstLine(err)})` };
+        return { ...base, status: 503, delivered, error: `${this.opts.unreachable ?? 'Temporal is not reachable'} (no answer within ${this.timeoutMs} ms); the event was not accepted, send it again (${firstLine(err)})` };
       }
       return { ...base, status: 500, delivered, error: `the event was not accepted: ${firstLine(err)}` };
     }

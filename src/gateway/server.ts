@@ -135,7 +135,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       await opts.client.withDeadline(Date.now() + 2_000, () => opts.client.workflowService.getSystemInfo({}));
       return { ok: true };
     } catch (err) {
-      return { ok: false, reason: `Temporal is not reachable: ${String((err as Error).message).split('\n')[0]}` };
+      return { ok: false, reason: `${opts.unreachable ?? 'Temporal is not reachable'}: ${String((err as Error).message).split('\n')[0]}` };
     }
   }
 
@@ -184,7 +184,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     const failed = results.find((r) => r.status !== 202);
     const status = failed ? failed.status : results.length < plans.length ? 503 : 202;
     if (parsed.mode !== 'batch') return { status, body: results[0] };
-    const untried = plans.slice(results.length).map((p) => ({ id: (p as { event: CloudEventJson }).event.id, status: 503, error: 'not tried: Temporal is not reachable' }));
+    const untried = plans.slice(results.length).map((p) => ({ id: (p as { event: CloudEventJson }).event.id, status: 503, error: `not tried: ${opts.unreachable ?? 'Temporal is not reachable'}` }));
     return { status, body: { results: [...results, ...untried] } };
   }
 
@@ -219,7 +219,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     } catch (err) {
       if (err instanceof HttpError) reply(err.status, { error: err.message }, err.headers);
       else if (err instanceof EventProblem) reply(err.status, { error: err.message });
-      else if (isUnavailable(err)) reply(503, { error: `Temporal is not reachable; the event was not accepted, send it again (${(err as Error).message})` });
+      else if (isUnavailable(err)) reply(503, { error: `${opts.unreachable ?? 'Temporal is not reachable'}; the event was not accepted, send it again (${(err as Error).message})` });
       else {
         log(`error: ${(err as Error).stack ?? err}`);
         reply(500, { error: `the event was not accepted: ${(err as Error).message}` });

@@ -53,6 +53,7 @@ export async function createLocalEnv(log?: (m: string) => void): Promise<import(
 
 export interface DevServerOptions {
   binary: string;
+  /** The interface it listens on (default 127.0.0.1; 0.0.0.0 in a container, to publish its ports). */
   ip?: string;
   port?: number;
   uiPort?: number;
@@ -96,15 +97,17 @@ async function namespaceReady(address: string, namespace: string): Promise<boole
 
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
   const ip = opts.ip ?? '127.0.0.1';
+  // Listening on every interface, it is reached through the loopback one.
+  const host = ip === '0.0.0.0' || ip === '::' ? '127.0.0.1' : ip;
   const port = opts.port ?? 7233;
   const uiPort = opts.uiPort ?? 8233;
   const dbFile = opts.dbFile ?? join(dataDir(), 'temporal.sqlite');
   mkdirSync(join(dbFile, '..'), { recursive: true });
 
-  if (await portOpen(ip, port)) {
+  if (await portOpen(host, port)) {
     throw new Error(
-      `Port ${port} on ${ip} is already in use (another Temporal server?). ` +
-        `Stop it, or use it with TEMPORAL_ADDRESS=${ip}:${port} npm start.`,
+      `Port ${port} on ${host} is already in use (another Temporal server?). ` +
+        `Stop it, or use it with TEMPORAL_ADDRESS=${host}:${port} npm start.`,
     );
   }
 
@@ -136,7 +139,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   let exited = false;
   child.once('exit', () => (exited = true));
   const deadline = Date.now() + 60_000;
-  while (!(await namespaceReady(`${ip}:${port}`, opts.namespace ?? 'default'))) {
+  while (!(await namespaceReady(`${host}:${port}`, opts.namespace ?? 'default'))) {
     if (exited) throw new Error(`The Temporal dev server exited at start:\n${tail.join('\n')}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -146,7 +149,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   }
 
   return {
-    address: `${ip}:${port}`,
+    address: `${host}:${port}`,
     uiUrl: `http://localhost:${uiPort}`,
     dbFile,
     process: child,

@@ -269,7 +269,7 @@ test('npx swflow worker -d with a folder that does not exist exits naming it', a
   );
   assert.ok(failed && failed.code !== 0, 'swflow worker fails');
   const said = failed.stdout + failed.stderr;
-  assert.match(said, /--definitions: \S*no-such-definitions does not exist/);
+  assert.match(said, /--definitions \S*no-such-definitions: no such folder or file/);
   assert.doesNotMatch(said, /serving task queue/);
   console.log(`npx swflow worker -d ./no-such-definitions: exit ${failed.code}, "${said.trim().split('\n').pop()}"`);
 });
