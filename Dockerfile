@@ -15,13 +15,10 @@ FROM ${TEMPORAL_CLI_IMAGE} AS temporal-cli
 
 FROM ${BUILD_BASE} AS build
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-# Temporal's native core ships for five platforms (~140 MB); the image runs on one: keep its own
-# (Linux glibc, this build's architecture), when it is there.
-RUN cd node_modules/@temporalio/core-bridge/releases \
- && own="$(node -p '({ x64: "x86_64", arm64: "aarch64" })[process.arch]')-unknown-linux-gnu" \
- && if [ -d "$own" ]; then for d in *; do [ "$d" = "$own" ] || rm -rf "$d"; done; fi
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+# All dependencies first: TypeScript builds dist/ (the `swflow/adapter` SDK's JavaScript, which
+# adapter modules mounted into the image import); the dev dependencies are pruned after.
+RUN npm ci --no-audit --no-fund
 # What the npm package ships (package.json "files"), nothing else: no tests, benchmarks or docs.
 COPY bin ./bin
 COPY src ./src
@@ -31,6 +28,12 @@ COPY examples ./examples
 COPY config ./config
 COPY vendor/jq/SOURCE.md vendor/jq/COPYING ./vendor/jq/
 COPY README.md ./
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund && npm cache clean --force && rm tsconfig.build.json
+# Temporal's native core ships for five platforms (~140 MB); the image runs on one: keep its own
+# (Linux glibc, this build's architecture), when it is there.
+RUN cd node_modules/@temporalio/core-bridge/releases \
+ && own="$(node -p '({ x64: "x86_64", arm64: "aarch64" })[process.arch]')-unknown-linux-gnu" \
+ && if [ -d "$own" ]; then for d in *; do [ "$d" = "$own" ] || rm -rf "$d"; done; fi
 # The command's TypeScript compiled to JavaScript now (.cache/js), so containers, read-only ones
 # too, start without compiling.
 RUN node bin/compiled.js
