@@ -48,7 +48,10 @@ async function runAdapters(opts: AdaptersCliOptions): Promise<void> {
   healthPort(opts.healthPort);
   // Before the connection: Core's metrics exporter is part of the runtime it creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow adapters] ${m}`));
-  const connection = await NativeConnection.connect(connectionOptions(target));
+  const connection = await NativeConnection.connect(connectionOptions(target)).catch((err: Error) => {
+    // The SDK's own message names neither the address nor where it came from.
+    throw new Error(`Cannot reach the Temporal server at ${target.address} (TEMPORAL_ADDRESS): ${err.message}`);
+  });
   const worker = await createBuiltinAdapterWorker({ connection, namespace: target.namespace, taskQueue: opts.taskQueue, baseDirs: opts.definitions, adapters, secrets: loadSecrets(opts.secrets), workerOptions });
   const health = await serveHealthIf(opts.healthPort, { workers: () => [worker], connection: () => connection }, (m) => console.log(`[swflow adapters] ${m}`));
   const own = adapters.length ? `; also ${adapters.flatMap((a) => Object.keys(a.activityTypes)).join(', ')}` : '';

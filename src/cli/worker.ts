@@ -79,7 +79,10 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   healthPort(opts.healthPort);
   // Before the connection: Core's metrics exporter is part of the runtime it creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow worker] ${m}`));
-  const connection = await NativeConnection.connect(connectionOptions(target));
+  const connection = await NativeConnection.connect(connectionOptions(target)).catch((err: Error) => {
+    // The SDK's own message names neither the address nor where it came from.
+    throw new Error(`Cannot reach the Temporal server at ${target.address} (TEMPORAL_ADDRESS): ${err.message}`);
+  });
   const worker = await createInterpreterWorker({
     connection,
     namespace: target.namespace,

@@ -201,3 +201,39 @@ test('compose up from a clean state; a 0.8 and a 1.0 run with a call, a timer an
   assert.equal((await must('docker', ['volume', 'ls', '-q', '--filter', `name=${PROJECT}_postgresql`])).trim(), '', 'down -v removes the volume');
   log('down -v: containers, network and volume removed');
 });
+
+test('without PostgreSQL nothing becomes ready and the gateway takes no event; each process names what it waits for', { timeout: 10 * 60_000 }, async () => {
+  await composeMust(['down', '-v', '--remove-orphans']);
+
+  // As a user would start it, minus PostgreSQL: the start order stops at the schema job.
+  let t = Date.now();
+  const up = await compose(['up', '-d', '--no-build', '--no-deps', 'temporal-schema', 'temporal', 'swflow-setup', ...SWFLOW]);
+  assert.notEqual(up.code, 0, 'up fails');
+  assert.equal((await state('temporal-schema'))?.exitCode, 1, 'the schema job failed');
+  const schemaLog = (await compose(['logs', '--no-color', 'temporal-schema'])).out;
+  assert.match(schemaLog, /lookup postgresql/, 'the schema job names the PostgreSQL host it cannot reach');
+  for (const s of ['temporal', 'swflow-setup', ...SWFLOW]) assert.notEqual((await state(s))?.status, 'running', `${s} is not running`);
+  await assert.rejects(fetch(`http://127.0.0.1:${ports.gateway}/`, { method: 'POST', body: '{}' }), 'nothing listens on the gateway port');
+  log(`up without PostgreSQL: compose stopped at temporal-schema (exit 1, "lookup postgresql") in ${((Date.now() - t) / 1000).toFixed(1)} s; temporal, swflow-setup, worker, adapters, gateway not started; gateway port closed`);
+
+  // The start order bypassed (--no-deps): each process on its own, with nothing to talk to.
+  await composeMust(['rm', '-f', '-s']);
+  t = Date.now();
+  await composeMust(['up', '-d', '--no-build', '--no-deps', 'temporal', ...SWFLOW]);
+  const named = async (service: string, pattern: RegExp) =>
+    waitFor(`${service}'s log matching ${pattern}`, async () => pattern.test((await compose(['logs', '--no-color', service])).out) || undefined, 90_000);
+  await named('temporal', /persistence postgres12 on postgresql:5432 \(POSTGRES_SEEDS, DB_PORT\)/);
+  await named('temporal', /no usable database connection found/);
+  await named('worker', /Cannot reach the Temporal server at temporal:7233 \(TEMPORAL_ADDRESS\)/);
+  await named('adapters', /Cannot reach the Temporal server at temporal:7233 \(TEMPORAL_ADDRESS\)/);
+  const readyz = await fetch(`http://127.0.0.1:${ports.gateway}/readyz`);
+  const why = (await readyz.json()) as any;
+  assert.equal(readyz.status, 503);
+  assert.match(why.error, /Temporal is not reachable/);
+  const sent = await sendEvent('cmp.v08.go', { go: 'nowhere' });
+  assert.equal(sent.status, 503, JSON.stringify(sent.body));
+  await sleep(15_000);
+  for (const s of ['temporal', ...SWFLOW]) assert.notEqual((await state(s))?.health, 'healthy', `${s} is not healthy`);
+  log(`order bypassed (--no-deps), after ${((Date.now() - t) / 1000).toFixed(1)} s: temporal exits naming POSTGRES_SEEDS (restarting), worker and adapters exit naming TEMPORAL_ADDRESS (restarting), gateway /readyz 503 ("${why.error.slice(0, 40)}..."), an event POSTed: 503; none healthy`);
+  await composeMust(['down', '-v']);
+});
