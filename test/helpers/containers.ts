@@ -39,6 +39,8 @@ export async function sh(cmd: string, args: string[], opts: { env?: NodeJS.Proce
       if (timer) clearTimeout(timer);
       done({ code: code ?? -1, out, err });
     });
+    // A command that exits without reading its input (most do) must not fail the caller with EPIPE.
+    child.stdin.on('error', () => {});
     child.stdin.end(opts.input ?? '');
   });
 }
