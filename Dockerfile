@@ -28,7 +28,7 @@ COPY examples ./examples
 COPY config ./config
 COPY vendor/jq/SOURCE.md vendor/jq/COPYING ./vendor/jq/
 COPY README.md ./
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund && npm cache clean --force && rm tsconfig.build.json
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund && npm cache clean --force && rm tsconfig.json tsconfig.build.json
 # Temporal's native core ships for five platforms (~140 MB); the image runs on one: keep its own
 # (Linux glibc, this build's architecture), when it is there.
 RUN cd node_modules/@temporalio/core-bridge/releases \
