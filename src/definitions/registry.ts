@@ -9,7 +9,7 @@
  */
 import { metrics } from '../metrics';
 import { createHash } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { extname, join, resolve as resolvePath } from 'node:path';
 import { errorClass, SwflowError } from '../common/errors';
 import type { Definition, WorkflowDef } from '../common/model';
@@ -87,10 +87,18 @@ export function parseType(type: string): { id: string; version?: string } {
  */
 export function requireDefinitionPaths(paths: string[], option = '--definitions'): void {
   for (const p of paths) {
+    let folder: boolean;
     try {
-      statSync(resolvePath(p));
+      folder = statSync(resolvePath(p)).isDirectory();
     } catch (err) {
       throw new Error(`${option} ${p}: no such folder or file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); create it or mount it there`);
+    }
+    // A volume this process's user cannot read (a host folder of mode 0700, say) looks empty.
+    try {
+      accessSync(resolvePath(p), folder ? constants.R_OK | constants.X_OK : constants.R_OK);
+    } catch (err) {
+      const uid = process.getuid?.();
+      throw new Error(`${option} ${p}: cannot be read by this process${uid === undefined ? '' : ` (uid ${uid})`} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); make it readable to that user`);
     }
   }
 }

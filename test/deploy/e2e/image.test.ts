@@ -287,6 +287,13 @@ test('bad codec keys and a missing definitions folder: each process exits naming
     cases.push({ what: `${command} with a definitions volume that did not exist`, args: ['-v', `${missing}:/definitions:ro`, IMAGE, command, '--definitions', '/definitions'], expect: /--definitions \/definitions: no workflow definition found/ });
   }
   cases.push({ what: 'start --definitions /nope', args: [IMAGE, 'start', '--definitions', '/nope'], expect: /--definitions \/nope: no such folder or file/ });
+  // A host folder uid 1000 cannot read (mkdtemp's 0700, owned by root): it would look empty.
+  const unreadable = mkdtempSync(join(tmpdir(), `sw-img-unreadable-${suffix}-`));
+  writeFileSync(join(unreadable, 'hello.sw.json'), JSON.stringify({ id: 'hello', version: '1.0', specVersion: '0.8', start: 'S', states: [{ name: 'S', type: 'inject', data: {}, end: true }] }));
+  chmodSync(unreadable, 0o700);
+  for (const command of ['worker', 'adapters', 'gateway']) {
+    cases.push({ what: `${command} with a definitions volume uid 1000 cannot read`, args: ['-v', `${unreadable}:/definitions:ro`, IMAGE, command, '--definitions', '/definitions'], expect: /--definitions \/definitions: cannot be read by this process \(uid 1000\)/ });
+  }
   for (const c of cases) {
     const r = await sh('docker', ['run', '--rm', '--name', name('bad-input'), ADD_HOST, ...env, ...c.args], { timeoutMs: 90_000 });
     assert.notEqual(r.code, 0, `${c.what}: exits non-zero`);
@@ -295,5 +302,6 @@ test('bad codec keys and a missing definitions folder: each process exits naming
     assert.doesNotMatch(r.out, /serving task queue|listening on/, c.what);
   }
   rmSync(missing, { recursive: true, force: true });
-  console.log(`bad input: ${cases.length} cases (malformed SWFLOW_CODEC_KEYS, missing SWFLOW_CODEC_KEY_FILE, --definitions /nope for worker/adapters/gateway/start, an empty definitions volume docker created for worker/gateway) each exit non-zero naming the setting, before serving`);
+  rmSync(unreadable, { recursive: true, force: true });
+  console.log(`bad input: ${cases.length} cases (malformed SWFLOW_CODEC_KEYS, missing SWFLOW_CODEC_KEY_FILE, --definitions /nope for worker/adapters/gateway/start, an empty definitions volume docker created for worker/gateway, a volume uid 1000 cannot read for worker/adapters/gateway) each exit non-zero naming the setting, before serving`);
 });
