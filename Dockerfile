@@ -45,14 +45,17 @@ COPY --from=temporal-cli /temporal /usr/local/bin/temporal
 COPY --from=build /app /app
 # The dev server's database (swflow start) and anything else swflow persists: a volume the
 # unprivileged user owns.
-RUN mkdir -p /data && chown 1000:1000 /data \
+# `swflow` resolves from anywhere (NODE_PATH), so adapter modules mounted into the container
+# (`swflow worker --adapter /adapters/x.js`, the chart's adapters.modules) import `swflow/adapter`.
+RUN mkdir -p /usr/local/lib/swflow/node_modules && ln -s /app /usr/local/lib/swflow/node_modules/swflow \
+ && mkdir -p /data && chown 1000:1000 /data \
 # uid 1000 needs a name: the Temporal dev server asks the user database for it at start ("user:
 # unknown userid 1000" otherwise). The public node images call it `node`; other bases get `swflow`.
  && (getent passwd 1000 >/dev/null || echo 'swflow:x:1000:1000:swflow:/tmp:/usr/sbin/nologin' >> /etc/passwd) \
  && (getent group 1000 >/dev/null || echo 'swflow:x:1000:' >> /etc/group)
 # MALLOC_ARENA_MAX: glibc's malloc held to 2 arenas, ~16 MB less resident per worker (bench/README.md,
 # "What a worker costs").
-ENV NODE_ENV=production SWFLOW_DATA=/data HOME=/tmp MALLOC_ARENA_MAX=2
+ENV NODE_ENV=production SWFLOW_DATA=/data HOME=/tmp MALLOC_ARENA_MAX=2 NODE_PATH=/usr/local/lib/swflow/node_modules
 # In a container, 127.0.0.1 is reachable from nowhere else: the dev server (`swflow start`), the
 # gateway, the run page and the health endpoints listen on every interface, for published ports.
 ENV SWFLOW_TEMPORAL_HOST=0.0.0.0 SWFLOW_GATEWAY_HOST=0.0.0.0 SWFLOW_UI_HOST=0.0.0.0 SWFLOW_HEALTH_HOST=0.0.0.0

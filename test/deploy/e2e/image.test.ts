@@ -10,7 +10,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, buildSwflowImage, imageSizeMb, must, sh } from '../../helpers/containers';
@@ -222,6 +222,58 @@ test('worker, adapters and gateway containers serve a 0.8 and a 1.0 run started 
   assert.equal(r10.status, 'COMPLETED', JSON.stringify(r10));
   assert.deepEqual(r10.result, { orderId: '42', amount: 25, status: 'paid', receipt: 'R-42' });
   console.log(`runs: 0.8 imageapproval (REST call via adapters container, event via gateway) and 1.0 image/order-payment (listen + call http) completed in ${((Date.now() - runStarted) / 1000).toFixed(1)} s; started and read with the Temporal CLI`);
+});
+
+test('an adapter module of the user\'s, mounted into a container (not built into the image), imports swflow/adapter and serves a custom call', LIMIT, async () => {
+  const env = ['-e', `TEMPORAL_ADDRESS=${HOST}:${server.address.split(':')[1]}`];
+  const own = mkdtempSync(join(tmpdir(), 'sw-img-own-'));
+  chmodSync(own, 0o755);
+  for (const d of ['definitions', 'adapters']) mkdirSync(join(own, d), { mode: 0o755 });
+  writeFileSync(
+    join(own, 'adapters', 'inventory.js'),
+    `const { defineAdapter, AdapterError } = require('swflow/adapter');
+module.exports = defineAdapter({
+  name: 'inventory',
+  activities: {
+    reserve({ item, count }) {
+      if (item !== 'apple') throw new AdapterError('OutOfStock', 'no ' + item);
+      return { item, reserved: count };
+    },
+  },
+});
+`,
+  );
+  writeFileSync(
+    join(own, 'definitions', 'reserve.sw.json'),
+    JSON.stringify({
+      id: 'imagereserve',
+      version: '1.0',
+      specVersion: '0.8',
+      start: 'Reserve',
+      functions: [{ name: 'reserve', type: 'custom', operation: 'inventory.reserve', metadata: { worker: 'inventory' } }],
+      states: [{ name: 'Reserve', type: 'operation', actions: [{ functionRef: { refName: 'reserve', arguments: { item: '${ .item }', count: 2 } }, actionDataFilter: { toStateData: '${ .reservation }' } }], end: true }],
+    }),
+  );
+  for (const f of ['adapters/inventory.js', 'definitions/reserve.sw.json']) chmodSync(join(own, f), 0o644);
+  try {
+    const worker = name('own-worker');
+    const adapter = name('own-adapter');
+    // The interpreter on its own queue, so only this folder's definition is served there.
+    await must('docker', ['run', '-d', '--name', worker, ADD_HOST, ...env, '-v', `${own}/definitions:/definitions:ro`, IMAGE, 'worker', '--definitions', '/definitions', '--task-queue', 'sw-img-own', '--no-schedules']);
+    await must('docker', ['run', '-d', '--name', adapter, ADD_HOST, ...env, '-v', `${own}/adapters:/adapters:ro`, IMAGE, 'worker', '--adapter', '/adapters/inventory.js', '--task-queue', 'inventory']);
+    await waitFor('the adapter container to serve inventory.reserve', async () => {
+      const logs = await logsOf(adapter);
+      if (/could not be loaded|Cannot find module/.test(logs)) throw new Error(logs);
+      return logs.includes('inventory.reserve') ? true : undefined;
+    }, 90_000);
+    const id = `sw-img-reserve-${suffix}`;
+    const r = JSON.parse(await temporal(['workflow', 'execute', '--type', 'imagereserve', '--task-queue', 'sw-img-own', '--workflow-id', id, '--input', '{"item":"apple"}', '--output', 'json']));
+    assert.equal(r.status, 'COMPLETED', JSON.stringify(r));
+    assert.deepEqual(r.result, { item: 'apple', reservation: { item: 'apple', reserved: 2 } });
+    console.log('own adapter: /adapters/inventory.js (require("swflow/adapter"), mounted read-only) served inventory.reserve from its container; the 0.8 run completed with its result');
+  } finally {
+    rmSync(own, { recursive: true, force: true });
+  }
 });
 
 test('the default command, swflow start: the dev server inside (SQLite on /data), examples run through published ports', LIMIT, async () => {
