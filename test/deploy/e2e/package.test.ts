@@ -123,52 +123,12 @@ after(async () => {
 /** `npx swflow <args>` in the user's project, to its end (a minute at most: these are the commands that must exit). */
 const npx = (args: string[], env: NodeJS.ProcessEnv = {}) => exec('npx', ['--no-install', 'swflow', ...args], { cwd: app, env: { ...userEnv, ...env }, timeout: 60_000, ...BIG });
 
-/** The user's own definition: a custom function served by the user's adapter on the queue "inventory". */
-const RESERVE = `id: reserve
-version: '1.0'
-specVersion: '0.8'
-start: Reserve
-errors:
-  - name: NoStock
-    code: OutOfStock
-functions:
-  - name: reserve
-    type: custom
-    operation: inventory.reserve
-    metadata: { worker: inventory }
-states:
-  - name: Reserve
-    type: operation
-    actions:
-      - functionRef: { refName: reserve, arguments: { item: '\${ .item }', count: '\${ .count }' } }
-        actionDataFilter: { toStateData: '\${ .reservation }' }
-    onErrors:
-      - errorRef: NoStock
-        transition: SoldOut
-    end: true
-  - name: SoldOut
-    type: inject
-    data: { soldOut: true }
-    end: true
-`;
-
-/** The user's adapter and its worker, on the SDK as adapters/README.md shows it. */
-const INVENTORY = `import { AdapterError, defineAdapter } from 'swflow/adapter';
-
-const stock: Record<string, number> = { apple: 3, pear: 0 };
-
-export default defineAdapter({
-  name: 'inventory',
-  activities: {
-    reserve({ item, count }: { item: string; count: number }, ctx) {
-      const left = stock[item] ?? 0;
-      if (left < count) throw new AdapterError('OutOfStock', \`only \${left} \${item} left\`);
-      stock[item] = left - count;
-      return { item, reserved: count, left: stock[item], state: ctx.state };
-    },
-  },
-});
-`;
+/**
+ * The user's own definition and adapter: the ones the package ships as its adapter example
+ * (examples/adapters: reserve.sw.yaml, a custom function served on the queue "inventory", and
+ * inventory.ts on `swflow/adapter`), read from the installed package as a user would copy them.
+ */
+const shippedExample = (file: string) => readFileSync(join(app, 'node_modules', 'swflow', 'examples', 'adapters', file), 'utf8');
 const WORKER = `import { runAdapterWorker } from 'swflow/adapter';
 import inventory from './inventory';
 
@@ -180,6 +140,7 @@ runAdapterWorker({ adapters: [inventory], taskQueue: 'inventory', log: (m) => co
 
 test('npx swflow validate checks the user\'s definitions and names what is wrong', async () => {
   mkdirSync(join(app, 'my-definitions'));
+  const RESERVE = shippedExample('reserve.sw.yaml');
   writeFileSync(join(app, 'my-definitions', 'reserve.sw.yaml'), RESERVE);
   const { stdout } = await npx(['validate', 'my-definitions/reserve.sw.yaml']);
   assert.match(stdout, /valid \(0\.8, id reserve\)/);
@@ -191,7 +152,7 @@ test('npx swflow validate checks the user\'s definitions and names what is wrong
 });
 
 test('a TypeScript project on swflow/adapter type-checks and builds against the installed package', async () => {
-  writeFileSync(join(app, 'inventory.ts'), INVENTORY);
+  writeFileSync(join(app, 'inventory.ts'), shippedExample('inventory.ts'));
   writeFileSync(join(app, 'worker.ts'), WORKER);
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'commonjs', moduleResolution: 'node', target: 'ES2022', esModuleInterop: true, skipLibCheck: true, outDir: 'build' }, files: ['worker.ts'] }, null, 2));
   const tsc = join(app, 'node_modules', '.bin', 'tsc');
