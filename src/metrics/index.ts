@@ -25,6 +25,10 @@ export interface SwflowMetrics {
   callRetries: Counter<'definition' | 'function'>;
   retries: Counter<'definition' | 'version' | 'target'>;
   gatewayEvents: Counter<'transport' | 'outcome' | 'status'>;
+  kafkaConsumed: Counter<'topic' | 'outcome'>;
+  kafkaDeadLettered: Counter<'topic' | 'reason'>;
+  kafkaLag: Gauge<'topic' | 'partition'>;
+  eventsProduced: Counter<'sink' | 'outcome'>;
   scheduleTriggers: Counter<'definition' | 'version'>;
   definitionsLoaded: Gauge;
   definitionsRejected: Gauge;
@@ -57,6 +61,10 @@ export function enableMetrics(): SwflowMetrics {
     callRetries: new Counter({ name: 'swflow_function_call_retries_total', help: 'Function call attempts after the first (retries), by definition and function name', labelNames: ['definition', 'function'], registers: r }),
     retries: new Counter({ name: 'swflow_retries_total', help: 'Retries the interpreter makes after a timer, by definition, version and target (a 0.8 action\'s function or subflow, a 1.0 try task)', labelNames: ['definition', 'version', 'target'], registers: r }),
     gatewayEvents: new Counter({ name: 'swflow_gateway_events_total', help: 'CloudEvents the gateway accepted or rejected, by transport (http, mqtt), outcome and HTTP status (the reason; MQTT messages get the status an HTTP request would)', labelNames: ['transport', 'outcome', 'status'], registers: r }),
+    kafkaConsumed: new Counter({ name: 'swflow_kafka_consumed_total', help: 'Kafka records the gateway consumed, by topic and outcome (accepted, dead-lettered)', labelNames: ['topic', 'outcome'], registers: r }),
+    kafkaDeadLettered: new Counter({ name: 'swflow_kafka_dead_lettered_total', help: 'Kafka records the gateway wrote to the dead-letter topic, by source topic and reason (invalid, unrouted, refused)', labelNames: ['topic', 'reason'], registers: r }),
+    kafkaLag: new Gauge({ name: 'swflow_kafka_consumer_lag', help: 'Records not yet consumed by the gateway\'s consumer group, by topic and partition (high watermark minus the next offset)', labelNames: ['topic', 'partition'], registers: r }),
+    eventsProduced: new Counter({ name: 'swflow_events_produced_total', help: 'Produced and lifecycle CloudEvents handed to an event sink, by sink kind (http, kafka) and outcome (ok, error)', labelNames: ['sink', 'outcome'], registers: r }),
     scheduleTriggers: new Counter({ name: 'swflow_schedule_triggers_total', help: 'Runs a Temporal Schedule started (start.schedule cron / every), by definition id and version', labelNames: ['definition', 'version'], registers: r }),
     definitionsLoaded: new Gauge({ name: 'swflow_definitions_loaded', help: 'Definitions the registry loaded at its last scan', registers: r }),
     definitionsRejected: new Gauge({ name: 'swflow_definitions_rejected', help: 'Definition files the registry could not load at its last scan', registers: r }),
