@@ -58,6 +58,15 @@ async function main(): Promise<void> {
     const bins = await resolveTemporalServer(log);
     log(`Temporal server: ${bins.server} (${bins.source}${bins.buildMs ? `, built in ${Math.round(bins.buildMs / 1000)} s` : ''})`);
   }
+  // The Kafka broker's class path (Maven Central, ~45 MB, once) is resolved here, not inside a test file's time.
+  if (files.some((f) => /kafka/i.test(relative(ROOT, f)))) {
+    const { kafkaAvailable, kafkaClassPath } = await import('./helpers/kafka-broker');
+    const available = kafkaAvailable();
+    if (!available.ok) throw new Error(`Kafka tests need Apache Kafka's broker: ${available.why}`);
+    const t = Date.now();
+    await kafkaClassPath();
+    log(`Kafka broker (org.apache.kafka:kafka_2.13): class path ready in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  }
   // SWFLOW_CLUSTER=1: one cluster for every file; test/helpers/temporal.ts connects to it.
   let cluster: import('../src/platform/cluster').Cluster | undefined;
   if (useCluster) {
