@@ -2,12 +2,15 @@
  * `swflow event send`: sends one CloudEvent, built from flags or read from a file, to the event
  * gateway (default), straight to Temporal (`--temporal`, routed by `--definitions` with the
  * gateway's own code), or to an MQTT topic (`--mqtt`, structured mode through the cloudevents
- * SDK's MQTT binding). Prints where it went; exits non-zero when it was not taken.
+ * SDK's MQTT binding), or to a Kafka topic (`--kafka`, the CloudEvents Kafka binding: binary or
+ * structured, `partitionkey` as the record key). Prints where it went; exits non-zero when it was
+ * not taken.
  *
  *   swflow event send --type greeting.requested --source swflow.examples --data '{"name":"Ada"}'
  *   swflow event send --type order.shipped --source shop --ext orderid=42 --data @shipped.json
  *   swflow event send event.json --gateway https://events.example.com --token ...
  *   swflow event send --type approval --source boss --workflow-id approval-1 --temporal
+ *   swflow event send --type order.paid --source shop --ext orderid=42 --kafka localhost:9092 --topic orders
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -19,6 +22,8 @@ import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts
 import { connectionOptions, targetFromEnv } from '../client/connection';
 import { DefinitionRegistry } from '../definitions/registry';
 import { checkEvent } from '../gateway/cloudevents';
+import { recordFromEvent } from '../kafka/binding';
+import { clientSecurity, kafkaSecurityFromEnv, parseBrokers } from '../kafka/connection';
 import { Dispatcher, TARGET_ATTRIBUTE, type EventResult } from '../gateway/dispatch';
 import { GATEWAY_PORT } from '../gateway/server';
 import { PROJECT_ROOT } from '../platform/paths';
@@ -40,7 +45,9 @@ interface SendOptions {
   definitions: string[];
   taskQueue: string;
   mqtt?: string;
-  topic: string;
+  topic?: string;
+  kafka?: string;
+  kafkaMode: string;
   json?: boolean;
 }
 
@@ -63,11 +70,14 @@ export function register(program: Command): void {
     .option('--definitions <paths...>', 'definitions to route by with --temporal', [join(PROJECT_ROOT, 'examples')])
     .option('-q, --task-queue <queue>', 'the interpreter task queue new instances start on (--temporal)', INTERPRETER_TASK_QUEUE)
     .option('--mqtt <url>', 'publish to this MQTT broker instead (structured mode, QoS 1)')
-    .option('--topic <topic>', 'the MQTT topic', 'cloudevents/swflow')
+    .option('--kafka <brokers>', 'produce to this Kafka cluster instead (host:port,...; SASL/TLS from SWFLOW_KAFKA_*)')
+    .option('--kafka-mode <mode>', 'the Kafka binding\'s content mode: binary (ce_* headers) or structured', 'binary')
+    .option('--topic <topic>', 'the MQTT topic (default cloudevents/swflow) or the Kafka topic (default cloudevents)')
     .option('--json', 'print the full answer as JSON')
     .action(async (file: string | undefined, opts: SendOptions) => {
       const event = buildEvent(file, opts);
-      const ok = opts.mqtt ? await viaMqtt(event, opts) : opts.temporal ? await viaTemporal(event, opts) : await viaGateway(event, opts);
+      if (opts.mqtt && opts.kafka) throw new Error('--mqtt and --kafka: choose one');
+      const ok = opts.mqtt ? await viaMqtt(event, opts) : opts.kafka ? await viaKafka(event, opts) : opts.temporal ? await viaTemporal(event, opts) : await viaGateway(event, opts);
       if (!ok) process.exitCode = 1;
     });
 }
@@ -161,11 +171,35 @@ async function viaMqtt(e: CloudEventJson, opts: SendOptions): Promise<boolean> {
   const message = MQTT.structured(e as unknown as CloudEventV1<unknown>);
   const client = await mqtt.connectAsync(opts.mqtt!, { connectTimeout: 10_000, reconnectPeriod: 0 });
   try {
-    await client.publishAsync(opts.topic, JSON.stringify(message.body), { qos: 1 });
+    await client.publishAsync(opts.topic ?? 'cloudevents/swflow', JSON.stringify(message.body), { qos: 1 });
   } finally {
     await client.endAsync();
   }
-  if (opts.json) console.log(JSON.stringify({ id: e.id, type: e.type, published: { broker: opts.mqtt, topic: opts.topic } }));
-  else console.log(`${e.type} ${e.id} → published to ${opts.topic} on ${opts.mqtt} (QoS 1; the gateway subscribed to it routes it)`);
+  const topic = opts.topic ?? 'cloudevents/swflow';
+  if (opts.json) console.log(JSON.stringify({ id: e.id, type: e.type, published: { broker: opts.mqtt, topic } }));
+  else console.log(`${e.type} ${e.id} → published to ${topic} on ${opts.mqtt} (QoS 1; the gateway subscribed to it routes it)`);
+  return true;
+}
+
+async function viaKafka(e: CloudEventJson, opts: SendOptions): Promise<boolean> {
+  const mode = opts.kafkaMode;
+  if (mode !== 'binary' && mode !== 'structured') throw new Error(`--kafka-mode must be binary or structured (got ${JSON.stringify(mode)})`);
+  const brokers = parseBrokers(opts.kafka!, '--kafka');
+  const topic = opts.topic ?? 'cloudevents';
+  const { Producer } = await import('@platformatic/kafka');
+  const record = recordFromEvent(e, mode);
+  const producer = new Producer({ clientId: 'swflow-event-send', bootstrapBrokers: brokers, idempotent: true, acks: -1, ...clientSecurity(kafkaSecurityFromEnv()), retries: 3, connectTimeout: 10_000 });
+  let at: { partition: number; offset: bigint } | undefined;
+  try {
+    const sent = await producer.send({ messages: [{ topic, ...(record.key ? { key: record.key } : {}), value: record.value ?? undefined, headers: new Map([...record.headers].map(([k, v]) => [Buffer.from(k), Buffer.from(v)])) }] });
+    at = sent.offsets?.[0];
+  } catch (err) {
+    throw new Error(`Kafka ${brokers.join(',')} did not take event ${e.id} on topic ${topic}: ${(err as Error).message}`);
+  } finally {
+    await producer.close().catch(() => {});
+  }
+  const where = at ? `partition ${at.partition}, offset ${at.offset}` : 'written';
+  if (opts.json) console.log(JSON.stringify({ id: e.id, type: e.type, published: { brokers, topic, mode, ...(at ? { partition: at.partition, offset: String(at.offset) } : {}) } }));
+  else console.log(`${e.type} ${e.id} → produced to ${topic} (${where}, ${mode} mode) on ${brokers.join(',')}; the gateway consuming it routes it`);
   return true;
 }
