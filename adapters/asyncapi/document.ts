@@ -142,6 +142,13 @@ function bindingsOf(op: OperationInterface, protocol: string): Record<string, un
 /** The bindings' name of a protocol (a secure variant's bindings are the plain one's). */
 const bindingKey = (protocol: string): string => protocol.replace(/^(secure-mqtt|mqtts)$/, 'mqtt').replace(/^https$/, 'http').replace(/^amqps$/, 'amqp').replace(/^kafka-secure$/, 'kafka');
 
+/** What an operation says of its server: security schemes and bindings only when it has some. */
+function serverOf(server: ServerInterface, variables: Record<string, unknown> | undefined, location: string): AsyncOperation['server'] {
+  const security = securityOf(server);
+  const bindings: Record<string, unknown> = server.bindings().get(bindingKey(server.protocol()))?.value() ?? {};
+  return { id: server.id(), protocol: server.protocol(), url: serverUrl(server, variables, location), ...(security.length ? { security } : {}), ...(Object.keys(bindings).length ? { bindings } : {}) };
+}
+
 /** The types of a server's security schemes, in the document's order. */
 function securityOf(server: ServerInterface): string[] {
   return server.security().flatMap((requirements) => requirements.all().map((r) => r.scheme().type()));
@@ -166,7 +173,7 @@ function describeOperation(doc: AsyncAPIDocumentInterface, op: OperationInterfac
     operationId,
     direction: op.action() === 'publish' || op.action() === 'send' ? 'send' : 'receive',
     channel: address,
-    server: { id: server.id(), protocol: server.protocol(), url: serverUrl(server, variables, location), security: securityOf(server), bindings: server.bindings().get(bindingKey(server.protocol()))?.value() ?? {} },
+    server: serverOf(server, variables, location),
     contentType: message?.contentType() ?? doc.defaultContentType() ?? 'application/json',
     bindings: bindingsOf(op, server.protocol()),
     document: location,

@@ -112,7 +112,11 @@ function publisher(topic: string, ms: number): { stop(): Promise<void>; sent(): 
     const seq = n++;
     chain = chain.then(() => send(topic, { seq }, { n: String(seq) }));
   }, ms);
-  return { stop: async () => (clearInterval(timer), await chain), sent: () => n };
+  const stop = async (): Promise<void> => {
+    clearInterval(timer);
+    await chain;
+  };
+  return { stop, sent: () => n };
 }
 
 /** A consumer of `topic` from its beginning: the records read, in order. */
@@ -124,7 +128,10 @@ async function readBack(topic: string): Promise<{ next(): Promise<Message>; clos
   stream.on('data', (m: Message) => (waiting ? waiting(m) : got.push(m)));
   return {
     next: () => (got.length ? Promise.resolve(got.shift()!) : new Promise((r) => (waiting = (m) => ((waiting = undefined), r(m))))),
-    close: async () => (await stream.close(), await c.close(true)),
+    close: async () => {
+      await stream.close();
+      await c.close(true);
+    },
   };
 }
 
