@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Admin, Consumer, Producer, ProduceAcks, type Message, type MessagesStream } from '@platformatic/kafka';
-import { AdapterError, networkFailure, operationError } from '../../src/adapter-sdk';
+import { AdapterError, ErrorCodes, networkFailure, operationError } from '../../src/adapter-sdk';
 import { clientSecurity, parseBrokers, type KafkaSecurity, type SaslMechanism } from '../../src/kafka/connection';
 import { MQTT_NOT_AUTHORIZED, MQTT_REFUSED } from './mqtt';
 
@@ -121,14 +121,9 @@ function failure(err: unknown, call: KafkaCall): AdapterError {
   }
   const refused = all.find((e) => typeof e.apiId === 'string' && e.apiId !== 'NONE');
   if (refused) return new AdapterError(MQTT_REFUSED, `${call.request}: the broker answered ${refused.apiId}: ${String(refused.message ?? refused.apiId)}`, { request: call.request, cause: err });
-  for (const e of all) {
-    const net = networkFailure(e);
-    if (net.code !== 'ConnectionError' || typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) {
-      return new AdapterError(net.code, `${call.request} failed: ${net.message}`, { request: call.request, cause: err });
-    }
-  }
-  const net = networkFailure(err);
-  return new AdapterError(net.code, `${call.request} failed: ${(err as Error)?.message ?? net.message}`, { request: call.request, cause: err });
+  // The socket's error (ECONNREFUSED, ...) sits among the client's retries: its code names the failure.
+  const net = all.map((e) => networkFailure(e)).find((n) => n.code !== ErrorCodes.ConnectionError);
+  return new AdapterError(net?.code ?? ErrorCodes.ConnectionError, `${call.request} failed: ${net?.message ?? (err as Error)?.message ?? String(err)}`, { request: call.request, cause: err });
 }
 
 /** The options every client of a call shares: few quick retries (the activity's retry policy is the real one). */

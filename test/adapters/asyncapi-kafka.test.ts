@@ -59,6 +59,7 @@ const shop = () => ({
     note: { action: 'send', channel: { $ref: '#/channels/declared' } },
     readReadings: { action: 'receive', channel: { $ref: '#/channels/readings' } },
     sendMissing: { action: 'send', channel: { $ref: '#/channels/missing' } },
+    readAsApp: { action: 'receive', channel: { $ref: '#/channels/readings' }, bindings: kafkaBinding({ groupId: { type: 'string', const: 'app-readers' }, clientId: { type: 'string', const: 'app-reader-1' } }) },
   },
   components: { securitySchemes: { saslPlain: { type: 'plain', description: 'SASL/PLAIN' } } },
 });
@@ -104,13 +105,13 @@ const shopCall = (w: Record<string, unknown>) => ({ call: 'asyncapi', with: { do
 const send = (topic: string, value: unknown, headers: Record<string, string> = {}) =>
   producer.send({ messages: [{ topic, value: Buffer.from(JSON.stringify(value)), headers: new Map(Object.entries(headers).map(([k, v]) => [Buffer.from(k), Buffer.from(v)])) }] });
 
-/** Publishes `{ seq }` to `topic` every `ms` until stopped; `sent()` is how many went out. */
-function publisher(topic: string, ms: number): { stop(): Promise<void>; sent(): number } {
+/** Publishes `{ seq, run }` to `topic` every `ms` until stopped (`run` tells this publisher's records from earlier ones); `sent()` is how many went out. */
+function publisher(topic: string, ms: number, run = ''): { stop(): Promise<void>; sent(): number } {
   let n = 0;
   let chain: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     const seq = n++;
-    chain = chain.then(() => send(topic, { seq }, { n: String(seq) }));
+    chain = chain.then(() => send(topic, { seq, run }, { n: String(seq) }));
   }, ms);
   const stop = async (): Promise<void> => {
     clearInterval(timer);
@@ -196,6 +197,48 @@ test('1.0 subscription for 1.5 s (amount 10000 never reached): what arrived in t
     assert.ok(seqs.length >= 5, `only ${seqs.length} in 1.5 s`);
     assert.ok(seqs.every((s, i) => i === 0 || s === seqs[i - 1]! + 1), JSON.stringify(seqs));
     console.log(`kafka subscription for 1.5 s: ${seqs.length} records (${seqs[0]}..${seqs.at(-1)}), run took ${took} ms`);
+  } finally {
+    await pub.stop();
+  }
+});
+
+test('the operation binding\'s groupId: a subscription is a member of that group and commits what it consumed; the next one goes on from there', { skip }, async () => {
+  const pub = publisher('readings', 30, 'group');
+  try {
+    const read = shopCall({ operation: 'readAsApp', subscription: { consume: { amount: 3 } } });
+    const { result } = await h.run(
+      doc('kafka-group', [
+        { first: { ...read, export: { as: '${ { first: [ .[].payload.seq ] } }' } } },
+        { pause: { wait: { milliseconds: 300 } } },
+        { second: read },
+        { both: { set: { first: '${ $context.first }', second: '${ [ .[].payload.seq ] }' } } },
+      ]),
+    );
+    const { first, second } = (await result) as { first: number[]; second: number[] };
+    const admin = new Admin({ clientId: 'asyncapi-kafka-test', bootstrapBrokers: kafka.brokers });
+    try {
+      const [group] = await admin.listConsumerGroupOffsets({ groups: ['app-readers'] });
+      const committed = group!.topics.find((t) => t.name === 'readings')!.partitions[0]!.committedOffset;
+      // The second call started where the first left the group (records published during the pause included) and committed after its last.
+      const all = [...first, ...second];
+      assert.equal(all.length, 6);
+      assert.ok(all.every((s, i) => i === 0 || s === all[i - 1]! + 1), JSON.stringify({ first, second }));
+      const reader = await readBack('readings');
+      let lastOffset = -1n;
+      for (;;) {
+        const m = await reader.next();
+        const value = JSON.parse(m.value.toString());
+        if (value.run === 'group' && value.seq === second.at(-1)) {
+          lastOffset = m.offset;
+          break;
+        }
+      }
+      await reader.close();
+      assert.equal(committed, lastOffset + 1n);
+      console.log(`kafka binding groupId app-readers: first call ${first.join(',')}, second call (300 ms later) ${second.join(',')}: none lost between; committed offset ${committed} right after the last`);
+    } finally {
+      await admin.close();
+    }
   } finally {
     await pub.stop();
   }
