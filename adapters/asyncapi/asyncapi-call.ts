@@ -5,12 +5,13 @@
  * - The operation: `with.operation` (its id), or `with.channel` (that channel's operation in the
  *   call's direction: 2.x `publish`/3.x `send` for a message, `subscribe`/`receive` for a subscription).
  * - The server: `with.server.name`, else the operation's first server of `with.protocol`, else its
- *   first one spoken here (MQTT, HTTP, AMQP); `with.server.variables` fill the server URL's variables.
+ *   first one spoken here (MQTT, HTTP, AMQP, Kafka); `with.server.variables` fill the server URL's variables.
  * - `with.message`: its payload is published (over HTTP, `message.headers` are HTTP headers; over
- *   AMQP, the message's headers).
+ *   AMQP, the message's headers; over Kafka, the record's headers).
  * - `with.subscription`: messages are consumed until the consumption policy is met
  *   (./subscription.ts) and returned in order: over MQTT a subscription to the channel's topic,
- *   over HTTP a long poll of the channel's path, over AMQP the channel's queue (./amqp.ts); or, with `subscription.step`,
+ *   over HTTP a long poll of the channel's path, over AMQP the channel's queue (./amqp.ts), over
+ *   Kafka the channel's topic (./kafka.ts); or, with `subscription.step`,
  *   the next message(s) of a subscription the workflow consumes in steps.
  * - `with.authentication` (basic, bearer, an OAuth2/OIDC token): basic credentials are the MQTT
  *   (and AMQP) username/password, a bearer token the password; over HTTP, the `Authorization` header.
@@ -18,7 +19,7 @@
 import { authenticationHeaders, ConfigurationError, configurationFailure, ErrorCodes, ErrorTypes, ExpressionError, fetchDocument, isAdapterError, locateDocument, problemFailure, type ActivityContext, type Json } from '../../src/adapter-sdk';
 import { findCallOperation, loadDocument } from './document';
 import { MQTT_NOT_AUTHORIZED } from './mqtt';
-import { isAmqp, overAmqp, overHttp, overMqtt, subscribeOverAmqp, subscribeOverHttp, subscribeOverMqtt, subscribeStepOverAmqp, subscribeStepOverHttp, subscribeStepOverMqtt, type AsyncCredentials } from './transport';
+import { isAmqp, isKafka, overAmqp, overHttp, overKafka, overMqtt, subscribeOverAmqp, subscribeOverHttp, subscribeOverKafka, subscribeOverMqtt, subscribeStepOverAmqp, subscribeStepOverHttp, subscribeStepOverKafka, subscribeStepOverMqtt, type AsyncCredentials } from './transport';
 import { consumption, stepFilter, type SubscriptionArgs } from './subscription';
 
 type AsyncApiWith = {
@@ -65,16 +66,18 @@ export async function invokeAsyncApiCall(args: Json, ctx: ActivityContext, baseD
     const credentials = policyCredentials((await authenticationHeaders(w.authentication, ctx)).authorization);
     if (subscribing && w.subscription!.step) {
       // v1-subscription-streaming: one step of a subscription the workflow consumes (./subscription.ts).
-      const step = /^https?$/.test(op.server.protocol) ? subscribeStepOverHttp : isAmqp(op) ? subscribeStepOverAmqp : subscribeStepOverMqtt;
+      const step = /^https?$/.test(op.server.protocol) ? subscribeStepOverHttp : isAmqp(op) ? subscribeStepOverAmqp : isKafka(op) ? subscribeStepOverKafka : subscribeStepOverMqtt;
       return (await step(op, w.subscription!.step, stepFilter(w.subscription!), ctx, credentials)) as unknown as Json;
     }
     if (subscribing) {
-      const subscribe = /^https?$/.test(op.server.protocol) ? subscribeOverHttp : isAmqp(op) ? subscribeOverAmqp : subscribeOverMqtt;
+      const subscribe = /^https?$/.test(op.server.protocol) ? subscribeOverHttp : isAmqp(op) ? subscribeOverAmqp : isKafka(op) ? subscribeOverKafka : subscribeOverMqtt;
       return (await subscribe(op, consumption(w.subscription!), ctx, credentials)) as unknown as Json;
     }
     const payload = (w.message?.payload ?? null) as Json;
     // Over AMQP, message.headers are the message's AMQP headers (tables: any JSON value).
     if (isAmqp(op)) return await overAmqp(op, payload, ctx, credentials, w.message?.headers);
+    // Over Kafka, message.headers are the record's headers (text: other values as JSON).
+    if (isKafka(op)) return await overKafka(op, payload, ctx, credentials, w.message?.headers);
     if (!/^https?$/.test(op.server.protocol)) return await overMqtt(op, payload, ctx, credentials);
     const headers = Object.fromEntries(Object.entries(w.message?.headers ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
     return await overHttp(op, payload, ctx, credentials, headers);

@@ -14,7 +14,7 @@ import type { AsyncAPIDocumentInterface, OperationInterface, Parser, ServerInter
 import { isHttpUrl, loadOnce, operationError, type AdapterError } from '../../src/adapter-sdk';
 
 /** The protocols this adapter speaks (AsyncAPI's protocol names). */
-export const PROTOCOLS = ['mqtt', 'mqtts', 'secure-mqtt', 'http', 'https', 'amqp', 'amqps'] as const;
+export const PROTOCOLS = ['mqtt', 'mqtts', 'secure-mqtt', 'http', 'https', 'amqp', 'amqps', 'kafka', 'kafka-secure'] as const;
 
 export interface AsyncOperation {
   operationId: string;
@@ -22,10 +22,18 @@ export interface AsyncOperation {
   direction: 'send' | 'receive';
   /** The channel's address, with its `{parameters}` (an MQTT topic, an HTTP path). */
   channel: string;
-  server: { id: string; protocol: string; url: string };
+  server: {
+    id: string;
+    protocol: string;
+    url: string;
+    /** The types of the server's security schemes (`plain`, `scramSha256`, `userPassword`, ...), in the document's order (Kafka: which SASL mechanism). */
+    security?: string[];
+    /** The server's own bindings for its protocol (Kafka: `schemaRegistryUrl`). */
+    bindings?: Record<string, unknown>;
+  };
   /** The message's content type (the message's, else the document's default, else JSON). */
   contentType: string;
-  /** The operation's and channel's bindings for the server's protocol (`qos`, `retain`; `method`; `is`, `exchange`, `queue`, `deliveryMode`). */
+  /** The operation's and channel's bindings for the server's protocol (`qos`, `retain`; `method`; `is`, `exchange`, `queue`, `deliveryMode`; Kafka: `topic`, `partitions`, `replicas`, `topicConfiguration`, `groupId`, `clientId`, and the message binding's `key`). */
   bindings: Record<string, unknown>;
   document: string;
 }
@@ -123,9 +131,27 @@ function unsupported(op: OperationInterface, servers: string, location: string):
 
 /** The bindings of the operation, over the channel's, for one protocol. */
 function bindingsOf(op: OperationInterface, protocol: string): Record<string, unknown> {
-  const key = protocol.replace(/^(secure-mqtt|mqtts)$/, 'mqtt').replace(/^https$/, 'http').replace(/^amqps$/, 'amqp');
+  const key = bindingKey(protocol);
   const channel = op.channels().all()[0];
-  return { ...(channel?.bindings().get(key)?.value() ?? {}), ...(op.bindings().get(key)?.value() ?? {}) };
+  const bindings = { ...(channel?.bindings().get(key)?.value() ?? {}), ...(op.bindings().get(key)?.value() ?? {}) };
+  // Kafka's record key is described by the message binding (a schema), not the channel's or the operation's.
+  const messageKey = key === 'kafka' ? op.messages().all()[0]?.bindings().get('kafka')?.value()?.key : undefined;
+  return messageKey !== undefined ? { ...bindings, key: messageKey } : bindings;
+}
+
+/** The bindings' name of a protocol (a secure variant's bindings are the plain one's). */
+const bindingKey = (protocol: string): string => protocol.replace(/^(secure-mqtt|mqtts)$/, 'mqtt').replace(/^https$/, 'http').replace(/^amqps$/, 'amqp').replace(/^kafka-secure$/, 'kafka');
+
+/** What an operation says of its server: security schemes and bindings only when it has some. */
+function serverOf(server: ServerInterface, variables: Record<string, unknown> | undefined, location: string): AsyncOperation['server'] {
+  const security = securityOf(server);
+  const bindings: Record<string, unknown> = server.bindings().get(bindingKey(server.protocol()))?.value() ?? {};
+  return { id: server.id(), protocol: server.protocol(), url: serverUrl(server, variables, location), ...(security.length ? { security } : {}), ...(Object.keys(bindings).length ? { bindings } : {}) };
+}
+
+/** The types of a server's security schemes, in the document's order. */
+function securityOf(server: ServerInterface): string[] {
+  return server.security().flatMap((requirements) => requirements.all().map((r) => r.scheme().type()));
 }
 
 /** Resolves `operationId` in a parsed document. */
@@ -147,7 +173,7 @@ function describeOperation(doc: AsyncAPIDocumentInterface, op: OperationInterfac
     operationId,
     direction: op.action() === 'publish' || op.action() === 'send' ? 'send' : 'receive',
     channel: address,
-    server: { id: server.id(), protocol: server.protocol(), url: serverUrl(server, variables, location) },
+    server: serverOf(server, variables, location),
     contentType: message?.contentType() ?? doc.defaultContentType() ?? 'application/json',
     bindings: bindingsOf(op, server.protocol()),
     document: location,

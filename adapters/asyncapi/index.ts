@@ -16,7 +16,10 @@
  *   path under the server URL; sending is a POST (or the binding's `method`) of the message,
  *   receiving a GET that answers it. AMQP 0-9-1 (`amqp`, `amqps`): the channel's `amqp` binding
  *   says whether the address is a routing key on an exchange or a queue (./amqp.ts); a publish
- *   waits for the broker's confirm, a receive takes (and acknowledges) the first message.
+ *   waits for the broker's confirm, a receive takes (and acknowledges) the first message. Kafka
+ *   (`kafka`, `kafka-secure`): the channel is the topic (./kafka.ts); a publish is one record from
+ *   an idempotent producer, acknowledged by all in-sync replicas; a receive takes the first record
+ *   that arrives after it subscribed.
  * - The function's `metadata.server` picks a server by id; else the operation's first server with
  *   a protocol spoken here. Auth: `basic` is the MQTT (AMQP) username/password, a bearer or OAuth2 token
  *   the password (username `metadata.username`); over HTTP, the usual `Authorization` header.
@@ -30,7 +33,7 @@ import { BUILTIN_ADAPTER, builtinActivityName, ASYNCAPI_FUNCTION_ACTIVITY, ASYNC
 import { resolveOperation } from './document';
 import type { MqttCall } from './mqtt';
 import { invokeAsyncApiCall } from './asyncapi-call';
-import { isAmqp, overAmqp, overHttp, overMqtt, type AsyncCredentials } from './transport';
+import { isAmqp, isKafka, overAmqp, overHttp, overKafka, overMqtt, type AsyncCredentials } from './transport';
 
 export { MQTT_NOT_AUTHORIZED, MQTT_REFUSED } from './mqtt';
 export type { Published } from './transport';
@@ -63,6 +66,7 @@ export async function invokeAsyncApi(args: Json, ctx: ActivityContext, opts: Asy
   const op = await resolveOperation(ctx.function.operation, locate, (url) => fetchDocument(ctx, url, 'AsyncAPI document'), typeof server === 'string' ? server : undefined);
   const credentials = functionCredentials(ctx);
   if (isAmqp(op)) return overAmqp(op, args, ctx, credentials);
+  if (isKafka(op)) return overKafka(op, args, ctx, credentials);
   return /^https?$/.test(op.server.protocol) ? overHttp(op, args, ctx, credentials) : overMqtt(op, args, ctx, credentials);
 }
 
@@ -70,7 +74,7 @@ export async function invokeAsyncApi(args: Json, ctx: ActivityContext, opts: Asy
 export function asyncapiAdapter(opts: AsyncApiAdapterOptions = {}): Adapter {
   return defineAdapter({
     name: BUILTIN_ADAPTER,
-    description: 'AsyncAPI publish/subscribe over MQTT, AMQP and HTTP (type: asyncapi; 1.0 call: asyncapi)',
+    description: 'AsyncAPI publish/subscribe over MQTT, AMQP, Kafka and HTTP (type: asyncapi; 1.0 call: asyncapi)',
     activities: {
       [builtinActivityName(ASYNCAPI_FUNCTION_ACTIVITY)]: (args: Json, ctx: ActivityContext) => invokeAsyncApi(args, ctx, opts),
       [builtinActivityName(ASYNCAPI_CALL_ACTIVITY)]: (args: Json, ctx: ActivityContext) => invokeAsyncApiCall(args, ctx, opts.baseDirs ?? [process.cwd()]),

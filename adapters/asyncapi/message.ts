@@ -27,10 +27,10 @@ export function decodePayload(bytes: Buffer, contentType: string): Json {
 /**
  * The channel's address with its parameters filled from the arguments: percent-encoded in an
  * HTTP path; as they are in an MQTT topic, where a value must not hold `/`, `+` or `#` (it would
- * change the topic's levels), nor in an AMQP routing key `.`, `*` or `#`. `wildcard` stands for a parameter without an argument (MQTT's `+`
+ * change the topic's levels), nor in an AMQP routing key `.`, `*` or `#`; a Kafka topic takes only `[A-Za-z0-9._-]`. `wildcard` stands for a parameter without an argument (MQTT's `+`
  * when receiving); without it, a missing one is an error.
  */
-export function channelAddress(template: string, args: Json, protocol: 'http' | 'mqtt' | 'amqp', wildcard?: string): string {
+export function channelAddress(template: string, args: Json, protocol: 'http' | 'mqtt' | 'amqp' | 'kafka', wildcard?: string): string {
   const values = args && typeof args === 'object' && !Array.isArray(args) ? args : {};
   return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const v = values[name];
@@ -40,6 +40,10 @@ export function channelAddress(template: string, args: Json, protocol: 'http' | 
     }
     const text = typeof v === 'string' ? v : JSON.stringify(v);
     if (protocol === 'http') return encodeURIComponent(text);
+    if (protocol === 'kafka') {
+      if (!/^[A-Za-z0-9._-]+$/.test(text)) throw operationError(`the argument "${name}" of the channel "${template}" is ${JSON.stringify(text)}: a Kafka topic name holds only letters, digits, ".", "_" and "-"`);
+      return text;
+    }
     if (protocol === 'amqp') {
       if (/[.*#]/.test(text)) throw operationError(`the argument "${name}" of the channel "${template}" is ${JSON.stringify(text)}: an AMQP routing key word cannot hold ".", "*" or "#"`);
       return text;

@@ -23,6 +23,7 @@
  * and the workflow runs `foreach` and evaluates the policy in between. Over MQTT the steps share a
  * persistent session (`clean: false`, a client id derived from the workflow id and the task's
  * reference, QoS ≥ 1): the broker keeps what arrives between two steps; the last call ends it.
+ * Over AMQP a durable queue, over Kafka a consumer group named after the subscription, play that part.
  *
  * Durability (in one call): the activity heartbeats; a lost worker is a failure of the platform and the call
  * is made again — a new subscription. A subscription is a live stream (a clean MQTT session,

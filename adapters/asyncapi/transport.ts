@@ -1,15 +1,16 @@
 /**
- * Sending and receiving an AsyncAPI operation's message over MQTT and HTTP, for 0.8 `asyncapi`
+ * Sending and receiving an AsyncAPI operation's message over MQTT, AMQP, Kafka and HTTP, for 0.8 `asyncapi`
  * functions (./index.ts) and 1.0 `call: asyncapi` (./asyncapi-call.ts), which authenticate
  * differently ({@link AsyncCredentials}).
  */
-import type { ActivityContext, Json } from '../../src/adapter-sdk';
+import { operationError, type ActivityContext, type Json } from '../../src/adapter-sdk';
 import type { AsyncOperation } from './document';
 import { channelAddress, decodePayload, encodePayload } from './message';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { endSession, publish, receive, subscribe, subscribeStep, type MqttCall, type MqttMessage } from './mqtt';
 import type { Consumption, InboundMessage, SubscriptionStep } from './subscription';
 import * as amqp from './amqp';
+import * as kafka from './kafka';
 
 /** What a publish returns. */
 export interface Published {
@@ -20,6 +21,9 @@ export interface Published {
   channel: string;
   qos?: number;
   status?: number;
+  /** Kafka: where the record was written. */
+  partition?: number;
+  offset?: string;
 }
 
 const qosOf = (v: unknown, fallback: 0 | 1 | 2): 0 | 1 | 2 => (v === 0 || v === 1 || v === 2 ? v : fallback);
@@ -329,4 +333,87 @@ export async function subscribeStepOverAmqp(op: AsyncOperation, step: Subscripti
     return [];
   }
   return takeStep(step, (m: amqp.AmqpMessage) => inboundAmqp(m, op.contentType), accepts, call.request, ctx, (limits, take) => amqp.subscribeStep(call, t, { queue, ...limits }, take));
+}
+
+/** Whether an operation's server speaks Kafka. */
+export const isKafka = (op: AsyncOperation): boolean => /^kafka(-secure)?$/.test(op.server.protocol);
+
+/** The topic of an operation's channel: the channel binding's `topic`, else the channel address (parameters filled; a receiver needs them all: Kafka has no wildcard topics). */
+function kafkaTopic(op: AsyncOperation, args: Json): string {
+  return typeof op.bindings.topic === 'string' && op.bindings.topic ? op.bindings.topic : channelAddress(op.channel, args, 'kafka');
+}
+
+async function kafkaCall(op: AsyncOperation, verb: string, topic: string, ctx: ActivityContext, credentials: AsyncCredentials): Promise<kafka.KafkaCall> {
+  if (typeof op.server.bindings?.schemaRegistryUrl === 'string') {
+    throw operationError(`${op.document}: server "${op.server.id}" names a schema registry (schemaRegistryUrl): the asyncapi adapter sends and reads payloads by their content type, without a schema registry`);
+  }
+  return {
+    brokers: kafka.serverBrokers(op.server.url),
+    request: `Kafka ${verb} ${topic} at ${op.server.url}`,
+    clientId: kafka.bindingValue(op.bindings.clientId) ?? kafka.callClientId(),
+    security: kafka.serverSecurity(op.server, await credentials.mqtt(), op.document),
+    signal: ctx.signal,
+  };
+}
+
+/** Where a receiver of `op` reads: the operation binding's `groupId`, else a group of its own (`session`'s for a stepped subscription, else one for this call). */
+function kafkaSource(op: AsyncOperation, topic: string, session?: string): kafka.KafkaSource {
+  const named = kafka.bindingValue(op.bindings.groupId);
+  const spec = kafka.topicSpec(op.bindings);
+  return { topic, groupId: named ?? (session !== undefined ? stepGroupId(session) : `swflow.asyncapi.${randomUUID()}`), own: named === undefined, ...(spec ? { spec } : {}) };
+}
+
+/** The consumer group of a stepped Kafka subscription of its own: named after the subscription, the same for every step and attempt. */
+export function stepGroupId(session: string): string {
+  return `swflow.step.${createHash('sha256').update(session).digest('hex').slice(0, 32)}`;
+}
+
+/** A Kafka record as an AsyncAPI inbound message: the payload by its content type, the record's headers. */
+function inboundKafka(m: kafka.KafkaMessage, contentType: string): InboundMessage {
+  return { payload: decodePayload(m.value, contentType), ...(Object.keys(m.headers).length ? { headers: m.headers } : {}) };
+}
+
+/**
+ * Sends (or, 0.8, receives the first message of) an operation over Kafka. The record: the payload
+ * by its content type, the message binding's `key` (its schema's const/default), `headers` as
+ * record headers (text; other JSON values as JSON), and `content-type`.
+ */
+export async function overKafka(op: AsyncOperation, args: Json, ctx: ActivityContext, credentials: AsyncCredentials, headers?: Record<string, Json>): Promise<Json> {
+  const receiving = op.direction === 'receive';
+  const topic = kafkaTopic(op, args);
+  const call = await kafkaCall(op, receiving ? 'receive' : 'publish', topic, ctx, credentials);
+  if (receiving) {
+    let first: kafka.KafkaMessage | undefined;
+    await kafka.subscribe(call, kafkaSource(op, topic), (m) => ((first = m), true), () => new Promise(() => {}));
+    return decodePayload(first!.value, op.contentType);
+  }
+  const text = Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  const key = kafka.bindingValue(op.bindings.key);
+  const spec = kafka.topicSpec(op.bindings);
+  const at = await kafka.publish(call, topic, { value: Buffer.from(encodePayload(args, op.contentType)), headers: { 'content-type': op.contentType, ...text }, ...(key !== undefined ? { key } : {}) }, spec);
+  return { ...published(op, topic), ...(at.partition !== undefined ? { partition: at.partition, offset: at.offset } : {}) } as unknown as Json;
+}
+
+/** A subscription over Kafka (1.0 `subscription`): the channel's topic from when it subscribed (./kafka.ts), each record offered to the consumption until its policy is met or its time is up. */
+export async function subscribeOverKafka(op: AsyncOperation, consumption: Consumption, ctx: ActivityContext, credentials: AsyncCredentials): Promise<InboundMessage[]> {
+  if (consumption.metAtStart()) return [];
+  const topic = kafkaTopic(op, {});
+  const call = await kafkaCall(op, 'subscribe', topic, ctx, credentials);
+  return consume(consumption, (m: kafka.KafkaMessage) => inboundKafka(m, op.contentType), call.request, ctx, (offer, forTime) => kafka.subscribe(call, kafkaSource(op, topic), offer, forTime));
+}
+
+/**
+ * One step of a subscription over Kafka consumed in steps: the next record(s) that pass `accepts`
+ * from the subscription's consumer group, which commits only what the step handled (./kafka.ts
+ * subscribeStep); a step with `end` deletes the subscription's own group.
+ */
+export async function subscribeStepOverKafka(op: AsyncOperation, step: SubscriptionStep, accepts: (m: InboundMessage) => boolean, ctx: ActivityContext, credentials: AsyncCredentials): Promise<InboundMessage[]> {
+  const topic = kafkaTopic(op, {});
+  const call = await kafkaCall(op, 'subscribe', topic, ctx, credentials);
+  const source = kafkaSource(op, topic, step.session);
+  if (step.end) {
+    await kafka.endSubscription(call, source);
+    return [];
+  }
+  return takeStep(step, (m: kafka.KafkaMessage) => inboundKafka(m, op.contentType), accepts, call.request, ctx, (limits, take) => kafka.subscribeStep(call, source, limits, take));
 }

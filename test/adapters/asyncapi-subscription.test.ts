@@ -43,7 +43,7 @@ let h: AdapterHarness;
 
 /**
  * AsyncAPI 3.0: an HTTP server listed first, the broker's URL with a `{port}` variable (its
- * default a port nothing listens on: only `server.variables` reach the broker), a Kafka server.
+ * default a port nothing listens on: only `server.variables` reach the broker), a WebSocket server.
  */
 const chat = () => ({
   asyncapi: '3.0.0',
@@ -51,7 +51,7 @@ const chat = () => ({
   servers: {
     hooks: { host: '127.0.0.1:9', protocol: 'http' },
     broker: { host: '127.0.0.1:{port}', protocol: 'mqtt', variables: { port: { default: '9' } } },
-    events: { host: '127.0.0.1:9092', protocol: 'kafka' },
+    events: { host: '127.0.0.1:9', protocol: 'ws' },
   },
   channels: {
     inbox: { address: 'chat/{room}/inbox', parameters: { room: {} }, messages: { said: { contentType: 'application/json', payload: { type: 'object' } } } },
@@ -292,9 +292,9 @@ test('channel without operation (AsyncAPI 2.6: the channel subscribe operation),
   const viaDefault = await h.run(doc('sub-protocol', [{ read: byProtocol }]));
   // Without server.variables the broker's port is the variable's default (9): the connection is refused.
   await assert.rejects(viaDefault.result, (e: unknown) => /errors\/communication/.test(failureText(e)) && /MQTT subscribe chat\/\+\/inbox at mqtt:\/\/127\.0\.0\.1:9/.test(failureText(e)));
-  const kafka = { call: 'asyncapi', with: { ...byProtocol.with, protocol: 'kafka' } };
-  const refused = await h.run(doc('sub-kafka', [{ read: kafka }]));
-  await assert.rejects(refused.result, (e: unknown) => /errors\/configuration/.test(failureText(e)) && /the asyncapi adapter does not speak kafka \(server "events"\)/.test(failureText(e)));
+  const ws = { call: 'asyncapi', with: { ...byProtocol.with, protocol: 'ws' } };
+  const refused = await h.run(doc('sub-ws', [{ read: ws }]));
+  await assert.rejects(refused.result, (e: unknown) => /errors\/configuration/.test(failureText(e)) && /the asyncapi adapter does not speak ws \(server "events"\)/.test(failureText(e)));
   const sending = { call: 'asyncapi', with: { document: { endpoint: 'file://chat.yaml' }, operation: 'postToInbox', server: { name: 'broker', variables: { port: String(broker.port) } }, subscription: { consume: { amount: 1 } } } };
   const wrongWay = await h.run(doc('sub-wrong-way', [{ read: sending }]));
   await assert.rejects(wrongWay.result, (e: unknown) => /operation "postToInbox" sends messages: a subscription needs an operation the workflow receives/.test(failureText(e)));

@@ -61,14 +61,14 @@ const streetlights = (url: string) => ({
   },
 });
 
-/** An AsyncAPI 3.0 document with an HTTP server (send) and a Kafka one the adapter does not speak. */
+/** An AsyncAPI 3.0 document with an HTTP server (send) and a STOMP one the adapter does not speak. */
 const notifications = (url: string) => ({
   asyncapi: '3.0.0',
   info: { title: 'Notifications', version: '1.0.0' },
-  servers: { hooks: { host: url.replace(/^http:\/\//, ''), protocol: 'http' }, kafka: { host: 'localhost:9092', protocol: 'kafka' } },
+  servers: { hooks: { host: url.replace(/^http:\/\//, ''), protocol: 'http' }, stomp: { host: 'localhost:61613', protocol: 'stomp' } },
   channels: {
     notifications: { address: '/notifications/{team}', parameters: { team: {} }, servers: [{ $ref: '#/servers/hooks' }], messages: { note: { contentType: 'application/json', payload: { type: 'object' } } } },
-    audit: { address: 'audit', servers: [{ $ref: '#/servers/kafka' }], messages: { entry: { payload: { type: 'object' } } } },
+    audit: { address: 'audit', servers: [{ $ref: '#/servers/stomp' }], messages: { entry: { payload: { type: 'object' } } } },
     latest: { address: '/notifications/{team}/latest', parameters: { team: {} }, servers: [{ $ref: '#/servers/hooks' }], messages: { note: { contentType: 'application/json', payload: { type: 'object' } } } },
   },
   operations: {
@@ -148,13 +148,14 @@ test('the document: direction from the workflow side (2.x publish and 3.x send a
   assert.throws(() => channelAddress('light/{id}/dim', { id: 'a/#' }, 'mqtt'), /an MQTT topic level cannot hold "\/", "\+" or "#"/);
 });
 
-test("the corpus' AsyncAPI 3.0 document (Kogito's asyncPublisher): refused for its id, which is not a URI; with one, its Kafka server is not spoken here", async () => {
+test("the corpus' AsyncAPI 3.0 document (Kogito's asyncPublisher): refused for its id, which is not a URI; with one, sendWait goes to its Kafka server's topic wait", async () => {
   const kogito = join(CORPUS, 'kogito', 'specs', 'asyncAPI.yaml');
   await assert.rejects(loadDocument(kogito, async () => ''), /asyncAPI\.yaml is not a valid AsyncAPI document: "id" property must match format "uri" \(at id\)/);
   const fixed = join(dir, 'kogito-asyncAPI.yaml');
   writeFileSync(fixed, readFileSync(kogito, 'utf8').replace(/^id: oneConsumer$/m, 'id: urn:oneConsumer'));
   const doc = await loadDocument(fixed, async () => '');
-  assert.throws(() => findOperation(doc, 'sendWait', fixed), /operation "sendWait" has no server with a protocol the asyncapi adapter speaks .*; its servers: production \(kafka\)/);
+  const op = findOperation(doc, 'sendWait', fixed);
+  assert.deepEqual({ direction: op.direction, channel: op.channel, server: op.server }, { direction: 'send', channel: 'wait', server: { id: 'production', protocol: 'kafka', url: 'kafka://localhost:9092' } });
 });
 
 // ---- through the interpreter ----------------------------------------------------------------
@@ -279,7 +280,7 @@ test('an HTTP channel (AsyncAPI 3.0): a send POSTs the message to the channel pa
 test('an unknown operationId, an unsupported protocol, an invalid document: non-retryable OperationErrors that say why', async () => {
   const cases: [string, RegExp][] = [
     ['typo', /streetlights\.yaml has no operation "onLightMesured"; its operations: onLightMeasured, dimLight, lightStatus/],
-    ['audit', /operation "audit" has no server with a protocol the asyncapi adapter speaks \(mqtt, mqtts, secure-mqtt, http, https, amqp, amqps\); its servers: kafka \(kafka\)/],
+    ['audit', /operation "audit" has no server with a protocol the asyncapi adapter speaks \(mqtt, mqtts, secure-mqtt, http, https, amqp, amqps, kafka, kafka-secure\); its servers: stomp \(stomp\)/],
     ['broken', /broken\.yaml is not a valid AsyncAPI document: .*version/],
   ];
   for (const [fn, message] of cases) {

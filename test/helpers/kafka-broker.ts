@@ -6,6 +6,8 @@
  * that stops one of them.
  *
  *   const kafka = await startKafka();            // or startKafka({ nodes: 3 })
+ *   // startKafka({ sasl: { username, password } }) adds a SASL_PLAINTEXT listener (kafka.saslBrokers);
+ *   // startKafka({ autoCreateTopics: false }) makes the broker refuse unknown topics.
  *   await kafka.createTopic('events', { partitions: 3 });
  *   ... new Producer({ bootstrapBrokers: kafka.brokers }) ...
  *   await kafka.stopNode(1); await kafka.startNode(1);
@@ -35,6 +37,8 @@ export interface KafkaNode {
 export interface KafkaCluster {
   /** Every node's client listener (bootstrap list). */
   brokers: string[];
+  /** With `sasl`: every node's SASL_PLAINTEXT listener (SASL/PLAIN with the user given). */
+  saslBrokers: string[];
   nodes: KafkaNode[];
   /** Creates a topic (replicated on every node, at most 3), and waits until it has leaders. */
   createTopic(name: string, opts?: { partitions?: number; replicas?: number; config?: Record<string, string> }): Promise<void>;
@@ -95,6 +99,8 @@ logger.server.level = info
 interface NodeState {
   id: number;
   port: number;
+  /** With `sasl`: the SASL_PLAINTEXT listener's port. */
+  saslPort?: number;
   controllerPort: number;
   dir: string;
   process?: ChildProcess;
@@ -103,13 +109,16 @@ interface NodeState {
 }
 
 /** Starts a KRaft cluster of `nodes` combined broker+controller nodes and waits until every node serves. */
-export async function startKafka(opts: { nodes?: 1 | 3; partitions?: number; timeoutMs?: number } = {}): Promise<KafkaCluster> {
+export async function startKafka(opts: { nodes?: 1 | 3; partitions?: number; timeoutMs?: number; sasl?: { username: string; password: string }; autoCreateTopics?: boolean } = {}): Promise<KafkaCluster> {
   const count = opts.nodes ?? 1;
   const timeoutMs = opts.timeoutMs ?? 180_000;
   const classPath = await kafkaClassPath();
   const root = mkdtempSync(join(tmpdir(), 'swflow-kafka-'));
   const states: NodeState[] = [];
-  for (let i = 0; i < count; i++) states.push({ id: i + 1, port: await freePort(), controllerPort: await freePort(), dir: join(root, `node${i + 1}`), exited: Promise.resolve(), output: '' });
+  for (let i = 0; i < count; i++) states.push({ id: i + 1, port: await freePort(), controllerPort: await freePort(), ...(opts.sasl ? { saslPort: await freePort() } : {}), dir: join(root, `node${i + 1}`), exited: Promise.resolve(), output: '' });
+  // An additional SASL_PLAINTEXT listener (SASL/PLAIN, one user) beside the plain one; brokers talk PLAINTEXT among themselves.
+  const jaas = (u: { username: string; password: string }) => `org.apache.kafka.common.security.plain.PlainLoginModule required username="${u.username}" password="${u.password}" user_${u.username}="${u.password}";`;
+  const saslListener = (s: NodeState) => (s.saslPort !== undefined ? `,SASL_PLAINTEXT://127.0.0.1:${s.saslPort}` : '');
   const voters = states.map((s) => `${s.id}@127.0.0.1:${s.controllerPort}`).join(',');
   const replication = Math.min(3, count);
   writeFileSync(join(root, 'log4j2.properties'), LOG4J);
@@ -121,10 +130,11 @@ export async function startKafka(opts: { nodes?: 1 | 3; partitions?: number; tim
         'process.roles=broker,controller',
         `node.id=${s.id}`,
         `controller.quorum.voters=${voters}`,
-        `listeners=PLAINTEXT://127.0.0.1:${s.port},CONTROLLER://127.0.0.1:${s.controllerPort}`,
-        `advertised.listeners=PLAINTEXT://127.0.0.1:${s.port}`,
+        `listeners=PLAINTEXT://127.0.0.1:${s.port}${saslListener(s)},CONTROLLER://127.0.0.1:${s.controllerPort}`,
+        `advertised.listeners=PLAINTEXT://127.0.0.1:${s.port}${saslListener(s)}`,
         'controller.listener.names=CONTROLLER',
-        'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+        `listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${opts.sasl ? ',SASL_PLAINTEXT:SASL_PLAINTEXT' : ''}`,
+        ...(opts.sasl ? ['sasl.enabled.mechanisms=PLAIN', 'listener.name.sasl_plaintext.sasl.enabled.mechanisms=PLAIN', `listener.name.sasl_plaintext.plain.sasl.jaas.config=${jaas(opts.sasl)}`] : []),
         'inter.broker.listener.name=PLAINTEXT',
         `log.dirs=${join(s.dir, 'data')}`,
         `num.partitions=${opts.partitions ?? 3}`,
@@ -134,7 +144,7 @@ export async function startKafka(opts: { nodes?: 1 | 3; partitions?: number; tim
         `transaction.state.log.replication.factor=${replication}`,
         `transaction.state.log.min.isr=${replication > 1 ? 2 : 1}`,
         'group.initial.rebalance.delay.ms=0',
-        'auto.create.topics.enable=true',
+        `auto.create.topics.enable=${opts.autoCreateTopics === false ? 'false' : 'true'}`,
         '',
       ].join('\n'),
     );
@@ -202,6 +212,7 @@ export async function startKafka(opts: { nodes?: 1 | 3; partitions?: number; tim
 
   return {
     brokers,
+    saslBrokers: states.filter((s) => s.saslPort !== undefined).map((s) => `127.0.0.1:${s.saslPort}`),
     nodes: states.map((s) => ({ id: s.id, broker: `127.0.0.1:${s.port}`, running: () => running(s) })),
     async createTopic(name, topicOpts = {}) {
       const admin = new Admin({ clientId: 'swflow-test-kafka', bootstrapBrokers: brokers.filter((_, i) => running(states[i]!)) });
