@@ -11,18 +11,18 @@
  * - Key: the event's `partitionkey`, else the producing run's workflow id, so one run's events
  *   land in one partition, in the order the run produced them.
  * - One idempotent producer (acks all) per sink per process, created on the first event, closed by
- *   close() when the worker stops. A write that fails throws, so the producing activity fails and
+ *   close() when the worker stops; one send in flight at a time (./producer.ts says why). A write that fails throws, so the producing activity fails and
  *   Temporal retries it (the httpSink contract, ../gateway/sink.ts); a retried activity may write
  *   a record twice (at-least-once): consumers dedupe by the event's `source`+`id`.
  * - SASL and TLS come from the environment (./connection.ts kafkaSecurityFromEnv); credentials
  *   in the URL (`kafka://user:password@…`) are taken too but never shown: messages name the sink
  *   by its redacted URL.
  */
-import type { Producer } from '@platformatic/kafka';
 import type { CloudEventJson } from '../common/contracts';
 import { metrics } from '../metrics';
 import type { EventSink, ProducedBy } from '../worker/activities/interpreter';
 import { recordFromEvent, type KafkaMode } from './binding';
+import { SerialProducer } from './producer';
 import { clientSecurity, kafkaSecurityFromEnv, parseBrokers, type KafkaSecurity } from './connection';
 
 export const DEFAULT_SINK_MODE: KafkaMode = 'binary';
@@ -95,12 +95,10 @@ export function kafkaSink(url: string, opts: { what?: string; env?: NodeJS.Proce
   const target = parseKafkaSinkUrl(url, opts.what);
   // Checked now (a mechanism without credentials is an error before the worker starts), used later.
   const security = sinkSecurity(target, opts.env ?? process.env);
-  let producer: Producer | undefined;
-  const open = (): Producer => {
-    if (producer && !producer.closed) return producer;
-    // Loaded on first use: processes without a Kafka sink do not pay for the client.
+  // Loaded on first use: processes without a Kafka sink do not pay for the client.
+  const producer = new SerialProducer(() => {
     const { Producer: KafkaProducer } = require('@platformatic/kafka') as typeof import('@platformatic/kafka');
-    producer = new KafkaProducer({
+    return new KafkaProducer({
       clientId: opts.clientId ?? 'swflow-event-sink',
       bootstrapBrokers: target.brokers,
       ...clientSecurity(security),
@@ -113,35 +111,22 @@ export function kafkaSink(url: string, opts: { what?: string; env?: NodeJS.Proce
       retryDelay: 1000,
       timeout: 5000,
     });
-    return producer;
-  };
+  });
 
   const send: EventSink = async (event: CloudEventJson, producedBy?: ProducedBy) => {
     const record = recordFromEvent(event, target.mode, producedBy?.workflowId);
     const headers = new Map<Buffer, Buffer>();
     for (const [k, v] of record.headers) headers.set(Buffer.from(k, 'utf8'), Buffer.from(v, 'utf8'));
-    const p = open();
     try {
-      await p.send({ messages: [{ topic: target.topic, ...(record.key ? { key: record.key } : {}), value: record.value ?? undefined, headers }] });
+      await producer.send({ topic: target.topic, ...(record.key ? { key: record.key } : {}), ...(record.value ? { value: record.value } : {}), headers });
     } catch (err) {
       metrics()?.eventsProduced.inc({ sink: 'kafka', outcome: 'error' });
-      // A fresh producer for the next attempt: this one's connections and metadata may be stale.
-      if (producer === p) producer = undefined;
-      p.close(true, () => undefined);
       throw new Error(`event sink ${target.redacted} could not write event ${event.type} (${event.id}) to topic ${target.topic}: ${describe(err)}`);
     }
     metrics()?.eventsProduced.inc({ sink: 'kafka', outcome: 'ok' });
   };
 
-  return {
-    send,
-    target,
-    async close() {
-      const p = producer;
-      producer = undefined;
-      if (p && !p.closed) await p.close().catch(() => undefined);
-    },
-  };
+  return { send, target, close: () => producer.close() };
 }
 
 /** An error and its causes in one line (the client wraps the broker's answer in `errors` / `cause`). */
