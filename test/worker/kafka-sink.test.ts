@@ -264,7 +264,7 @@ test('a broker that is down fails the producing activity, Temporal retries it, a
       60_000,
     );
     assert.match(failed.message, new RegExp(`event sink kafka://127\\.0\\.0\\.1:\\d+/${binaryTopic} could not write event test\\.kafka\\.emitted`));
-    console.log(`kafka-sink broker down: the emit failed (attempt ${failed.attempt}) after ${Date.now() - stoppedAt} ms: ${failed.message.slice(0, 160)}`);
+    console.log(`kafka-sink broker down: the emit failed (attempt ${failed.attempt}) after ${Date.now() - stoppedAt} ms: ${failed.message.slice(0, 400)}`);
   } finally {
     await kafka.startNode(0);
   }
@@ -352,11 +352,12 @@ test('bad sink URLs and settings are errors naming the flag or variable and the 
   assert.deepEqual(ok.shown, ['kafka://***@a:1,b:2/t', 'http://***@x.example/in']);
   await ok.close();
   // The worker process refuses them before it connects anywhere, naming the flag or variable.
-  const cli = (args: string[], extra: Record<string, string>) => spawnSync(process.execPath, [join(ROOT, 'bin', 'swflow.js'), 'worker', '--no-schedules', ...args], { cwd: ROOT, env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1', SWFLOW_EVENT_SINKS: '', ...extra }, encoding: 'utf8', timeout: 60_000 });
+  const cli = (args: string[], extra: Record<string, string>) => spawnSync(process.execPath, [join(ROOT, 'bin', 'swflow.js'), ...(args[0] === 'start' ? args : ['worker', '--no-schedules', ...args])], { cwd: ROOT, env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1', SWFLOW_EVENT_SINKS: '', ...extra }, encoding: 'utf8', timeout: 60_000 });
   const checks: [string[], Record<string, string>, RegExp][] = [
     [['--event-sink', 'kafka://dave:s3cr3t-pw@127.0.0.1:9092'], {}, /--event-sink: kafka:\/\/\*\*\*@127\.0\.0\.1:9092 is not a Kafka sink .*no topic/],
     [[], { SWFLOW_EVENT_SINKS: 'kafka://127.0.0.1:9092/t?mode=xml' }, /SWFLOW_EVENT_SINKS: kafka:\/\/127\.0\.0\.1:9092\/t\?mode=xml .*mode must be binary or structured/],
     [['--event-sink', 'kafka://127.0.0.1:9092/t'], { SWFLOW_KAFKA_SASL_MECHANISM: 'SCRAM-SHA-256', SWFLOW_KAFKA_USERNAME: 'eve' }, /SWFLOW_KAFKA_SASL_MECHANISM=SCRAM-SHA-256 needs SWFLOW_KAFKA_USERNAME and SWFLOW_KAFKA_PASSWORD/],
+    [['start', '--event-sink', 'kafka://frank:s3cr3t-pw@127.0.0.1:9092/t', 'nats://n/x'], {}, /--event-sink: nats:\/\/n\/x is not an event sink: unknown scheme 'nats'/],
     [[], { SWFLOW_LIFECYCLE_EVENTS: 'maybe' }, /SWFLOW_LIFECYCLE_EVENTS must be true or false \(got "maybe"\)/],
   ];
   for (const [args, extra, expected] of checks) {
@@ -365,5 +366,33 @@ test('bad sink URLs and settings are errors naming the flag or variable and the 
     assert.match(r.stderr + r.stdout, expected);
     assert.doesNotMatch(r.stderr + r.stdout, /s3cr3t-pw/);
   }
-  console.log(`kafka-sink bad settings: ${cases.length + 1} sink URLs refused by eventSinks(), ${checks.length} by swflow worker, none showing a password`);
+  console.log(`kafka-sink bad settings: ${cases.length + 1} sink URLs refused by eventSinks(), ${checks.length} by swflow worker and start, none showing a password`);
+});
+
+test('the HTTP sink is counted too: swflow_events_produced_total{sink="http"} by outcome', async () => {
+  let status = 202;
+  const bodies: string[] = [];
+  const receiver = createServer((req, res) => {
+    let b = '';
+    req.on('data', (c) => (b += c)).on('end', () => {
+      bodies.push(b);
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const count = async (outcome: string) => (await api.metrics.metrics()!.registry.getSingleMetric('swflow_events_produced_total')!.get()).values.find((v) => v.labels.sink === 'http' && v.labels.outcome === outcome)?.value ?? 0;
+  try {
+    const [ok0, err0] = [await count('ok'), await count('error')];
+    const { sinks } = api.sink.eventSinks([`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/events`]);
+    const event = { specversion: '1.0', id: 'h-1', type: 'test.http', source: '/t' };
+    await sinks[0](event, { workflowId: 'w-1', runId: 'r-1' });
+    status = 503;
+    await assert.rejects(sinks[0]({ ...event, id: 'h-2' }, { workflowId: 'w-1', runId: 'r-1' }), /refused event test\.http \(h-2\): HTTP 503/);
+    assert.equal((await count('ok')) - ok0, 1);
+    assert.equal((await count('error')) - err0, 1);
+    assert.equal(JSON.parse(bodies[0]).id, 'h-1');
+    console.log('kafka-sink http: one event accepted and one refused, counted ok +1 and error +1');
+  } finally {
+    await new Promise((r) => receiver.close(r));
+  }
 });
