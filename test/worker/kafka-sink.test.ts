@@ -247,6 +247,28 @@ test('0.8 produce and 1.0 emit with lifecycle events: binary and structured reco
   console.log(`kafka-sink: two runs (0.8 produce, 1.0 emit with lifecycle events) in ${ranMs} ms; ${written} records written to two topics; produced metric ok +${okAfter - okBefore}`);
 });
 
+test('concurrent events through one sink, all to one partition: none lost, none doubled (one send in flight per idempotent producer)', async () => {
+  const topic = uniqueName('sink-concurrent');
+  await kafka.createTopic(topic, { partitions: 1 });
+  const sink = api.sink.eventSinks([`kafka://${kafka.brokers[0]}/${topic}`]);
+  const count = 2000;
+  const t0 = Date.now();
+  try {
+    await Promise.all(Array.from({ length: count }, (_, i) => sink.sinks[0]({ specversion: '1.0', id: `c-${i}`, type: 'test.concurrent', source: '/c', data: { i } }, { workflowId: `w-${i % 7}`, runId: 'r' })));
+  } finally {
+    await sink.close();
+  }
+  const writeMs = Date.now() - t0;
+  const records = await readTopic(topic, (rs) => rs.length >= count, 60_000);
+  const ids = records.map((r) => r.event.id);
+  assert.equal(new Set(ids).size, count, 'every event written');
+  assert.equal(ids.length, count, 'none twice');
+  // Events of one key keep the order they were given in.
+  const ofKey = records.filter((r) => r.key === 'w-3').map((r) => (r.event.data as { i: number }).i);
+  assert.deepEqual(ofKey, [...ofKey].sort((a, b) => a - b));
+  console.log(`kafka-sink concurrency: ${count} concurrent events → ${records.length} records, ${new Set(ids).size} distinct, in ${writeMs} ms (${Math.round((count * 1000) / writeMs)} events/s through one sink)`);
+});
+
 test('a broker that is down fails the producing activity, Temporal retries it, and the event arrives once the broker is back: the run completes', async () => {
   const errorsBefore = await produced('error');
   await kafka.stopNode(0);
@@ -316,8 +338,11 @@ test('swflow worker --event-sink kafka://… --lifecycle-events: the interpreter
     console.log(`kafka-sink CLI: swflow worker wrote ${records.length} records (${lifecycle.length} lifecycle) for one run in ${Date.now() - t0} ms`);
   } finally {
     child.kill('SIGTERM');
+    const stopAt = Date.now();
     const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000))]);
     if (code === 'timeout') child.kill('SIGKILL');
+    assert.equal(code, 0, `swflow worker stops on SIGTERM (closing its Kafka producer): ${out.slice(-2000)}`);
+    console.log(`kafka-sink CLI: SIGTERM stopped the worker in ${Date.now() - stopAt} ms, exit code ${code}`);
   }
 });
 
