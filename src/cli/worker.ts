@@ -41,7 +41,7 @@ interface WorkerCliOptions extends DeploymentCliOptions {
 
 export const EVENT_SINK_HELP =
   'where produced (and lifecycle) CloudEvents go: http(s)://… (POSTed, structured) or kafka://host:port[,host:port]/<topic>[?mode=binary|structured] (default binary; SASL/TLS from SWFLOW_KAFKA_*); default $SWFLOW_EVENT_SINKS, comma-separated';
-export const LIFECYCLE_EVENTS_HELP = 'publish lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks (default $SWFLOW_LIFECYCLE_EVENTS=true)';
+export const LIFECYCLE_EVENTS_HELP = 'publish lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks (or SWFLOW_LIFECYCLE_EVENTS=true)';
 
 /** --lifecycle-events, else SWFLOW_LIFECYCLE_EVENTS (true/1; anything else but false/0/empty is an error naming it). */
 export function lifecycleEventsWanted(flag: boolean | undefined, env: NodeJS.ProcessEnv = process.env): boolean {

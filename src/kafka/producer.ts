@@ -46,7 +46,13 @@ export class SerialProducer {
     try {
       while (this.queue.length) {
         const batch = this.queue.splice(0, MAX_BATCH);
-        const producer = (this.producer ??= this.create());
+        let producer: Producer;
+        try {
+          producer = this.producer ??= this.create();
+        } catch (err) {
+          for (const p of batch) p.reject(err);
+          continue;
+        }
         try {
           await producer.send({ messages: batch.map((p) => p.record) });
           for (const p of batch) p.resolve();

@@ -376,6 +376,12 @@ test('bad sink URLs and settings are errors naming the flag or variable and the 
   const ok = eventSinks(['kafka://alice:s3cr3t-pw@a:1,b:2/t', 'http://carol:s3cr3t-pw@x.example/in']);
   assert.deepEqual(ok.shown, ['kafka://***@a:1,b:2/t', 'http://***@x.example/in']);
   await ok.close();
+  // A topic that does not exist is not created (the sink never asks the broker to): the write fails naming it.
+  const missing = eventSinks([`kafka://${kafka.brokers[0]}/no-such-topic-${n}`]);
+  const t0 = Date.now();
+  await assert.rejects(missing.sinks[0]({ specversion: '1.0', id: 'm-1', type: 'test.missing', source: '/m' }, { workflowId: 'w', runId: 'r' }), /could not write event test\.missing \(m-1\) to topic no-such-topic-\d+: Unknown topic no-such-topic-\d+/);
+  await missing.close();
+  console.log(`kafka-sink missing topic: the write failed naming the topic after ${Date.now() - t0} ms`);
   // The worker process refuses them before it connects anywhere, naming the flag or variable.
   const cli = (args: string[], extra: Record<string, string>) => spawnSync(process.execPath, [join(ROOT, 'bin', 'swflow.js'), ...(args[0] === 'start' ? args : ['worker', '--no-schedules', ...args])], { cwd: ROOT, env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1', SWFLOW_EVENT_SINKS: '', ...extra }, encoding: 'utf8', timeout: 60_000 });
   const checks: [string[], Record<string, string>, RegExp][] = [
