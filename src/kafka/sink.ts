@@ -80,8 +80,8 @@ export function parseKafkaSinkUrl(url: string, what = '--event-sink'): KafkaSink
 
 /** The sink's security: the environment's, with the URL's credentials (mechanism from SWFLOW_KAFKA_SASL_MECHANISM, else PLAIN). */
 function sinkSecurity(target: KafkaSinkTarget, env: NodeJS.ProcessEnv): KafkaSecurity {
-  const security = kafkaSecurityFromEnv(target.credentials ? { SWFLOW_KAFKA_SASL_MECHANISM: 'PLAIN', ...env, SWFLOW_KAFKA_USERNAME: target.credentials.username, SWFLOW_KAFKA_PASSWORD: target.credentials.password } : env);
-  return security;
+  if (!target.credentials) return kafkaSecurityFromEnv(env);
+  return kafkaSecurityFromEnv({ ...env, SWFLOW_KAFKA_SASL_MECHANISM: env.SWFLOW_KAFKA_SASL_MECHANISM || 'PLAIN', SWFLOW_KAFKA_USERNAME: target.credentials.username, SWFLOW_KAFKA_PASSWORD: target.credentials.password });
 }
 
 /** A Kafka sink and how to close its producer. */
@@ -91,6 +91,7 @@ export interface KafkaSink {
   target: KafkaSinkTarget;
 }
 
+/** The sink of a `kafka://` URL (checked now, connected on the first event). */
 export function kafkaSink(url: string, opts: { what?: string; env?: NodeJS.ProcessEnv; clientId?: string } = {}): KafkaSink {
   const target = parseKafkaSinkUrl(url, opts.what);
   // Checked now (a mechanism without credentials is an error before the worker starts), used later.

@@ -389,6 +389,7 @@ test('bad sink URLs and settings are errors naming the flag or variable and the 
     [[], { SWFLOW_EVENT_SINKS: 'kafka://127.0.0.1:9092/t?mode=xml' }, /SWFLOW_EVENT_SINKS: kafka:\/\/127\.0\.0\.1:9092\/t\?mode=xml .*mode must be binary or structured/],
     [['--event-sink', 'kafka://127.0.0.1:9092/t'], { SWFLOW_KAFKA_SASL_MECHANISM: 'SCRAM-SHA-256', SWFLOW_KAFKA_USERNAME: 'eve' }, /SWFLOW_KAFKA_SASL_MECHANISM=SCRAM-SHA-256 needs SWFLOW_KAFKA_USERNAME and SWFLOW_KAFKA_PASSWORD/],
     [['start', '--event-sink', 'kafka://frank:s3cr3t-pw@127.0.0.1:9092/t', 'nats://n/x'], {}, /--event-sink: nats:\/\/n\/x is not an event sink: unknown scheme 'nats'/],
+    [['--event-sink', 'kafka://gina:s3cr3t-pw@127.0.0.1:9092/t'], { SWFLOW_KAFKA_SASL_MECHANISM: 'GSSAPI' }, /SWFLOW_KAFKA_SASL_MECHANISM must be one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 \(got "GSSAPI"\)/],
     [[], { SWFLOW_LIFECYCLE_EVENTS: 'maybe' }, /SWFLOW_LIFECYCLE_EVENTS must be true or false \(got "maybe"\)/],
   ];
   for (const [args, extra, expected] of checks) {
