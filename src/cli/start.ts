@@ -27,8 +27,8 @@ import { GATEWAY_PORT, startGateway, type Gateway } from '../gateway/server';
 import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
 import { keepSchedulesInSync } from '../client/schedules';
 import { addGatewayOptions, gatewaySettings, type GatewayCliOptions } from './gateway';
-import { scheduleSyncMs } from './worker';
-import { httpSink } from '../gateway/sink';
+import { EVENT_SINK_HELP, LIFECYCLE_EVENTS_HELP, lifecycleEventsWanted, scheduleSyncMs } from './worker';
+import { eventSinks, sinkUrls } from '../gateway/sink';
 import { serveMetricsIf } from '../metrics';
 import { startGreetingService, GREETING_SERVICE_PORT } from '../../examples/services/greeting-service';
 import { dataConverterOptions } from '../codec';
@@ -73,9 +73,9 @@ export function register(program: Command): void {
     .option('--db <file>', 'dev server SQLite file (default <data>/temporal.sqlite: $SWFLOW_DATA, else .data in a checkout, ~/.local/share/swflow where installed)')
     .option('--temporal-host <ip>', 'interface the dev server listens on (0.0.0.0: every interface, as in the image)', process.env.SWFLOW_TEMPORAL_HOST || '127.0.0.1')
     .option('--gateway-port <port>', 'event gateway port (CloudEvents over HTTP)', String(GATEWAY_PORT))
-    .option('--lifecycle-events', 'publish 1.0 lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks')
+    .option('--lifecycle-events', LIFECYCLE_EVENTS_HELP)
     .option('--allow-processes', "also serve 1.0 run.shell / run.script / run.container tasks (queue swflow-processes): they execute the documents' commands and scripts with this process's rights")
-    .option('--event-sink <urls...>', 'where produced CloudEvents are POSTed (default: $SWFLOW_EVENT_SINKS, comma-separated)')
+    .option('--event-sink <urls...>', EVENT_SINK_HELP)
     .option('--run-page-port <port>', 'the run page (runs drawn on their graphs); 0: off', String(UI_PORT))
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (default $SWFLOW_METRICS_PORT; unset: off)');
   addGatewayOptions(cmd).action((opts: StartCommandOptions) => start(opts));
@@ -87,6 +87,9 @@ async function start(opts: StartCommandOptions): Promise<void> {
   // Bad options fail before a server starts.
   requireDefinitionPaths(opts.definitions);
   dataConverterOptions();
+  const { urls, what } = sinkUrls(opts.eventSink);
+  const sinks = eventSinks(urls, what);
+  const lifecycleEvents = lifecycleEventsWanted(opts.lifecycleEvents);
   // One registry and one endpoint for the workers and the gateway of this process; first, as
   // Core's exporter is part of the runtime the workers' connection creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, log);
@@ -116,14 +119,13 @@ async function start(opts: StartCommandOptions): Promise<void> {
     if (warning) log(warning);
 
     const connection = await NativeConnection.connect(connectionOptions(target));
-    const sinkUrls = opts.eventSink ?? (process.env.SWFLOW_EVENT_SINKS ?? '').split(',').map((u) => u.trim()).filter(Boolean);
     const worker = await createInterpreterWorker({
       connection,
       namespace: target.namespace,
       taskQueue: INTERPRETER_TASK_QUEUE,
       definitions: opts.definitions,
-      eventSinks: sinkUrls.map((url) => httpSink(url)),
-      lifecycleEvents: opts.lifecycleEvents,
+      eventSinks: sinks.sinks,
+      lifecycleEvents,
       // Built-in calls as activities on this worker's queue, handed back eagerly (feature eager-calls);
       // the adapter worker below still serves swflow-adapters (runs started before, `metadata.worker`-less runs of older workers).
       builtinCalls: true,
@@ -165,12 +167,12 @@ async function start(opts: StartCommandOptions): Promise<void> {
     });
     const mqtt: MqttInbound | undefined = settings.mqtt ? await startMqttInbound({ ...common, ...settings.mqtt, accessLog: settings.accessLog ? (e) => console.log(JSON.stringify({ log: 'mqtt', ...e })) : undefined }) : undefined;
 
-    printBanner({ metricsUrl: metricsServer?.url, runPageUrl: runPage?.url, target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url, sinks: sinkUrls, mqtt: settings.mqtt && `${settings.mqtt.topics.join(', ')} on ${settings.mqtt.url.replace(/\/\/[^@/]*@/, '//')}` });
+    printBanner({ metricsUrl: metricsServer?.url, runPageUrl: runPage?.url, target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url, sinks: sinks.shown, mqtt: settings.mqtt && `${settings.mqtt.topics.join(', ')} on ${settings.mqtt.url.replace(/\/\/[^@/]*@/, '//')}` });
     // The SDK's runtime shuts the workers down on SIGINT/SIGTERM; run() resolves after that.
     try {
       await Promise.all([worker.run(), adapters.run(), ...(processes ? [processes.run()] : [])]);
     } finally {
-      await Promise.all([gateway.close(), mqtt?.close(), runPage?.close(), schedules.stop(), metricsServer?.close()]);
+      await Promise.all([gateway.close(), mqtt?.close(), runPage?.close(), schedules.stop(), metricsServer?.close(), sinks.close()]);
       await new Promise((r) => (exampleService ? exampleService.close(r) : r(undefined)));
     }
     await connection.close();
@@ -197,7 +199,7 @@ function printBanner(info: { target: ServerTarget; uiUrl?: string; runPageUrl?: 
     `  Definitions       ${info.definitions.join(', ')}`,
     `  Event gateway     ${info.gatewayUrl}  (POST CloudEvents; binary, structured or batch)`,
     info.mqtt ? `  MQTT events       ${info.mqtt}` : undefined,
-    `  Produced events   ${info.sinks.length ? info.sinks.join(', ') : 'logged only (set --event-sink <url> or SWFLOW_EVENT_SINKS)'}`,
+    `  Produced events   ${info.sinks.length ? info.sinks.join(', ') : 'logged only (set --event-sink <url> or SWFLOW_EVENT_SINKS: http(s)://… or kafka://host:port/<topic>)'}`,
     info.metricsUrl ? `  Metrics           ${info.metricsUrl}  (Prometheus)` : undefined,
     info.exampleService ? `  Example service   http://127.0.0.1:${GREETING_SERVICE_PORT} (examples/myapis/greetingapis.json)` : undefined,
     '',

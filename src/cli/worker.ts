@@ -22,6 +22,7 @@ import { loadSecrets } from './secrets';
 import { dataConverterOptions } from '../codec';
 import { serveMetricsIf } from '../metrics';
 import { healthPort, serveHealthIf } from '../worker/health';
+import { eventSinks, sinkUrls } from '../gateway/sink';
 import { servingWorkerOptions, setCurrentVersion, workerDeployment, type DeploymentCliOptions } from '../worker/deployment';
 
 interface WorkerCliOptions extends DeploymentCliOptions {
@@ -34,6 +35,21 @@ interface WorkerCliOptions extends DeploymentCliOptions {
   metricsPort?: string;
   healthPort?: string;
   setCurrent?: boolean;
+  eventSink?: string[];
+  lifecycleEvents?: boolean;
+}
+
+export const EVENT_SINK_HELP =
+  'where produced (and lifecycle) CloudEvents go: http(s)://… (POSTed, structured) or kafka://host:port[,host:port]/<topic>[?mode=binary|structured] (default binary; SASL/TLS from SWFLOW_KAFKA_*); default $SWFLOW_EVENT_SINKS, comma-separated';
+export const LIFECYCLE_EVENTS_HELP = 'publish lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks (or SWFLOW_LIFECYCLE_EVENTS=true)';
+
+/** --lifecycle-events, else SWFLOW_LIFECYCLE_EVENTS (true/1; anything else but false/0/empty is an error naming it). */
+export function lifecycleEventsWanted(flag: boolean | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (flag) return true;
+  const v = env.SWFLOW_LIFECYCLE_EVENTS?.trim().toLowerCase();
+  if (!v || v === 'false' || v === '0') return false;
+  if (v === 'true' || v === '1') return true;
+  throw new Error(`SWFLOW_LIFECYCLE_EVENTS must be true or false (got ${JSON.stringify(env.SWFLOW_LIFECYCLE_EVENTS)})`);
 }
 
 export function register(program: Command): void {
@@ -45,6 +61,8 @@ export function register(program: Command): void {
     .option('-q, --task-queue <queue>', `task queue (default ${INTERPRETER_TASK_QUEUE}; with --adapter ${ADAPTER_TASK_QUEUE})`)
     .option('--secrets <file>', 'a JSON or YAML file of $SECRETS values for the adapters\' calls (with --adapter) or, for the interpreter, its local calls (swflow.local) and the authentication of 1.0 schema resources (default: the environment)')
     .option('--no-eager-calls', "do not serve the built-in adapters' calls on the interpreter's queue (feature eager-calls; by default this worker makes them, with its --secrets): runs started here send them to swflow-adapters, for `swflow adapters` workers")
+    .option('--event-sink <urls...>', EVENT_SINK_HELP)
+    .option('--lifecycle-events', LIFECYCLE_EVENTS_HELP)
     .option('--no-schedules', 'do not create/update/delete the Temporal Schedules of scheduled definitions')
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (default $SWFLOW_METRICS_PORT; unset: off)')
     .option('--health-port <port>', 'serve /healthz and /readyz on this port (default $SWFLOW_HEALTH_PORT; unset: off)')
@@ -82,6 +100,9 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const workerOptions = servingWorkerOptions(opts, true);
   const deployment = workerDeployment(opts);
   healthPort(opts.healthPort);
+  const { urls, what } = sinkUrls(opts.eventSink);
+  const sinks = eventSinks(urls, what);
+  const lifecycleEvents = lifecycleEventsWanted(opts.lifecycleEvents);
   // Before the connection: Core's metrics exporter is part of the runtime it creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow worker] ${m}`));
   const connection = await connectTo(target, (o) => NativeConnection.connect(o));
@@ -92,6 +113,8 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
     definitions: opts.definitions,
     secrets: opts.secrets ? loadSecrets(opts.secrets) : undefined,
     builtinCalls: opts.eagerCalls !== false,
+    eventSinks: sinks.sinks,
+    lifecycleEvents,
     log: (m) => console.log(`[swflow worker] ${m}`),
     workerOptions,
   });
@@ -101,7 +124,7 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const schedules = clientConnection
     ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() }), () => registry.allDefinitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
     : undefined;
-  log(`serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}${deployment ? `; build ${deployment.version.deploymentName}.${deployment.version.buildId} (${deployment.defaultVersioningBehavior})` : ''}`);
+  log(`serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}; produced events: ${sinks.shown.length ? sinks.shown.join(', ') : 'logged only'}${lifecycleEvents ? ' (with lifecycle events)' : ''}${deployment ? `; build ${deployment.version.deploymentName}.${deployment.version.buildId} (${deployment.defaultVersioningBehavior})` : ''}`);
   const running = worker.run();
   if (deployment && (opts.setCurrent || process.env.SWFLOW_SET_CURRENT === 'true')) {
     await setCurrentVersion(connection, target.namespace, deployment.version).then(
@@ -110,6 +133,7 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
     );
   }
   await running;
+  await sinks.close();
   await health?.close();
   await schedules?.stop();
   await clientConnection?.close();

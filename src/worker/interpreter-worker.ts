@@ -15,9 +15,9 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { bundleWorkflowCode, Worker, type BundleOptions, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Definition } from '../common/model';
-import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
+import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { FEATURE_EAGER_CALLS, FEATURE_LOCAL_READS, INTERPRETER_FEATURES } from '../common/features';
-import { createInterpreterActivities } from './activities/interpreter';
+import { createInterpreterActivities, type EventSink } from './activities/interpreter';
 import { DefinitionRegistry } from '../definitions/registry';
 import type { CatalogOptions } from './activities/catalogs';
 import { adapterActivities, adapterServices, callInterceptor, type AdapterServices, type SecretValues } from '../adapter-sdk';
@@ -40,7 +40,7 @@ export interface InterpreterWorkerOptions {
   /** Folders or files of definitions, and/or loaded definitions (0.8-family or 1.0). Default: the project's examples/. */
   definitions?: (string | Definition)[];
   /** Where produced events go (the gateway, a test recorder, ...). */
-  eventSinks?: ((e: CloudEventJson) => Promise<void>)[];
+  eventSinks?: EventSink[];
   /** 1.0 runs publish lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks. Off by default (one activity per event). */
   lifecycleEvents?: boolean;
   /** The interpreter features runs started on this worker get (default: all): tests act as an older worker with fewer. */

@@ -221,3 +221,39 @@ test('interpreter.eagerCalls false: the interpreter, current and previous builds
   for (const name of ['prod-swflow-interpreter', 'prod-swflow-interpreter-1-3-2']) assert.ok(container(find(docs, 'Deployment', name)).args.includes('--no-eager-calls'), name);
   assert.ok(!container(find(docs, 'Deployment', 'prod-swflow-adapters')).args.includes('--no-eager-calls'));
 });
+
+test('interpreter.eventSinks and lifecycleEvents: SWFLOW_EVENT_SINKS and SWFLOW_LIFECYCLE_EVENTS on the interpreter, current and previous builds, Kafka SASL from a Secret; none by default; valid', async () => {
+  const sinks = ['kafka://kafka-0.kafka:9092,kafka-1.kafka:9092/workflow-events?mode=structured', 'https://broker-ingress.knative-eventing/default/default'];
+  const { text, docs } = await template({
+    image: { tag: '1.4.0' },
+    interpreter: {
+      eventSinks: sinks,
+      lifecycleEvents: true,
+      extraEnv: [
+        { name: 'SWFLOW_KAFKA_SASL_MECHANISM', value: 'SCRAM-SHA-512' },
+        { name: 'SWFLOW_KAFKA_USERNAME', value: 'swflow' },
+        { name: 'SWFLOW_KAFKA_PASSWORD', valueFrom: { secretKeyRef: { name: 'kafka-credentials', key: 'password' } } },
+      ],
+    },
+    versioning: { previousBuilds: [{ buildId: '1.3.2' }] },
+  });
+  const result = await validate(text);
+  assert.ok(result.ok, result.out);
+  for (const name of ['prod-swflow-interpreter', 'prod-swflow-interpreter-1-3-2']) {
+    const env = envOf(find(docs, 'Deployment', name));
+    assert.equal(env.SWFLOW_EVENT_SINKS, sinks.join(','), name);
+    assert.equal(env.SWFLOW_LIFECYCLE_EVENTS, 'true', name);
+  }
+  const current = envOf(find(docs, 'Deployment', 'prod-swflow-interpreter'));
+  assert.deepEqual(current.SWFLOW_KAFKA_PASSWORD, { secretKeyRef: { name: 'kafka-credentials', key: 'password' } });
+  for (const name of ['prod-swflow-adapters', 'prod-swflow-gateway']) assert.equal(envOf(find(docs, 'Deployment', name)).SWFLOW_EVENT_SINKS, undefined, name);
+  const plain = envOf(find((await template()).docs, 'Deployment', 'prod-swflow-interpreter'));
+  assert.equal(plain.SWFLOW_EVENT_SINKS, undefined, 'no sink by default');
+  assert.equal(plain.SWFLOW_LIFECYCLE_EVENTS, undefined, 'no lifecycle events by default');
+  await assert.rejects(template({ interpreter: { eventSinks: ['amqp://u:pw@rabbit/x'] } }), (err: { stderr?: string }) => {
+    assert.match(err.stderr ?? '', /interpreter.eventSinks: "amqp:\/\/\*\*\*@rabbit\/x" is not an event sink/);
+    assert.doesNotMatch(err.stderr ?? '', /u:pw/);
+    return true;
+  });
+  console.log(`helm: interpreter.eventSinks (${sinks.length}) and lifecycleEvents reach both interpreter builds as env; a bad sink fails the rendering, redacted`);
+});

@@ -438,9 +438,9 @@ test('close() finishes the delivery in flight, then stops; new connections are r
 test('an event sink that refuses or is unreachable fails the producing activity (so Temporal retries it)', async () => {
   receiverStatus = 503;
   try {
-    await assert.rejects(httpSink(receiverUrl)({ specversion: '1.0', id: 'p-1', type: 't', source: 's' }), /refused event t \(p-1\): HTTP 503/);
+    await assert.rejects(httpSink(receiverUrl)({ specversion: '1.0', id: 'p-1', type: 't', source: 's' }, { workflowId: 'w', runId: 'r' }), /refused event t \(p-1\): HTTP 503/);
   } finally {
     receiverStatus = 200;
   }
-  await assert.rejects(httpSink('http://127.0.0.1:9/')({ specversion: '1.0', id: 'p-2', type: 't', source: 's' }), /event sink http:\/\/127\.0\.0\.1:9\/ is unreachable/);
+  await assert.rejects(httpSink('http://127.0.0.1:9/')({ specversion: '1.0', id: 'p-2', type: 't', source: 's' }, { workflowId: 'w', runId: 'r' }), /event sink http:\/\/127\.0\.0\.1:9\/ is unreachable/);
 });

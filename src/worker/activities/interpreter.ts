@@ -32,7 +32,13 @@ import { localSetting, servedByBuiltinAdapters } from '../../common/metadata';
 /** How long pinning waits for an OpenAPI document to say whether a REST function only reads (then: it does not). */
 export const READ_LOOKUP_TIMEOUT_MS = 5_000;
 
-export type EventSink = (event: CloudEventJson) => Promise<void>;
+/** The run that produced an event: sinks may key by it (the Kafka sink keys a run's records by its workflow id, keeping them in order). */
+export interface ProducedBy {
+  workflowId: string;
+  runId: string;
+}
+
+export type EventSink = (event: CloudEventJson, producedBy: ProducedBy) => Promise<void>;
 
 export interface InterpreterActivitiesOptions {
   registry: DefinitionRegistry;
@@ -151,7 +157,9 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
         const event = withTraceContext(produced);
         const sinks = opts.eventSinks ?? [];
         if (!sinks.length) opts.log?.(`produced event ${event.type} (${event.id}) — no event sink configured`);
-        for (const sink of sinks) await sink(event);
+        const run = Context.current().info.workflowExecution;
+        const producedBy: ProducedBy = { workflowId: run?.workflowId ?? '', runId: run?.runId ?? '' };
+        for (const sink of sinks) await sink(event, producedBy);
       });
     },
   };
