@@ -1,7 +1,7 @@
 /**
  * An idempotent @platformatic/kafka producer that never has two `send` calls in flight.
  *
- * Why: the client (1.35) numbers an idempotent producer's records per partition from a counter it
+ * Why: the client (1.35; platformatic/kafka issue #326) numbers an idempotent producer's records per partition from a counter it
  * advances only when a send is answered, so two concurrent sends to one partition carry the same
  * sequence numbers, and the broker acknowledges the second as a duplicate without writing it: a
  * record is lost with no error (seen with a run's lifecycle events and an `emit` racing). Records
