@@ -7,14 +7,15 @@
  *   instances (bench/definitions/event-sink.sw.json);
  * - `0.8-start`: each event starts its own instance (event-start.sw.json).
  *
- *   npx tsx bench/kafka.ts [--events 1000] [--concurrency 32] [--partitions 6] [--instances 20]
+ *   npx tsx bench/kafka.ts [--events 1000] [--concurrency 32] [--partitions 6] [--key-concurrency 1] [--instances 20]
  *
  * HTTP: `--concurrency` senders POST the events (structured mode, keep-alive); events/s until the
  * last 202. Kafka: the events are first written to a new topic of `--partitions` partitions
  * (structured mode, keyed by `sinkid` or id), then a Kafka inbound of a new consumer group is
  * started; events/s from its joining the group until the last record's event was taken by
- * Temporal (202). The gateway handles one record at a time per partition, partitions at once,
- * so `--partitions` is the Kafka side's concurrency. Prints both and their ratio.
+ * Temporal (202). The gateway handles one record at a time per partition (or up to
+ * `--key-concurrency` of different keys), partitions at once: `--partitions` × that is the Kafka
+ * side's concurrency. Prints both and their ratio.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
       events: { type: 'string', default: '1000' },
       concurrency: { type: 'string', default: '32' },
       partitions: { type: 'string', default: '6' },
+      'key-concurrency': { type: 'string', default: '1' },
       instances: { type: 'string', default: '20' },
       scenarios: { type: 'string', default: '0.8-wake,0.8-start' },
     },
@@ -50,6 +52,7 @@ async function main(): Promise<void> {
   const events = Number(values.events);
   const concurrency = Number(values.concurrency);
   const partitions = Number(values.partitions);
+  const keyConcurrency = Number(values['key-concurrency']);
   const instances = Number(values.instances);
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const cli = await resolveTemporalCli();
@@ -109,6 +112,7 @@ async function main(): Promise<void> {
       brokers: kafka.brokers,
       topics: [topic],
       groupId: uniqueName('bench-gateway'),
+      keyConcurrency,
       accessLog: (e) => {
         if (e.status === 202) taken++;
         else failed ??= `${e.status} ${e.error}`;
@@ -141,11 +145,11 @@ async function main(): Promise<void> {
       console.error(`[kafka bench] ${name}: ${JSON.stringify(results[name])}`);
     }
   });
-  console.log(`\n${events} events per side and scenario; HTTP ${concurrency} senders, Kafka ${partitions} partitions; load average ${load.map((x) => x.toFixed(1)).join(', ')}\n`);
+  console.log(`\n${events} events per side and scenario; HTTP ${concurrency} senders, Kafka ${partitions} partitions × ${keyConcurrency} keys at once; load average ${load.map((x) => x.toFixed(1)).join(', ')}\n`);
   console.log('| scenario | Kafka → runs events/s | HTTP → runs events/s | ratio Kafka/HTTP |');
   console.log('|---|---|---|---|');
   for (const [name, r] of Object.entries(results)) console.log(`| ${name} | ${r.kafka.toFixed(0)} | ${r.http.toFixed(0)} | ${r.ratio.toFixed(2)}× |`);
-  console.log(JSON.stringify({ events, concurrency, partitions, instances, loadAverage: load, results }));
+  console.log(JSON.stringify({ events, concurrency, partitions, keyConcurrency, instances, loadAverage: load, results }));
   await producer.close();
   await gateway.close();
   await connection.close();

@@ -41,10 +41,11 @@ export interface GatewayCliOptions {
   kafkaDeadLetterTopic?: string;
   kafkaTrusted?: boolean;
   kafkaSessionTimeout?: string;
+  kafkaKeyConcurrency?: string;
 }
 
 /** The Kafka inbound's settings from the flags and the environment. */
-export type KafkaSettings = Pick<KafkaInboundOptions, 'brokers' | 'topics' | 'groupId' | 'deadLetterTopic' | 'trusted' | 'sessionTimeoutMs' | 'security'>;
+export type KafkaSettings = Pick<KafkaInboundOptions, 'brokers' | 'topics' | 'groupId' | 'deadLetterTopic' | 'trusted' | 'sessionTimeoutMs' | 'keyConcurrency' | 'security'>;
 
 /** Kafka's legal topic names. */
 const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
@@ -69,6 +70,7 @@ export function addGatewayOptions(cmd: Command): Command {
     .option('--kafka-group <id>', `Kafka consumer group; replicas of one gateway share it (default $SWFLOW_KAFKA_GROUP or ${DEFAULT_KAFKA_GROUP})`)
     .option('--kafka-dead-letter-topic <topic>', 'where records that are not CloudEvents or that nothing awaits go (default $SWFLOW_KAFKA_DEAD_LETTER_TOPIC or <topic>.swflow-dlq)')
     .option('--kafka-session-timeout <ms>', 'Kafka group session timeout: how soon a dead replica\'s partitions move to the others (default $SWFLOW_KAFKA_SESSION_TIMEOUT or 30000)')
+    .option('--kafka-key-concurrency <n>', 'records of one partition handled at once, never two of one key (default $SWFLOW_KAFKA_KEY_CONCURRENCY or 1: partition order)')
     .option('--kafka-trusted', 'let Kafka events address instances directly (swflowworkflowid): the cluster ACLs decide who writes the topics');
 }
 
@@ -126,7 +128,8 @@ function kafkaSettings(opts: GatewayCliOptions, number: (flag: string, v: string
   if (deadLetterTopic !== undefined && topics.includes(deadLetterTopic)) throw new Error(`--kafka-dead-letter-topic: '${deadLetterTopic}' is also a consumed topic (its records would come back)`);
   const groupId = opts.kafkaGroup ?? (env.SWFLOW_KAFKA_GROUP || DEFAULT_KAFKA_GROUP);
   const sessionTimeoutMs = number('--kafka-session-timeout', opts.kafkaSessionTimeout ?? (env.SWFLOW_KAFKA_SESSION_TIMEOUT || '30000'));
-  return { brokers, topics, groupId, deadLetterTopic, trusted: opts.kafkaTrusted === true, sessionTimeoutMs, security: kafkaSecurityFromEnv() };
+  const keyConcurrency = number('--kafka-key-concurrency', opts.kafkaKeyConcurrency ?? (env.SWFLOW_KAFKA_KEY_CONCURRENCY || '1'));
+  return { brokers, topics, groupId, deadLetterTopic, trusted: opts.kafkaTrusted === true, sessionTimeoutMs, keyConcurrency, security: kafkaSecurityFromEnv() };
 }
 
 /** Starts the Kafka inbound of the settings (its access log as `{"log":"kafka",...}` lines). */

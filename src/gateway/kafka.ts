@@ -9,9 +9,10 @@
  *
  * At-least-once, nothing lost: a record's offset is committed only once Temporal took its event
  * (202), or once the record was written to the dead-letter topic. While Temporal is unreachable
- * (503/500) the record is retried with backoff and not committed; records of a partition are
- * handled one at a time, in order, so nothing after it in that partition is committed either.
- * Partitions are handled concurrently. A record delivered again (a gateway killed before its
+ * (503/500) the record is retried with backoff and not committed, and nothing after it in that
+ * partition is committed either (the highest contiguous handled offset is). Records of a
+ * partition are handled one at a time, in order (or, with `keyConcurrency`, several of different
+ * keys at once, each key's in order); partitions concurrently. A record delivered again (a gateway killed before its
  * commit, a rebalance) is recognised by its event's `source`+`id`: the instance's mailbox drops a
  * signal it already has, and an instance started by an event is started once (dispatch.ts).
  *
@@ -57,6 +58,12 @@ export interface KafkaInboundOptions extends DispatcherOptions {
   sessionTimeoutMs?: number;
   /** How often the lag gauge is updated. Default 5 s. */
   lagIntervalMs?: number;
+  /**
+   * Records of one partition handled at once, never two of the same key (the order of a key's
+   * records is kept; offsets are still committed in order). Default 1: one at a time, in
+   * partition order.
+   */
+  keyConcurrency?: number;
   /** Records fetched but not yet handled, across partitions, before fetching pauses. Default 1,000. */
   maxBuffered?: number;
   log?: (msg: string) => void;
@@ -97,14 +104,26 @@ function reasonOf(status: number): 'invalid' | 'unrouted' | 'refused' {
   return status === 404 ? 'unrouted' : status === 403 ? 'refused' : 'invalid';
 }
 
-/** One partition's records in order; `handled` is the last one done and not yet committed. */
+/** A record taken from a partition, until it is committed. */
+interface Taken {
+  m: Message;
+  /** The record key as text ('' for none): records of one key are handled in order. */
+  key: string;
+  started: boolean;
+  done: boolean;
+}
+
+/** One partition's records in offset order, from the first not yet handled; `handled` is the last one done and not yet committed. */
 interface PartitionState {
   topic: string;
   partition: number;
-  queue: Message[];
-  /** The offset after the last record queued: a record below it (fetched again after a rebalance) is already queued or done. */
+  taken: Taken[];
+  /** Records being handled. */
+  inFlight: Set<Promise<void>>;
+  /** Keys with a record being handled. */
+  busyKeys: Set<string>;
+  /** The offset after the last record taken: a record below it (fetched again after a rebalance) is already taken or handled. */
   next: bigint;
-  working?: Promise<void>;
   handled?: Message;
   committing?: Promise<void>;
 }
@@ -117,6 +136,7 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
   const retryDelay = opts.retryDelayMs ?? 1_000;
   const maxBuffered = opts.maxBuffered ?? 1_000;
   const sessionTimeout = opts.sessionTimeoutMs ?? 30_000;
+  const keyConcurrency = Math.max(1, opts.keyConcurrency ?? 1);
   const stopping = new AbortController();
   let closing = false;
   let joined = false;
@@ -239,35 +259,54 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
     return p.committing;
   }
 
-  /** Works through a partition's queue, one record at a time. */
-  async function work(p: PartitionState): Promise<void> {
-    try {
-      while (p.queue.length && !closing) {
-        const m = p.queue[0];
-        const done = await handle(m);
-        if (!done) return; // closing: neither this record nor the ones after it are committed
-        p.queue.shift();
-        buffered--;
-        p.handled = m;
-        void commit(p);
-        if (buffered < maxBuffered / 2 && stream?.isPaused()) stream.resume();
-      }
-    } finally {
-      // Cleared as the loop ends (not a tick later): a record taken meanwhile starts a new loop.
-      p.working = undefined;
+  /** Starts the partition's records that may go now: up to `keyConcurrency`, none whose key has an earlier record waiting or in flight. */
+  function pump(p: PartitionState): void {
+    if (closing) return;
+    const blocked = new Set(p.busyKeys);
+    for (const t of p.taken) {
+      if (p.inFlight.size >= keyConcurrency) return;
+      if (t.done || t.started) continue;
+      if (blocked.has(t.key)) continue;
+      blocked.add(t.key);
+      t.started = true;
+      p.busyKeys.add(t.key);
+      const run: Promise<void> = handle(t.m)
+        .catch((err: Error) => {
+          log(`Kafka ${t.m.topic}[${t.m.partition}]@${t.m.offset}: ${err.stack ?? err}; trying it again (not committed)`);
+          return 'again' as const;
+        })
+        .then(async (done) => {
+          p.inFlight.delete(run);
+          p.busyKeys.delete(t.key);
+          if (done === 'again') {
+            t.started = false;
+            await wait(retryDelay);
+            return pump(p);
+          }
+          if (!done) return; // closing: neither this record nor the ones after it are committed
+          t.done = true;
+          buffered--;
+          // The highest contiguous record handled is committed.
+          while (p.taken.length && p.taken[0].done) p.handled = p.taken.shift()!.m;
+          void commit(p);
+          if (buffered < maxBuffered / 2 && stream?.isPaused()) stream.resume();
+          pump(p);
+        });
+      p.inFlight.add(run);
+      if (keyConcurrency === 1) return;
     }
   }
 
   function take(m: Message): void {
-    const key = `${m.topic}:${m.partition}`;
-    let p = partitions.get(key);
-    if (!p) partitions.set(key, (p = { topic: m.topic, partition: m.partition, queue: [], next: -1n }));
-    if (m.offset < p.next) return; // fetched again (a rebalance rewound to the committed offset): already queued or handled
+    const id = `${m.topic}:${m.partition}`;
+    let p = partitions.get(id);
+    if (!p) partitions.set(id, (p = { topic: m.topic, partition: m.partition, taken: [], inFlight: new Set(), busyKeys: new Set(), next: -1n }));
+    if (m.offset < p.next) return; // fetched again (a rebalance rewound to the committed offset): already taken or handled
     p.next = m.offset + 1n;
-    p.queue.push(m);
+    p.taken.push({ m, key: m.key ? (m.key as Buffer).toString('latin1') : '', started: false, done: false });
     buffered++;
     if (buffered >= maxBuffered) stream?.pause();
-    if (!p.working) p.working = work(p);
+    pump(p);
   }
 
   let stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
@@ -330,7 +369,7 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
       clearInterval(lagTimer);
       stream?.pause();
       stopping.abort();
-      await Promise.all([...partitions.values()].map((p) => p.working));
+      await Promise.all([...partitions.values()].flatMap((p) => [...p.inFlight]));
       await Promise.all([...partitions.values()].map((p) => p.committing));
       await Promise.all([...partitions.values()].map((p) => (p.handled ? Promise.resolve(p.handled.commit()).catch(() => undefined) : undefined)));
       await stream?.close().catch(() => undefined);

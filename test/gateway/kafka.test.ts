@@ -257,6 +257,33 @@ test('while Temporal is unreachable nothing is committed; a gateway started late
   console.log(`kafka Temporal down: ${retries.length} retries, nothing committed, lag 1; the next gateway of the group delivered down-1 and committed offset 1`);
 });
 
+test('keyConcurrency: records of different keys of one partition at once, each key in order, offsets committed contiguously', { timeout: 120_000 }, async () => {
+  const keyTopic = uniqueName('keys');
+  await kafka.createTopic(keyTopic, { partitions: 1 });
+  const log: KafkaLogEntry[] = [];
+  const concurrent = await startKafkaInbound({ client, definitions: () => registry.allDefinitions(), brokers: kafka.brokers, topics: [keyTopic], groupId: uniqueName('keys-gateway'), keyConcurrency: 4, accessLog: (e) => log.push(e) });
+  try {
+    const keys = ['ka', 'kb', 'kc', 'kd', 'ke'];
+    const messages = [];
+    for (let i = 1; i <= 3; i++) {
+      for (const k of keys) {
+        const r = recordFromEvent({ specversion: '1.0', id: `${k}-${i}`, type: 'kafka.tick', source: 'ticker', runkey: k, data: { i } }, 'binary', k);
+        messages.push({ topic: keyTopic, key: r.key, value: r.value ?? undefined, headers: bytes(r.headers) });
+      }
+    }
+    await producer.send({ messages } as never);
+    for (const k of keys) assert.deepEqual(await result(`kcollect/runkey=${k}`), { ids: [1, 2, 3] }, `${k}'s events in order`);
+    await waitFor('offset 15 committed', async () => (await concurrent.consumer.listCommittedOffsets({ topics: [{ topic: keyTopic, partitions: [0] }] })).get(keyTopic)?.[0] === 15n || undefined);
+    // Handled at once: some record's handling began before the previous record's ended.
+    const spans = log.map((e) => ({ start: Date.parse(e.time), end: Date.parse(e.time) + e.ms })).sort((a, b) => a.start - b.start);
+    const overlapping = spans.filter((s, i) => i > 0 && s.start < spans[i - 1].end).length;
+    assert.ok(overlapping > 0, 'records of different keys overlapped');
+    console.log(`kafka keyConcurrency 4: 15 records of 5 keys in one partition, ${overlapping} handled while another was, each key in order, offset 15 committed`);
+  } finally {
+    await concurrent.close();
+  }
+});
+
 test('bad Kafka flags are refused, naming the flag', { timeout: 120_000 }, async () => {
   const cases: [string[], RegExp][] = [
     [['--kafka-topics', 'a'], /--kafka-topics needs --kafka-brokers/],
