@@ -189,7 +189,7 @@ test('definitions from the swflow image itself, or from an existing ConfigMap; v
 
 test('the gateway consumes Kafka: gateway.kafka.* become its SWFLOW_KAFKA_* environment, the SASL password from a Secret; valid', async () => {
   const { text, docs } = await template({
-    gateway: { kafka: { brokers: 'kafka-0.kafka:9092,kafka-1.kafka:9092', topics: ['orders', 'payments'], group: 'swflow-prod', deadLetterTopic: 'swflow-dlq', sessionTimeoutMs: 20000, trusted: true, tls: true, sasl: { mechanism: 'SCRAM-SHA-512', username: 'swflow', existingSecret: 'kafka-creds' } } },
+    gateway: { kafka: { brokers: 'kafka-0.kafka:9092,kafka-1.kafka:9092', topics: ['orders', 'payments'], group: 'swflow-prod', deadLetterTopic: 'swflow-dlq', sessionTimeoutMs: 20000, keyConcurrency: 4, trusted: true, tls: true, sasl: { mechanism: 'SCRAM-SHA-512', username: 'swflow', existingSecret: 'kafka-creds' } } },
   });
   const result = await validate(text);
   assert.ok(result.ok, result.out);
@@ -200,6 +200,7 @@ test('the gateway consumes Kafka: gateway.kafka.* become its SWFLOW_KAFKA_* envi
   assert.equal(env.SWFLOW_KAFKA_GROUP, 'swflow-prod');
   assert.equal(env.SWFLOW_KAFKA_DEAD_LETTER_TOPIC, 'swflow-dlq');
   assert.equal(env.SWFLOW_KAFKA_SESSION_TIMEOUT, '20000');
+  assert.equal(env.SWFLOW_KAFKA_KEY_CONCURRENCY, '4');
   assert.equal(env.SWFLOW_KAFKA_TLS, '1');
   assert.equal(env.SWFLOW_KAFKA_SASL_MECHANISM, 'SCRAM-SHA-512');
   assert.equal(env.SWFLOW_KAFKA_USERNAME, 'swflow');
@@ -208,7 +209,7 @@ test('the gateway consumes Kafka: gateway.kafka.* become its SWFLOW_KAFKA_* envi
   for (const name of ['prod-swflow-interpreter', 'prod-swflow-adapters']) assert.equal(envOf(find(docs, 'Deployment', name)).SWFLOW_KAFKA_BROKERS, undefined, `${name} does not consume`);
   const plain = envOf(find((await template()).docs, 'Deployment', 'prod-swflow-gateway'));
   assert.ok(!Object.keys(plain).some((k) => k.startsWith('SWFLOW_KAFKA_')), 'no Kafka by default');
-  console.log('helm: gateway.kafka.* rendered as 9 SWFLOW_KAFKA_* variables (password from a Secret) and --kafka-trusted; none by default');
+  console.log('helm: gateway.kafka.* rendered as 10 SWFLOW_KAFKA_* variables (password from a Secret) and --kafka-trusted; none by default');
 });
 
 test('bad values fail the rendering with a message saying which', async () => {
