@@ -284,6 +284,32 @@ test('keyConcurrency: records of different keys of one partition at once, each k
   }
 });
 
+test('two gateways of one group share the partitions; each event is taken once', { timeout: 120_000 }, async () => {
+  const sharedTopic = uniqueName('shared');
+  const sharedGroup = uniqueName('shared-gateway');
+  await kafka.createTopic(sharedTopic, { partitions: 4 });
+  const logs: KafkaLogEntry[][] = [[], []];
+  const start = (n: number) => startKafkaInbound({ client, definitions: () => registry.allDefinitions(), brokers: kafka.brokers, topics: [sharedTopic], groupId: sharedGroup, clientId: `replica-${n}`, sessionTimeoutMs: 6_000, accessLog: (e) => logs[n].push(e) });
+  const first = await start(0);
+  const second = await start(1);
+  try {
+    // Both members in the group (the first rejoined when the second came).
+    await waitFor('both replicas assigned partitions', () => (first.consumer.assignments?.length ?? 0) > 0 && (second.consumer.assignments?.length ?? 0) > 0 || undefined);
+    const events = Array.from({ length: 40 }, (_, i) => ({ id: `shared-${i}`, type: 'kafka.greet', source: 'web', data: { name: `S${i}` } }));
+    for (const e of events) await send(sharedTopic, [e], 'structured', e.id);
+    await waitFor('40 records taken', () => logs[0].length + logs[1].length >= 40 || undefined);
+    await new Promise((r) => setTimeout(r, 1_000)); // a record taken twice would show by now
+    const taken = [...logs[0], ...logs[1]].map((e) => e.id);
+    assert.equal(new Set(taken).size, 40);
+    assert.equal(taken.length, 40, 'each record taken once');
+    assert.ok(logs[0].length > 0 && logs[1].length > 0, `both replicas took records (${logs[0].length} and ${logs[1].length})`);
+    assert.deepEqual(await result('kgreeter/web/shared-39'), { request: { name: 'S39' } });
+    console.log(`kafka replicas: one group, 4 partitions, 40 records → ${logs[0].length} + ${logs[1].length}, none twice`);
+  } finally {
+    await Promise.all([first.close(), second.close()]);
+  }
+});
+
 test('bad Kafka flags are refused, naming the flag', { timeout: 120_000 }, async () => {
   const cases: [string[], RegExp][] = [
     [['--kafka-topics', 'a'], /--kafka-topics needs --kafka-brokers/],
