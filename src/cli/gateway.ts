@@ -1,7 +1,7 @@
 /**
  * `swflow gateway`: runs the event gateway alone against a Temporal server (TEMPORAL_ADDRESS,
  * default localhost:7233), routing by the definitions of `--definitions`: CloudEvents over HTTP,
- * and from MQTT topics with `--mqtt`. Run as many as you like behind a load balancer: routing
+ * from MQTT topics with `--mqtt`, and from Kafka topics with `--kafka-brokers`. Run as many as you like behind a load balancer: routing
  * needs no shared state. SIGTERM/SIGINT stop it gracefully (in-flight deliveries finish).
  *
  * The options shared with `swflow start` (`addGatewayOptions`, `gatewaySettings`) live here.
@@ -14,6 +14,8 @@ import { connectionOptions, unreachable, workerTarget } from '../client/connecti
 import { DefinitionRegistry, requireDefinitionPaths, requireSomeDefinition } from '../definitions/registry';
 import { DEFAULT_MAX_BODY_BYTES, GATEWAY_PORT, startGateway, type Gateway, type GatewayOptions } from '../gateway/server';
 import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
+import { DEFAULT_KAFKA_GROUP, startKafkaInbound, type KafkaInbound, type KafkaInboundOptions } from '../gateway/kafka';
+import { kafkaSecurityFromEnv, parseBrokers } from '../kafka/connection';
 import { PROJECT_ROOT } from '../platform/paths';
 import { dataConverterOptions } from '../codec';
 import { serveMetricsIf } from '../metrics';
@@ -33,9 +35,22 @@ export interface GatewayCliOptions {
   mqttClientId?: string;
   mqttProtocol: string;
   mqttTrusted?: boolean;
+  kafkaBrokers?: string;
+  kafkaTopics?: string[];
+  kafkaGroup?: string;
+  kafkaDeadLetterTopic?: string;
+  kafkaTrusted?: boolean;
+  kafkaSessionTimeout?: string;
+  kafkaKeyConcurrency?: string;
 }
 
-/** Adds the gateway's hardening and MQTT options to a command. */
+/** The Kafka inbound's settings from the flags and the environment. */
+export type KafkaSettings = Pick<KafkaInboundOptions, 'brokers' | 'topics' | 'groupId' | 'deadLetterTopic' | 'trusted' | 'sessionTimeoutMs' | 'keyConcurrency' | 'security'>;
+
+/** Kafka's legal topic names. */
+const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
+
+/** Adds the gateway's hardening, MQTT and Kafka options to a command. */
 export function addGatewayOptions(cmd: Command): Command {
   return cmd
     .option('--token <token>', 'bearer token senders must present (default $SWFLOW_GATEWAY_TOKEN; prefer the variable: flags show in ps)')
@@ -49,11 +64,18 @@ export function addGatewayOptions(cmd: Command): Command {
     .option('--mqtt-topic <topics...>', 'MQTT topic filters (default $SWFLOW_MQTT_TOPICS or cloudevents/#)')
     .option('--mqtt-client-id <id>', 'MQTT persistent session id', 'swflow-gateway')
     .option('--mqtt-protocol <version>', '4 (MQTT 3.1.1) or 5', '4')
-    .option('--mqtt-trusted', 'let MQTT events address instances directly (swflowworkflowid): the broker ACL decides who publishes');
+    .option('--mqtt-trusted', 'let MQTT events address instances directly (swflowworkflowid): the broker ACL decides who publishes')
+    .option('--kafka-brokers <list>', 'also take CloudEvents from Kafka: bootstrap brokers host:port,... (default $SWFLOW_KAFKA_BROKERS; SASL/TLS from $SWFLOW_KAFKA_SASL_MECHANISM, _USERNAME, _PASSWORD, _TLS, _CA)')
+    .option('--kafka-topics <topics...>', 'Kafka topics to consume (default $SWFLOW_KAFKA_TOPICS, comma-separated)')
+    .option('--kafka-group <id>', `Kafka consumer group; replicas of one gateway share it (default $SWFLOW_KAFKA_GROUP or ${DEFAULT_KAFKA_GROUP})`)
+    .option('--kafka-dead-letter-topic <topic>', 'where records that are not CloudEvents or that nothing awaits go (default $SWFLOW_KAFKA_DEAD_LETTER_TOPIC or <topic>.swflow-dlq)')
+    .option('--kafka-session-timeout <ms>', 'Kafka group session timeout: how soon a dead replica\'s partitions move to the others (default $SWFLOW_KAFKA_SESSION_TIMEOUT or 30000)')
+    .option('--kafka-key-concurrency <n>', 'records of one partition handled at once, never two of one key (default $SWFLOW_KAFKA_KEY_CONCURRENCY or 1: partition order)')
+    .option('--kafka-trusted', 'let Kafka events address instances directly (swflowworkflowid): the cluster ACLs decide who writes the topics');
 }
 
 /** Numbers and environment defaults of the options, checked. */
-export function gatewaySettings(opts: GatewayCliOptions, log: (line: string) => void): Pick<GatewayOptions, 'auth' | 'allowAnonymous' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'temporalTimeoutMs' | 'accessLog'> & { mqtt?: { url: string; topics: string[]; clientId?: string; protocolVersion: 4 | 5; trusted: boolean } } {
+export function gatewaySettings(opts: GatewayCliOptions, log: (line: string) => void): Pick<GatewayOptions, 'auth' | 'allowAnonymous' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'temporalTimeoutMs' | 'accessLog'> & { mqtt?: { url: string; topics: string[]; clientId?: string; protocolVersion: 4 | 5; trusted: boolean }; kafka?: KafkaSettings } {
   const number = (flag: string, v: string) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} must be a positive whole number (got ${JSON.stringify(v)})`);
@@ -64,6 +86,7 @@ export function gatewaySettings(opts: GatewayCliOptions, log: (line: string) => 
   const mqttUrl = opts.mqtt ?? (process.env.SWFLOW_MQTT_URL || undefined);
   const protocol = number('--mqtt-protocol', opts.mqttProtocol);
   if (protocol !== 4 && protocol !== 5) throw new Error(`--mqtt-protocol must be 4 or 5 (got ${protocol})`);
+  const kafka = kafkaSettings(opts, number);
   return {
     auth: { token, hmacSecret },
     allowAnonymous: opts.allowAnonymous === true,
@@ -82,7 +105,41 @@ export function gatewaySettings(opts: GatewayCliOptions, log: (line: string) => 
           },
         }
       : {}),
+    ...(kafka ? { kafka } : {}),
   };
+}
+
+/** The Kafka flags (or their variables), checked; undefined when no brokers are named. */
+function kafkaSettings(opts: GatewayCliOptions, number: (flag: string, v: string) => number): KafkaSettings | undefined {
+  const env = process.env;
+  const brokerList = opts.kafkaBrokers ?? (env.SWFLOW_KAFKA_BROKERS || undefined);
+  const topicList = opts.kafkaTopics ?? (env.SWFLOW_KAFKA_TOPICS ? [env.SWFLOW_KAFKA_TOPICS] : undefined);
+  const topics = (topicList ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+  if (!brokerList) {
+    if (topics.length) throw new Error('--kafka-topics needs --kafka-brokers (or SWFLOW_KAFKA_BROKERS)');
+    return undefined;
+  }
+  const from = opts.kafkaBrokers !== undefined ? '--kafka-brokers' : 'SWFLOW_KAFKA_BROKERS';
+  const brokers = parseBrokers(brokerList, from);
+  if (!topics.length) throw new Error(`${from} is set but no topic is: name the topics to consume with --kafka-topics (or SWFLOW_KAFKA_TOPICS)`);
+  for (const t of topics) if (!TOPIC.test(t)) throw new Error(`--kafka-topics: '${t}' is not a Kafka topic name (letters, digits, '.', '_', '-'; at most 249)`);
+  const deadLetterTopic = opts.kafkaDeadLetterTopic ?? (env.SWFLOW_KAFKA_DEAD_LETTER_TOPIC || undefined);
+  if (deadLetterTopic !== undefined && !TOPIC.test(deadLetterTopic)) throw new Error(`--kafka-dead-letter-topic: '${deadLetterTopic}' is not a Kafka topic name`);
+  if (deadLetterTopic !== undefined && topics.includes(deadLetterTopic)) throw new Error(`--kafka-dead-letter-topic: '${deadLetterTopic}' is also a consumed topic (its records would come back)`);
+  const groupId = opts.kafkaGroup ?? (env.SWFLOW_KAFKA_GROUP || DEFAULT_KAFKA_GROUP);
+  const sessionTimeoutMs = number('--kafka-session-timeout', opts.kafkaSessionTimeout ?? (env.SWFLOW_KAFKA_SESSION_TIMEOUT || '30000'));
+  const keyConcurrency = number('--kafka-key-concurrency', opts.kafkaKeyConcurrency ?? (env.SWFLOW_KAFKA_KEY_CONCURRENCY || '1'));
+  return { brokers, topics, groupId, deadLetterTopic, trusted: opts.kafkaTrusted === true, sessionTimeoutMs, keyConcurrency, security: kafkaSecurityFromEnv() };
+}
+
+/** Starts the Kafka inbound of the settings (its access log as `{"log":"kafka",...}` lines). */
+export function startKafkaFromSettings(kafka: KafkaSettings, common: Omit<KafkaInboundOptions, keyof KafkaSettings>, accessLog: boolean): Promise<KafkaInbound> {
+  return startKafkaInbound({ ...common, ...kafka, accessLog: accessLog ? (e) => console.log(JSON.stringify({ log: 'kafka', ...e })) : undefined });
+}
+
+/** The banner's words for the Kafka inbound. */
+export function kafkaBanner(kafka: KafkaSettings): string {
+  return `${kafka.topics.join(', ')} on ${kafka.brokers.join(',')} (group ${kafka.groupId})`;
 }
 
 interface GatewayCommandOptions extends GatewayCliOptions {
@@ -97,7 +154,7 @@ export function register(program: Command): void {
   addGatewayOptions(
     program
       .command('gateway')
-      .description('Run the event gateway (CloudEvents over HTTP, and MQTT with --mqtt) against a Temporal server')
+      .description('Run the event gateway (CloudEvents over HTTP, MQTT with --mqtt, Kafka with --kafka-brokers) against a Temporal server')
       .option('-d, --definitions <paths...>', 'definition folders or files to route by', [join(PROJECT_ROOT, 'examples')])
       .option('-p, --port <port>', 'HTTP port', String(GATEWAY_PORT))
       .option('--host <host>', 'interface to listen on (0.0.0.0: every interface)', process.env.SWFLOW_GATEWAY_HOST ?? '127.0.0.1')
@@ -119,20 +176,24 @@ async function runGateway(opts: GatewayCommandOptions): Promise<void> {
   const client = new Client({ connection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() });
   const common = { client, definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue, temporalTimeoutMs: settings.temporalTimeoutMs, log: say };
   // Not ready, and events refused with 503, name the setting while the server does not answer.
-  const gateway: Gateway = await startGateway({ ...common, ...settings, host: opts.host, port: Number(opts.port), unreachable: unreachable(target) });
+  let kafka: KafkaInbound | undefined;
+  const readiness = () => (settings.kafka && !kafka?.joined() ? 'the Kafka consumer has not joined its group yet' : undefined);
+  const gateway: Gateway = await startGateway({ ...common, ...settings, host: opts.host, port: Number(opts.port), unreachable: unreachable(target), readiness });
   let mqtt: MqttInbound | undefined;
   if (settings.mqtt) mqtt = await startMqttInbound({ ...common, ...settings.mqtt, accessLog: settings.accessLog ? (e) => console.log(JSON.stringify({ log: 'mqtt', ...e })) : undefined });
+  if (settings.kafka) kafka = await startKafkaFromSettings(settings.kafka, { ...common, unreachable: unreachable(target) }, Boolean(settings.accessLog));
   const credentials = [settings.auth?.token && 'bearer token', settings.auth?.hmacSecret && 'HMAC signature'].filter(Boolean).join(' or ');
   say(
     `listening on ${gateway.url}, Temporal ${target.address} (namespace ${target.namespace}); ` +
       `${credentials ? `credentials: ${credentials}${settings.allowAnonymous ? ' (anonymous events allowed)' : ''}` : 'no credentials configured (swflowworkflowid refused)'}` +
-      `${settings.mqtt ? `; MQTT ${settings.mqtt.topics.join(', ')}` : ''}`,
+      `${settings.mqtt ? `; MQTT ${settings.mqtt.topics.join(', ')}` : ''}` +
+      `${settings.kafka ? `; Kafka ${kafkaBanner(settings.kafka)}` : ''}`,
   );
   await new Promise<void>((resolve) => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
   });
   say('stopping: finishing in-flight deliveries');
-  await Promise.all([gateway.close(), mqtt?.close(), metricsServer?.close()]);
+  await Promise.all([gateway.close(), mqtt?.close(), kafka?.close(), metricsServer?.close()]);
   await connection.close();
   say('stopped');
 }

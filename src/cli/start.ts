@@ -3,7 +3,7 @@
  * (unless TEMPORAL_ADDRESS names a server), the interpreter worker with the definitions of
  * `examples/` (or `--definitions`) and their Temporal Schedules (`start.schedule`), the
  * built-in adapter worker (REST, GraphQL, OData...), the event gateway (CloudEvents over HTTP,
- * and MQTT with `--mqtt`), the run page (`swflow ui`) and, while it serves the examples, their
+ * MQTT with `--mqtt`, Kafka with `--kafka-brokers`), the run page (`swflow ui`) and, while it serves the examples, their
  * example service; prints where everything is. Ctrl-C stops it all.
  */
 import type { Server } from 'node:http';
@@ -26,7 +26,8 @@ import { DefinitionRegistry, requireDefinitionPaths } from '../definitions/regis
 import { GATEWAY_PORT, startGateway, type Gateway } from '../gateway/server';
 import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
 import { keepSchedulesInSync } from '../client/schedules';
-import { addGatewayOptions, gatewaySettings, type GatewayCliOptions } from './gateway';
+import { addGatewayOptions, gatewaySettings, kafkaBanner, startKafkaFromSettings, type GatewayCliOptions } from './gateway';
+import type { KafkaInbound } from '../gateway/kafka';
 import { EVENT_SINK_HELP, LIFECYCLE_EVENTS_HELP, lifecycleEventsWanted, scheduleSyncMs } from './worker';
 import { eventSinks, sinkUrls } from '../gateway/sink';
 import { serveMetricsIf } from '../metrics';
@@ -157,22 +158,25 @@ async function start(opts: StartCommandOptions): Promise<void> {
     // Runs this process starts (the gateway) link to the page from the Web UI (src/ui/link.ts).
     if (runPage && !process.env.SWFLOW_UI_URL) process.env.SWFLOW_UI_URL = runPage.url;
     const common = { client, definitions: () => registry.allDefinitions(), temporalTimeoutMs: settings.temporalTimeoutMs, log: (m: string) => log(`gateway: ${m}`) };
+    let kafka: KafkaInbound | undefined;
     const gateway: Gateway = await startGateway({
       ...common,
       ...settings,
+      readiness: () => (settings.kafka && !kafka?.joined() ? 'the Kafka consumer has not joined its group yet' : undefined),
       host: process.env.SWFLOW_GATEWAY_HOST ?? '127.0.0.1',
       port: Number(opts.gatewayPort),
     }).catch((err) => {
       throw new Error(`The event gateway cannot listen on port ${opts.gatewayPort} (${(err as Error).message}); choose another with --gateway-port.`);
     });
     const mqtt: MqttInbound | undefined = settings.mqtt ? await startMqttInbound({ ...common, ...settings.mqtt, accessLog: settings.accessLog ? (e) => console.log(JSON.stringify({ log: 'mqtt', ...e })) : undefined }) : undefined;
+    if (settings.kafka) kafka = await startKafkaFromSettings(settings.kafka, common, Boolean(settings.accessLog));
 
-    printBanner({ metricsUrl: metricsServer?.url, runPageUrl: runPage?.url, target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url, sinks: sinks.shown, mqtt: settings.mqtt && `${settings.mqtt.topics.join(', ')} on ${settings.mqtt.url.replace(/\/\/[^@/]*@/, '//')}` });
+    printBanner({ metricsUrl: metricsServer?.url, runPageUrl: runPage?.url, target, uiUrl, definitions: opts.definitions, dbFile: devServer?.dbFile, exampleService: Boolean(exampleService), gatewayUrl: gateway.url, sinks: sinks.shown, mqtt: settings.mqtt && `${settings.mqtt.topics.join(', ')} on ${settings.mqtt.url.replace(/\/\/[^@/]*@/, '//')}`, kafka: settings.kafka && kafkaBanner(settings.kafka) });
     // The SDK's runtime shuts the workers down on SIGINT/SIGTERM; run() resolves after that.
     try {
       await Promise.all([worker.run(), adapters.run(), ...(processes ? [processes.run()] : [])]);
     } finally {
-      await Promise.all([gateway.close(), mqtt?.close(), runPage?.close(), schedules.stop(), metricsServer?.close(), sinks.close()]);
+      await Promise.all([gateway.close(), mqtt?.close(), kafka?.close(), runPage?.close(), schedules.stop(), metricsServer?.close(), sinks.close()]);
       await new Promise((r) => (exampleService ? exampleService.close(r) : r(undefined)));
     }
     await connection.close();
@@ -186,7 +190,7 @@ async function start(opts: StartCommandOptions): Promise<void> {
   }
 }
 
-function printBanner(info: { target: ServerTarget; uiUrl?: string; runPageUrl?: string; definitions: string[]; dbFile?: string; exampleService: boolean; gatewayUrl: string; sinks: string[]; mqtt?: string; metricsUrl?: string }): void {
+function printBanner(info: { target: ServerTarget; uiUrl?: string; runPageUrl?: string; definitions: string[]; dbFile?: string; exampleService: boolean; gatewayUrl: string; sinks: string[]; mqtt?: string; kafka?: string; metricsUrl?: string }): void {
   const address = info.target.address === '127.0.0.1:7233' ? '' : ` --address ${info.target.address}`;
   const lines = [
     '',
@@ -199,6 +203,7 @@ function printBanner(info: { target: ServerTarget; uiUrl?: string; runPageUrl?: 
     `  Definitions       ${info.definitions.join(', ')}`,
     `  Event gateway     ${info.gatewayUrl}  (POST CloudEvents; binary, structured or batch)`,
     info.mqtt ? `  MQTT events       ${info.mqtt}` : undefined,
+    info.kafka ? `  Kafka events      ${info.kafka}` : undefined,
     `  Produced events   ${info.sinks.length ? info.sinks.join(', ') : 'logged only (set --event-sink <url> or SWFLOW_EVENT_SINKS: http(s)://… or kafka://host:port/<topic>)'}`,
     info.metricsUrl ? `  Metrics           ${info.metricsUrl}  (Prometheus)` : undefined,
     info.exampleService ? `  Example service   http://127.0.0.1:${GREETING_SERVICE_PORT} (examples/myapis/greetingapis.json)` : undefined,

@@ -5,7 +5,8 @@
  *
  *   POST /            one CloudEvent, or a batch (application/cloudevents-batch+json)
  *   GET  /healthz     200 while the process serves requests (liveness)
- *   GET  /readyz      200 when Temporal answers within 2 s and the gateway is not shutting down
+ *   GET  /readyz      200 when Temporal answers within 2 s, the gateway is not shutting down and
+ *                     its other inbounds are ready (`readiness`: the Kafka consumer joined its group)
  *
  * Answers: 202 taken; 400 malformed (a batch is refused whole, naming each bad entry); 401 bad
  * or missing credentials; 403 `swflowworkflowid` without credentials; 404 nothing consumes it;
@@ -58,6 +59,8 @@ export interface GatewayOptions extends DispatcherOptions {
   drainMaxBytes?: number;
   /** …and within this time. Default: the body timeout. */
   drainTimeoutMs?: number;
+  /** Why another inbound of this gateway is not ready yet (e.g. the Kafka consumer has not joined its group), or undefined when it is: /readyz says so. */
+  readiness?: () => string | undefined;
   /** How long close() lets in-flight requests finish. Default 10 s. */
   shutdownGraceMs?: number;
   /** Operational messages (deliveries, errors). */
@@ -131,6 +134,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
 
   async function ready(): Promise<{ ok: boolean; reason?: string }> {
     if (closing) return { ok: false, reason: 'shutting down' };
+    const other = opts.readiness?.();
+    if (other) return { ok: false, reason: other };
     try {
       await opts.client.withDeadline(Date.now() + 2_000, () => opts.client.workflowService.getSystemInfo({}));
       return { ok: true };

@@ -187,6 +187,31 @@ test('definitions from the swflow image itself, or from an existing ConfigMap; v
   assert.deepEqual(volume.configMap, { name: 'order-workflows' });
 });
 
+test('the gateway consumes Kafka: gateway.kafka.* become its SWFLOW_KAFKA_* environment, the SASL password from a Secret; valid', async () => {
+  const { text, docs } = await template({
+    gateway: { kafka: { brokers: 'kafka-0.kafka:9092,kafka-1.kafka:9092', topics: ['orders', 'payments'], group: 'swflow-prod', deadLetterTopic: 'swflow-dlq', sessionTimeoutMs: 20000, keyConcurrency: 4, trusted: true, tls: true, sasl: { mechanism: 'SCRAM-SHA-512', username: 'swflow', existingSecret: 'kafka-creds' } } },
+  });
+  const result = await validate(text);
+  assert.ok(result.ok, result.out);
+  const gateway = find(docs, 'Deployment', 'prod-swflow-gateway');
+  const env = envOf(gateway);
+  assert.equal(env.SWFLOW_KAFKA_BROKERS, 'kafka-0.kafka:9092,kafka-1.kafka:9092');
+  assert.equal(env.SWFLOW_KAFKA_TOPICS, 'orders,payments');
+  assert.equal(env.SWFLOW_KAFKA_GROUP, 'swflow-prod');
+  assert.equal(env.SWFLOW_KAFKA_DEAD_LETTER_TOPIC, 'swflow-dlq');
+  assert.equal(env.SWFLOW_KAFKA_SESSION_TIMEOUT, '20000');
+  assert.equal(env.SWFLOW_KAFKA_KEY_CONCURRENCY, '4');
+  assert.equal(env.SWFLOW_KAFKA_TLS, '1');
+  assert.equal(env.SWFLOW_KAFKA_SASL_MECHANISM, 'SCRAM-SHA-512');
+  assert.equal(env.SWFLOW_KAFKA_USERNAME, 'swflow');
+  assert.deepEqual(env.SWFLOW_KAFKA_PASSWORD, { secretKeyRef: { name: 'kafka-creds', key: 'password' } });
+  assert.ok(container(gateway).args.includes('--kafka-trusted'));
+  for (const name of ['prod-swflow-interpreter', 'prod-swflow-adapters']) assert.equal(envOf(find(docs, 'Deployment', name)).SWFLOW_KAFKA_BROKERS, undefined, `${name} does not consume`);
+  const plain = envOf(find((await template()).docs, 'Deployment', 'prod-swflow-gateway'));
+  assert.ok(!Object.keys(plain).some((k) => k.startsWith('SWFLOW_KAFKA_')), 'no Kafka by default');
+  console.log('helm: gateway.kafka.* rendered as 10 SWFLOW_KAFKA_* variables (password from a Secret) and --kafka-trusted; none by default');
+});
+
 test('bad values fail the rendering with a message saying which', async () => {
   const fails = async (values: Record<string, unknown>, message: RegExp) => {
     await assert.rejects(template(values), (err: { stderr?: string }) => (assert.match(err.stderr ?? '', message), true));
@@ -195,6 +220,8 @@ test('bad values fail the rendering with a message saying which', async () => {
   await fails({ definitions: { source: 'existingConfigMap' } }, /definitions.existingConfigMap is required/);
   await fails({ interpreter: { autoscaling: { enabled: true, metric: { name: 'x' } } } }, /interpreter.autoscaling.metric.averageValue is required/);
   await fails({ versioning: { previousBuilds: [{ buildId: '0.1.0' }] } }, /previousBuilds names "0.1.0", the current build/);
+  await fails({ gateway: { kafka: { brokers: 'k:9092' } } }, /gateway.kafka.brokers is set but gateway.kafka.topics is empty/);
+  await fails({ gateway: { kafka: { brokers: 'k:9092', topics: ['a'], sasl: { mechanism: 'PLAIN', username: 'u' } } } }, /gateway.kafka.sasl.mechanism needs gateway.kafka.sasl.existingSecret/);
 });
 
 test('the validator refuses broken manifests: unknown fields, wrong types, unknown kinds, mismatched selectors, missing ports', async () => {
