@@ -30,6 +30,7 @@ import type { CloudEventJson } from '../common/contracts';
 import { EventProblem } from './cloudevents';
 import { metrics } from '../metrics';
 import { eventFromKafka, textHeaders } from '../kafka/binding';
+import { SerialProducer } from '../kafka/producer';
 import { clientSecurity, type KafkaSecurity } from '../kafka/connection';
 import { Dispatcher, isUnavailable, type DispatcherOptions, type EventResult } from './dispatch';
 
@@ -156,7 +157,9 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
     ...security,
   });
   // The dead-letter writer: idempotent (acks from every in-sync replica), so a retried write is not doubled.
-  const producer = new Producer({ clientId: `${clientId}-dlq`, bootstrapBrokers: opts.brokers, idempotent: true, acks: -1, autocreateTopics: true, retries: 5, ...security });
+  // Dead letters of several partitions may be written at once: SerialProducer keeps one send in
+  // flight (the client loses concurrent idempotent sends, ../kafka/producer.ts).
+  const producer = new SerialProducer(() => new Producer({ clientId: `${clientId}-dlq`, bootstrapBrokers: opts.brokers, idempotent: true, acks: -1, autocreateTopics: true, retries: 5, ...security }));
   consumer.on('consumer:group:join', () => {
     joined = true;
   });
@@ -196,7 +199,7 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
     let delay = retryDelay;
     for (;;) {
       try {
-        await producer.send({ messages: [{ topic, key: m.key ?? undefined, value: m.value ?? undefined, headers }] } as never);
+        await producer.send({ topic, ...(m.key ? { key: m.key as Buffer } : {}), ...(m.value ? { value: m.value as Buffer } : {}), headers });
         entry.deadLetter = topic;
         metrics()?.kafkaDeadLettered.inc({ topic: m.topic, reason: reasonOf(result.status) });
         return true;
@@ -343,7 +346,7 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
     await open(true);
   } catch (err) {
     const force = (c: { close(force?: boolean): Promise<void> }) => c.close(true).catch(() => undefined);
-    await Promise.all([force(consumer), force(producer)]);
+    await Promise.all([force(consumer), producer.close()]);
     throw new Error(`Kafka (brokers ${opts.brokers.join(',')}, topics ${opts.topics.join(', ')}): cannot consume: ${(err as Error).message}`);
   }
 
