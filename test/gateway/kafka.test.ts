@@ -22,7 +22,7 @@ import { recordFromEvent } from '../../src/kafka/binding';
 import { enableMetrics } from '../../src/metrics';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
-import { kafkaAvailable, startKafka, uniqueName, type KafkaCluster } from '../helpers/kafka-broker';
+import { kafkaAvailable, startKafka, uniqueName, type KafkaCluster, startAlongside } from '../helpers/kafka-broker';
 import { freePort } from '../helpers/ports';
 import { runSwflow } from '../helpers/cli';
 
@@ -87,7 +87,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'swflow-kafka-'));
   for (const [name, doc] of Object.entries(DEFINITIONS)) writeFileSync(join(dir, `${name}.sw.json`), JSON.stringify(doc));
   const started = Date.now();
-  [kafka, env] = await Promise.all([startKafka(), startDevEnv()]);
+  [kafka, env] = await startAlongside(startKafka(), startDevEnv(), (e) => e.teardown());
   console.log(`kafka test: broker ${kafka.brokers.join(',')} and dev server up in ${Date.now() - started} ms`);
   await kafka.createTopic(topic, { partitions: 3 });
   client = env.client as Client;

@@ -108,8 +108,24 @@ interface NodeState {
   output: string;
 }
 
-/** Starts a KRaft cluster of `nodes` combined broker+controller nodes and waits until every node serves. */
-export async function startKafka(opts: { nodes?: 1 | 3; partitions?: number; timeoutMs?: number; sasl?: { username: string; password: string }; autoCreateTopics?: boolean } = {}): Promise<KafkaCluster> {
+/**
+ * Starts a KRaft cluster of `nodes` combined broker+controller nodes and waits until every node
+ * serves. A port taken by another process between choosing it and binding it (other test files'
+ * servers start at the same time) is not a failure: the cluster is started again on new ports.
+ */
+export async function startKafka(opts: StartOptions = {}): Promise<KafkaCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startKafkaOnce(opts);
+    } catch (err) {
+      if (attempt >= 3 || !/Address already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+type StartOptions = { nodes?: 1 | 3; partitions?: number; timeoutMs?: number; sasl?: { username: string; password: string }; autoCreateTopics?: boolean };
+
+async function startKafkaOnce(opts: StartOptions): Promise<KafkaCluster> {
   const count = opts.nodes ?? 1;
   const timeoutMs = opts.timeoutMs ?? 180_000;
   const classPath = await kafkaClassPath();
@@ -188,6 +204,8 @@ export async function startKafka(opts: { nodes?: 1 | 3; partitions?: number; tim
     }
     const want = states.filter(running).length;
     for (;;) {
+      const exited = states.find((s) => which.includes(s) && !running(s));
+      if (exited) throw new Error(`Kafka node ${exited.id} exited before serving:\n${exited.output}`);
       const admin = new Admin({ clientId: 'swflow-test-kafka', bootstrapBrokers: brokers.filter((_, i) => running(states[i]!)) });
       try {
         const meta = await admin.metadata({ topics: [] });
@@ -253,3 +271,16 @@ function answers(port: number): Promise<boolean> {
 
 /** A unique name (topics, groups) for one test. */
 export const uniqueName = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+/**
+ * Starts the broker and another server (a dev server) at once; when either fails, the one that
+ * started is stopped before the error is thrown, so a failed `before` leaves no process that keeps
+ * the test file from exiting.
+ */
+export async function startAlongside<T>(kafka: Promise<KafkaCluster>, other: Promise<T>, stopOther: (t: T) => Promise<unknown>): Promise<[KafkaCluster, T]> {
+  const [k, o] = await Promise.allSettled([kafka, other]);
+  if (k.status === 'fulfilled' && o.status === 'fulfilled') return [k.value, o.value];
+  if (k.status === 'fulfilled') await k.value.close().catch(() => undefined);
+  if (o.status === 'fulfilled') await stopOther(o.value).catch(() => undefined);
+  throw k.status === 'rejected' ? k.reason : (o as PromiseRejectedResult).reason;
+}

@@ -26,7 +26,7 @@ import { deadLetterTopicOf } from '../../src/gateway/kafka';
 import { recordFromEvent } from '../../src/kafka/binding';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
-import { kafkaAvailable, startKafka, uniqueName, type KafkaCluster } from '../helpers/kafka-broker';
+import { kafkaAvailable, startKafka, uniqueName, type KafkaCluster, startAlongside } from '../helpers/kafka-broker';
 import { freePort } from '../helpers/ports';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -54,13 +54,15 @@ let client: Client;
 let worker: Worker;
 let running: Promise<void>;
 const gateways: ChildProcess[] = [];
+/** The gateway process started last (its output goes into a failure's message). */
+let lastGateway: { child: ChildProcess; stderr: () => string; joinedAt: Promise<number> } | undefined;
 
 before(async () => {
   const available = kafkaAvailable();
   assert.ok(available.ok, `this test needs the Kafka broker: ${available.ok ? '' : available.why}`);
   dir = mkdtempSync(join(tmpdir(), 'swflow-kafka-chaos-'));
   writeFileSync(join(dir, 'kchaos.sw.json'), JSON.stringify(DEFINITION));
-  [kafka, env] = await Promise.all([startKafka({ nodes: 3 }), startDevEnv()]);
+  [kafka, env] = await startAlongside(startKafka({ nodes: 3 }), startDevEnv(), (e) => e.teardown());
   client = env.client as Client;
   worker = await createInterpreterWorker({ connection: env.nativeConnection as NativeConnection, taskQueue: INTERPRETER_TASK_QUEUE, definitions: [dir], workflowBundle: await bundleInterpreter() });
   running = worker.run();
@@ -95,13 +97,25 @@ function startGatewayProcess(topic: string, group: string, port: number, progres
     partial = lines.pop()!;
     for (const line of lines) if (line.includes('"log":"kafka"') && line.includes('"status":202')) progress.taken++;
   });
-  return { child, stderr: () => err, joinedAt };
+  lastGateway = { child, stderr: () => err, joinedAt };
+  return lastGateway;
+}
+
+/** When the gateway process joined its group, or a failure naming what it printed. */
+async function joined(gw: { child: ChildProcess; stderr: () => string; joinedAt: Promise<number> }, ms: number): Promise<number> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the gateway process did not join its group within ${ms} ms (exit ${gw.child.exitCode ?? gw.child.signalCode ?? 'none'}): ${gw.stderr().slice(-3000)}`)), ms)));
+  try {
+    return await Promise.race([gw.joinedAt, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function until(what: string, check: () => boolean | Promise<boolean>, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`gave up waiting (${ms} ms): ${what}`);
+    if (Date.now() > deadline) assert.fail(`gave up waiting (${ms} ms): ${what}${lastGateway ? `; the gateway said: ${lastGateway.stderr().slice(-2000)}` : ''}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -112,9 +126,11 @@ test(`${TOTAL} events through Kafka start and wake ${RUNS} runs: 0 lost, 0 appli
   const group = uniqueName('chaos-gateway');
   await kafka.createTopic(topic, { partitions: 6, replicas: 3, config: { 'min.insync.replicas': '2' } });
   const progress = { taken: 0 };
+  const ticker = setInterval(() => console.log(`kafka chaos: ${((Date.now() - started) / 1000).toFixed(0)} s, ${progress.taken} records taken`), 30_000);
+  ticker.unref(); // a failing test's ticker does not hold the process
   const port = await freePort();
   let gw = startGatewayProcess(topic, group, port, progress);
-  await gw.joinedAt;
+  await joined(gw, 120_000);
 
   // Produce every event (idempotent, acks from all in-sync replicas), keyed by run: a run's events share a partition.
   const producer = new Producer({ clientId: 'chaos-producer', bootstrapBrokers: kafka.brokers, idempotent: true, acks: -1, retries: 10 });
@@ -147,14 +163,16 @@ test(`${TOTAL} events through Kafka start and wake ${RUNS} runs: 0 lost, 0 appli
   stamp('gateway 2 SIGKILL');
   gw = startGatewayProcess(topic, group, port, progress);
   const readyAt = (async () => {
-    for (;;) {
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline) {
       const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false);
       if (ok) return Date.now();
       await new Promise((r) => setTimeout(r, 50));
     }
+    return assert.fail(`the third gateway's /readyz did not say ready within 120 s: ${gw.stderr().slice(-2000)}`);
   })();
-  const [joined, ready] = await Promise.all([gw.joinedAt, readyAt]);
-  assert.ok(ready >= joined, `/readyz said ready ${joined - ready} ms before the consumer joined its group`);
+  const [joinedTime, ready] = await Promise.all([joined(gw, 120_000), readyAt]);
+  assert.ok(ready >= joinedTime, `/readyz said ready ${joinedTime - ready} ms before the consumer joined its group`);
   await producing;
   await producer.close();
   stamp('all produced');
@@ -196,6 +214,7 @@ test(`${TOTAL} events through Kafka start and wake ${RUNS} runs: 0 lost, 0 appli
   const deadLetters = [...offsets.values()].flat().reduce((n: number, o: bigint) => n + Number(o), 0);
   assert.equal(deadLetters, 0, 'no dead letters');
   gw.child.kill('SIGTERM');
+  clearInterval(ticker);
   const seconds = (Date.now() - started) / 1000;
   console.log(`kafka chaos: ${TOTAL} events (${RUNS} runs × ${PER_RUN}), ${progress.taken} records taken across 3 gateway processes (${progress.taken - TOTAL} redelivered), 0 lost, 0 applied twice, 0 dead letters, ${seconds.toFixed(0)} s (${Math.round(TOTAL / seconds)} events/s)`);
   console.log(`kafka chaos: ${chaos.join(' | ')}`);

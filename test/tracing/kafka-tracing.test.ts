@@ -12,7 +12,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { kafkaAvailable, startKafka, uniqueName, type KafkaCluster } from '../helpers/kafka-broker';
+import { kafkaAvailable, startKafka, uniqueName, type KafkaCluster, startAlongside } from '../helpers/kafka-broker';
 
 interface OtlpSpan {
   traceId: string;
@@ -57,7 +57,7 @@ before(async () => {
   const { startKafkaInbound } = await import('../../src/gateway/kafka');
   const { Client } = await import('@temporalio/client');
   const { Producer } = await import('@platformatic/kafka');
-  [kafka, env] = await Promise.all([startKafka(), createLocalEnv((m) => console.error(m))]);
+  [kafka, env] = await startAlongside(startKafka(), createLocalEnv((m) => console.error(m)), (e) => e.teardown());
   topic = uniqueName('traced');
   await kafka.createTopic(topic, { partitions: 1 });
   const worker = await createInterpreterWorker({ connection: env.nativeConnection, definitions: [dir], workflowBundle: await bundleInterpreter() });
@@ -79,7 +79,7 @@ after(async () => {
   await env?.teardown();
   await kafka?.close();
   await tracingApi?.tracing()?.shutdown();
-  await new Promise((r) => server?.close(r));
+  await new Promise((r) => (server ? server.close(r) : r(undefined)));
 });
 
 test('a ce_traceparent header joins the trace: the gateway\'s consumer span has the sender\'s span as parent, the run is below it', { timeout: 120_000 }, async () => {

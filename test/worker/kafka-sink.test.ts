@@ -20,7 +20,7 @@ import type { Worker } from '@temporalio/worker';
 import { Consumer } from '@platformatic/kafka';
 import type { CloudEventJson } from '../../src/common/contracts';
 import type { Definition, Json } from '../../src/common/model';
-import { kafkaAvailable, startKafka, uniqueName, type KafkaCluster } from '../helpers/kafka-broker';
+import { kafkaAvailable, startKafka, uniqueName, type KafkaCluster, startAlongside } from '../helpers/kafka-broker';
 import { waitFor } from '../helpers/wait';
 
 const ROOT = join(__dirname, '..', '..');
@@ -69,7 +69,7 @@ before(async () => {
   const { startDevEnv } = await import('../helpers/temporal');
   const { createInterpreterWorker } = await import('../../src/worker/interpreter-worker');
   const started = Date.now();
-  [kafka, env] = await Promise.all([startKafka({ nodes: 1 }), startDevEnv()]);
+  [kafka, env] = await startAlongside(startKafka({ nodes: 1 }), startDevEnv(), (e) => e.teardown());
   console.log(`kafka-sink: one Kafka node and a dev server up in ${Date.now() - started} ms`);
   binaryTopic = uniqueName('sink-binary');
   structuredTopic = uniqueName('sink-structured');
@@ -93,7 +93,7 @@ before(async () => {
 
 after(async () => {
   if (api) await api.stop.stopWorkers(workers, runs);
-  await closeSinks();
+  await closeSinks?.();
   await env?.teardown();
   await kafka?.close();
   await api?.tracing.tracing()?.shutdown();
