@@ -16,7 +16,7 @@
 import { inSpan } from '../tracing/context';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
-import { EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
+import { CONSUMED_QUERY, EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
 import type { Definition } from '../common/model';
 import { isV1Definition, type V1Definition } from '../common/model-v1';
 import { route, type AwaitingDelivery, type Delivery, type InstanceDelivery } from './routing';
@@ -184,21 +184,40 @@ export class Dispatcher {
       const waiting = await this.toAwaiting(d.unlessAwaited, e, 1);
       if (waiting.length) return waiting[0];
     }
-    try {
-      const handle = await this.opts.client.workflow.signalWithStart(d.workflowType, {
+    const signalWithStart = (reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE') =>
+      this.opts.client.workflow.signalWithStart(d.workflowType, {
         taskQueue: this.taskQueue,
         workflowId: d.workflowId,
         args: [{}],
         signal: EVENT_SIGNAL,
         signalArgs: [e],
         staticDetails: withRunPageLink(d.workflowId),
-        // An instance named after its start event is started once, however often the event comes.
-        ...(d.keyedBy === 'event' ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
+        workflowIdReusePolicy: reuse,
       });
+    try {
+      // A running instance is signalled whatever the policy. None running: an instance named after
+      // its start event is started once, however often the event comes; a correlated one is asked first.
+      const handle = await signalWithStart('REJECT_DUPLICATE');
       return { workflowId: d.workflowId, runId: handle.signaledRunId, started: true, via: 'id' };
     } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return { workflowId: d.workflowId, started: false, duplicate: true, via: 'id' };
-      throw err;
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      if (d.keyedBy === 'event') return { workflowId: d.workflowId, started: false, duplicate: true, via: 'id' };
+    }
+    // A closed run holds this correlation id. A redelivery of an event it consumed (a broker's
+    // at-least-once, a sender's retry) is not a new instance; any other event opens the id again.
+    if (await this.consumedBy(d.workflowId, e)) return { workflowId: d.workflowId, started: false, duplicate: true, via: 'id' };
+    const handle = await signalWithStart('ALLOW_DUPLICATE');
+    return { workflowId: d.workflowId, runId: handle.signaledRunId, started: true, via: 'id' };
+  }
+
+  /** Whether the latest run of `workflowId` (closed) consumed the event (the swflow.consumed query; runs keep the last 1,000 consumed keys). */
+  private async consumedBy(workflowId: string, e: CloudEventJson): Promise<boolean> {
+    try {
+      return (await this.opts.client.workflow.getHandle(workflowId).query<boolean, [string, string]>(CONSUMED_QUERY, e.source, e.id)) === true;
+    } catch (err) {
+      if (isUnavailable(err)) throw err; // asked again with the event's next attempt
+      // Gone meanwhile, or a run that cannot answer (e.g. it cannot be replayed): the id opens again, as before this check.
+      return false;
     }
   }
 

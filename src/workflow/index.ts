@@ -15,7 +15,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, defineQuery, defineSignal, isCancellation, scheduleLocalActivity, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Definition, Json } from '../common/model';
 import { isV1Definition } from '../common/model-v1';
-import { EVENT_SIGNAL, RESUME_SIGNAL, STATE_QUERY, SUSPEND_SIGNAL, type CloudEventJson, type InstanceState, type StartOptions } from '../common/contracts';
+import { CONSUMED_QUERY, EVENT_SIGNAL, RESUME_SIGNAL, STATE_QUERY, SUSPEND_SIGNAL, type CloudEventJson, type InstanceState, type StartOptions } from '../common/contracts';
 import { RunHost, type FrontEnd } from './host/run-host';
 import { StatesFrontEnd } from './v08/front-end';
 import { V1Run } from './v1/run';
@@ -25,6 +25,8 @@ export const eventSignal = defineSignal<[CloudEventJson]>(EVENT_SIGNAL);
 export const suspendSignal = defineSignal(SUSPEND_SIGNAL);
 export const resumeSignal = defineSignal(RESUME_SIGNAL);
 export const stateQuery = defineQuery<InstanceState>(STATE_QUERY);
+/** A query only (nothing recorded): replays of every history are unchanged. */
+export const consumedQuery = defineQuery<boolean, [string, string]>(CONSUMED_QUERY);
 
 async function resolve(type: string, options: StartOptions): Promise<ResolveResult> {
   // A continued chain carries its pinned function documents (v1-catalogs): the worker fetches none.
@@ -54,6 +56,7 @@ export default async function swflow(input?: Json, options?: StartOptions): Prom
   setHandler(eventSignal, (event: CloudEventJson) => host.mailbox.push(event));
   setHandler(suspendSignal, () => host.suspend());
   setHandler(resumeSignal, () => host.resume());
+  setHandler(consumedQuery, (source: string, id: string) => host.mailbox.hasConsumed(String(source), String(id)));
   setHandler(stateQuery, () => host.instanceState({ definitionId: opts.definition?.id ?? info.workflowType, data: input ?? null }));
 
   const resolved = await resolve(info.workflowType, opts);

@@ -224,6 +224,27 @@ test('correlated events: the start event creates the instance, a later event rea
   assert.deepEqual(await client.workflow.getHandle('orders/orderid=O-1').result(), { item: 'book', shipped: true });
 });
 
+test('a correlated start event delivered again after its instance completed starts nothing (the closed run consumed it); a new event opens the id again', async () => {
+  const created = { id: 'c-9', type: 'order', source: '/orders/new', orderid: 'O-9', data: { item: 'pen' } };
+  assert.equal((await structured(created)).status, 202);
+  assert.equal((await structured({ id: 's-9', type: 'order', source: '/orders/shipped', orderid: 'O-9', data: { shipped: true } })).status, 202);
+  const handle = client.workflow.getHandle('orders/orderid=O-9');
+  assert.deepEqual(await handle.result(), { item: 'pen', shipped: true });
+  const firstRun = (await handle.describe()).runId;
+  // A broker's redelivery (or a sender's retry) of the start event, after the run completed.
+  const again = await structured(created);
+  assert.equal(again.status, 202);
+  assert.deepEqual(((await again.json()) as any).delivered, [{ workflowId: 'orders/orderid=O-9', started: false, duplicate: true, via: 'id' }]);
+  assert.equal((await handle.describe()).runId, firstRun, 'no new run was started');
+  // A new start event of the same correlation opens the id again: a new run (spec: correlation ids may be reused).
+  const reopened = await structured({ ...created, id: 'c-9b' });
+  assert.equal(reopened.status, 202);
+  assert.equal(((await reopened.json()) as any).delivered[0].started, true);
+  const secondRun = (await client.workflow.getHandle('orders/orderid=O-9').describe()).runId;
+  assert.notEqual(secondRun, firstRun);
+  console.log(`gateway: a redelivered start after completion → duplicate (run ${firstRun.slice(0, 8)} kept); a new event → new run ${secondRun.slice(0, 8)}`);
+});
+
 test('an uncorrelated event without any swflow extension reaches the instances (started by the Temporal CLI) that wait for it, through visibility', async () => {
   const cli = await resolveTemporalCli();
   assert.ok(cli, 'the Temporal CLI');

@@ -96,6 +96,11 @@ export class Mailbox {
     return this.find(names) !== undefined;
   }
 
+  /** Whether the event of this `source` and `id` was consumed (among the last CONSUMED_KEPT). */
+  hasConsumed(source: string, id: string): boolean {
+    return this.consumed.includes(`${source}\u0000${id}`);
+  }
+
   private static key(e: CloudEventJson): string {
     return `${e.source}\u0000${e.id}`;
   }
