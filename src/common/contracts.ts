@@ -33,9 +33,9 @@ export const RESUME_SIGNAL = 'swflow.resume';
 /** Query answering {@link InstanceState}. */
 export const STATE_QUERY = 'state';
 /**
- * Whether the run consumed the event of this `source` and `id` (among the last events it keeps:
- * its mailbox's dedupe memory). The gateway asks a *closed* run before a correlated event starts
- * a new run of the same id: a redelivery of an event that run consumed is not a new instance.
+ * The keys (`<source>\u0000<id>`) of the last events the run consumed (its mailbox's dedupe
+ * memory, at most 1,000). The gateway asks a *closed* run before a correlated event starts a new
+ * run of the same id: a redelivery of an event that run consumed is not a new instance.
  */
 export const CONSUMED_QUERY = 'swflow.consumed';
 

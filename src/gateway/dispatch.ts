@@ -22,6 +22,7 @@ import { isV1Definition, type V1Definition } from '../common/model-v1';
 import { route, type AwaitingDelivery, type Delivery, type InstanceDelivery } from './routing';
 import { routeV1 } from './routing-v1';
 import { withRunPageLink } from '../ui/link';
+import { BoundedMap } from '../common/bounded-map';
 
 /** Extension attribute naming the target workflow id (CloudEvents attribute names: lowercase alphanumerics). */
 export const TARGET_ATTRIBUTE = 'swflowworkflowid';
@@ -83,6 +84,8 @@ export class Dispatcher {
   private readonly taskQueue: string;
   private readonly timeoutMs: number;
   private readonly lookups: AwaitingLookups;
+  /** The consumed keys of closed runs asked so far (by run id; see consumedBy). */
+  private readonly closedRuns = new BoundedMap<string, Promise<Set<string>>>(CLOSED_RUNS_KEPT);
 
   constructor(private readonly opts: DispatcherOptions) {
     this.taskQueue = opts.taskQueue ?? INTERPRETER_TASK_QUEUE;
@@ -210,15 +213,36 @@ export class Dispatcher {
     return { workflowId: d.workflowId, runId: handle.signaledRunId, started: true, via: 'id' };
   }
 
-  /** Whether the latest run of `workflowId` (closed) consumed the event (the swflow.consumed query; runs keep the last 1,000 consumed keys). */
+  /**
+   * Whether the latest run of `workflowId` (closed) consumed the event. Its consumed keys are asked
+   * once per closed run (the swflow.consumed query replays its history on a worker, which takes
+   * time: it gets its own deadline) and kept: a closed run does not change, and a broker
+   * redelivering a batch asks for the same run again and again.
+   */
   private async consumedBy(workflowId: string, e: CloudEventJson): Promise<boolean> {
+    let runId: string;
     try {
-      return (await this.opts.client.workflow.getHandle(workflowId).query<boolean, [string, string]>(CONSUMED_QUERY, e.source, e.id)) === true;
+      runId = (await this.opts.client.workflow.getHandle(workflowId).describe()).runId;
     } catch (err) {
-      if (isUnavailable(err)) throw err; // asked again with the event's next attempt
-      // Gone meanwhile, or a run that cannot answer (e.g. it cannot be replayed): the id opens again, as before this check.
-      return false;
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
     }
+    let keys = this.closedRuns.get(runId);
+    if (!keys) {
+      keys = this.opts.client
+        .withDeadline(Date.now() + CONSUMED_QUERY_TIMEOUT_MS, () => this.opts.client.workflow.getHandle(workflowId, runId).query<string[]>(CONSUMED_QUERY))
+        .then(
+          (list) => new Set(Array.isArray(list) ? list : []),
+          (err) => {
+            this.closedRuns.delete(runId);
+            if (isUnavailable(err)) throw err; // asked again with the event's next attempt
+            // A run that cannot answer (e.g. it cannot be replayed): the id opens again, as before this check.
+            return new Set<string>();
+          },
+        );
+      this.closedRuns.set(runId, keys);
+    }
+    return (await keys).has(`${e.source}\u0000${e.id}`);
   }
 
   private async signal(workflowId: string, e: CloudEventJson, via: Delivered['via']): Promise<Delivered | undefined> {
@@ -254,6 +278,12 @@ export class Dispatcher {
   }
 
 }
+
+/** How long the swflow.consumed query of a closed run may take (a replay of its whole history on a worker). */
+export const CONSUMED_QUERY_TIMEOUT_MS = 60_000;
+
+/** Closed runs whose consumed keys a gateway keeps. */
+const CLOSED_RUNS_KEPT = 200;
 
 /** Visibility queries of one definition under way at once; lookups arriving meanwhile wait and go together (2 measured slower: bench/README.md). */
 export const LOOKUPS_IN_FLIGHT = 1;

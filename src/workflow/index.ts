@@ -26,7 +26,7 @@ export const suspendSignal = defineSignal(SUSPEND_SIGNAL);
 export const resumeSignal = defineSignal(RESUME_SIGNAL);
 export const stateQuery = defineQuery<InstanceState>(STATE_QUERY);
 /** A query only (nothing recorded): replays of every history are unchanged. */
-export const consumedQuery = defineQuery<boolean, [string, string]>(CONSUMED_QUERY);
+export const consumedQuery = defineQuery<string[]>(CONSUMED_QUERY);
 
 async function resolve(type: string, options: StartOptions): Promise<ResolveResult> {
   // A continued chain carries its pinned function documents (v1-catalogs): the worker fetches none.
@@ -56,7 +56,7 @@ export default async function swflow(input?: Json, options?: StartOptions): Prom
   setHandler(eventSignal, (event: CloudEventJson) => host.mailbox.push(event));
   setHandler(suspendSignal, () => host.suspend());
   setHandler(resumeSignal, () => host.resume());
-  setHandler(consumedQuery, (source: string, id: string) => host.mailbox.hasConsumed(String(source), String(id)));
+  setHandler(consumedQuery, () => host.mailbox.consumedKeys());
   setHandler(stateQuery, () => host.instanceState({ definitionId: opts.definition?.id ?? info.workflowType, data: input ?? null }));
 
   const resolved = await resolve(info.workflowType, opts);

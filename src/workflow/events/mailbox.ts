@@ -96,9 +96,9 @@ export class Mailbox {
     return this.find(names) !== undefined;
   }
 
-  /** Whether the event of this `source` and `id` was consumed (among the last CONSUMED_KEPT). */
-  hasConsumed(source: string, id: string): boolean {
-    return this.consumed.includes(`${source}\u0000${id}`);
+  /** The keys (`<source>\u0000<id>`) of the last consumed events (at most CONSUMED_KEPT), oldest first. */
+  consumedKeys(): string[] {
+    return [...this.consumed];
   }
 
   private static key(e: CloudEventJson): string {
