@@ -300,11 +300,14 @@ test('two gateways of one group share the partitions; each event is taken once',
     await waitFor('40 records taken', () => logs[0].length + logs[1].length >= 40 || undefined);
     await new Promise((r) => setTimeout(r, 1_000)); // a record taken twice would show by now
     const taken = [...logs[0], ...logs[1]].map((e) => e.id);
-    assert.equal(new Set(taken).size, 40);
-    assert.equal(taken.length, 40, 'each record taken once');
+    assert.equal(new Set(taken).size, 40, 'every record taken');
+    // At least once: a rebalance may hand a record a member had fetched to the other; each start is
+    // still made once (the start id's reuse policy), and each run has its one event.
+    const twice = taken.length - 40;
+    assert.ok(twice <= 4, `${twice} records taken twice: more than one rebalance's worth`);
     assert.ok(logs[0].length > 0 && logs[1].length > 0, `both replicas took records (${logs[0].length} and ${logs[1].length})`);
-    assert.deepEqual(await result('kgreeter/web/shared-39'), { request: { name: 'S39' } });
-    console.log(`kafka replicas: one group, 4 partitions, 40 records → ${logs[0].length} + ${logs[1].length}, none twice`);
+    for (let i = 0; i < 40; i++) assert.deepEqual(await result(`kgreeter/web/shared-${i}`), { request: { name: `S${i}` } });
+    console.log(`kafka replicas: one group, 4 partitions, 40 records → ${logs[0].length} + ${logs[1].length} (${twice} taken twice in a rebalance), 40 runs each with its event`);
   } finally {
     await Promise.all([first.close(), second.close()]);
   }
