@@ -21,8 +21,16 @@
 import { randomUUID } from 'node:crypto';
 import { Admin, Consumer, Producer, ProduceAcks, type Message, type MessagesStream } from '@platformatic/kafka';
 import { AdapterError, ErrorCodes, networkFailure, operationError } from '../../src/adapter-sdk';
-import { clientSecurity, parseBrokers, type KafkaSecurity, type SaslMechanism } from '../../src/kafka/connection';
 import { MQTT_NOT_AUTHORIZED, MQTT_REFUSED } from './mqtt';
+
+/** The SASL mechanisms the client speaks (an adapter uses only the SDK: its own types, not src/kafka's). */
+type SaslMechanism = 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
+
+/** How a call reaches its server: SASL (with the call's credentials) and TLS (`kafka-secure`). */
+export interface KafkaSecurity {
+  sasl?: { mechanism: SaslMechanism; username: string; password: string };
+  tls?: Record<string, never>;
+}
 
 export interface KafkaCall {
   brokers: string[];
@@ -96,7 +104,15 @@ export function serverSecurity(server: { id: string; protocol: string; security?
 
 /** The bootstrap brokers of a server URL (`kafka://host:port`, several comma-separated). */
 export function serverBrokers(url: string): string[] {
-  return parseBrokers(url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/\/.*$/, ''), `the server URL ${url}`);
+  const hosts = url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/\/.*$/, '');
+  const brokers = hosts.split(',').map((h) => h.trim()).filter(Boolean).map((h) => {
+    const m = /^(\[[^\]]+\]|[^:\s/]+)(?::(\d+))?$/.exec(h);
+    const port = m?.[2] === undefined ? 9092 : Number(m[2]);
+    if (!m || !(port > 0 && port < 65536)) throw operationError(`the server URL ${url}: '${h}' is not host:port`);
+    return `${m[1]}:${port}`;
+  });
+  if (!brokers.length) throw operationError(`the server URL ${url} names no broker`);
+  return brokers;
 }
 
 /** Every error a client error carries (an AggregateError's, and causes). */
@@ -128,7 +144,7 @@ function failure(err: unknown, call: KafkaCall): AdapterError {
 
 /** The options every client of a call shares: few quick retries (the activity's retry policy is the real one). */
 function base(call: KafkaCall) {
-  return { clientId: call.clientId, bootstrapBrokers: call.brokers, connectTimeout: 10_000, timeout: 15_000, retries: 2, retryDelay: 300, ...clientSecurity(call.security) };
+  return { clientId: call.clientId, bootstrapBrokers: call.brokers, connectTimeout: 10_000, timeout: 15_000, retries: 2, retryDelay: 300, ...(call.security.sasl ? { sasl: call.security.sasl } : {}), ...(call.security.tls ? { tls: call.security.tls } : {}) };
 }
 
 /** Runs `use` with clients that `close` ends, ends them when the call is cancelled, and names a failure by the call. */
