@@ -97,6 +97,9 @@ export interface KafkaInbound {
   close(): Promise<void>;
 }
 
+/** How long a gateway starting keeps trying to join its group while the cluster answers (a broker down, a coordinator moving). */
+const START_JOIN_MS = 120_000;
+
 /** Header names of a dead letter. */
 export const DLQ_HEADERS = { reason: 'swflow_dlq_reason', status: 'swflow_dlq_status', topic: 'swflow_dlq_topic', partition: 'swflow_dlq_partition', offset: 'swflow_dlq_offset' } as const;
 
@@ -314,7 +317,13 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
 
   let stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
   /** Opens the stream (joining the group); after an error (a broker gone, a group error) it is opened again: the consumer never stops. The first attempt's failure is the caller's. */
+  /** Whether some broker answers a metadata request for the topics (the cluster is there, whatever else fails). */
+  const clusterAnswers = () => consumer.metadata({ topics: opts.topics }).then(
+    () => true,
+    () => false,
+  );
   async function open(first: boolean): Promise<void> {
+    const openedAt = Date.now();
     for (let delay = retryDelay; ; delay = Math.min(delay * 2, 30_000)) {
       try {
         const s = await consumer.consume({ topics: opts.topics, mode: 'committed', fallbackMode: 'earliest', autocommit: false, sessionTimeout, rebalanceTimeout: sessionTimeout, maxWaitTime: 1_000 });
@@ -328,7 +337,10 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
         });
         return;
       } catch (err) {
-        if (first || closing) throw err;
+        // At start, a cluster nobody answers for is a setting to fix (the process says so and
+        // exits); a cluster that answers but cannot take the join yet (a broker down, its group
+        // coordinator moving) is waited for, not ready meanwhile, for up to START_JOIN_MS.
+        if (closing || (first && (Date.now() - openedAt > START_JOIN_MS || !(await clusterAnswers())))) throw err;
         log(`Kafka: cannot consume ${opts.topics.join(', ')}: ${(err as Error).message}; retrying in ${delay} ms`);
         await wait(delay);
       }
