@@ -15,7 +15,7 @@ import { DefinitionRegistry, requireDefinitionPaths, requireSomeDefinition } fro
 import { DEFAULT_MAX_BODY_BYTES, GATEWAY_PORT, startGateway, type Gateway, type GatewayOptions } from '../gateway/server';
 import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
 import { DEFAULT_KAFKA_GROUP, startKafkaInbound, type KafkaInbound, type KafkaInboundOptions } from '../gateway/kafka';
-import { kafkaSecurityFromEnv, parseBrokers } from '../kafka/connection';
+import { KAFKA_TOPIC, kafkaSecurityFromEnv, parseBrokers } from '../kafka/connection';
 import { PROJECT_ROOT } from '../platform/paths';
 import { dataConverterOptions } from '../codec';
 import { serveMetricsIf } from '../metrics';
@@ -47,8 +47,6 @@ export interface GatewayCliOptions {
 /** The Kafka inbound's settings from the flags and the environment. */
 export type KafkaSettings = Pick<KafkaInboundOptions, 'brokers' | 'topics' | 'groupId' | 'deadLetterTopic' | 'trusted' | 'sessionTimeoutMs' | 'keyConcurrency' | 'security'>;
 
-/** Kafka's legal topic names. */
-const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
 
 /** Adds the gateway's hardening, MQTT and Kafka options to a command. */
 export function addGatewayOptions(cmd: Command): Command {
@@ -122,9 +120,9 @@ function kafkaSettings(opts: GatewayCliOptions, number: (flag: string, v: string
   const from = opts.kafkaBrokers !== undefined ? '--kafka-brokers' : 'SWFLOW_KAFKA_BROKERS';
   const brokers = parseBrokers(brokerList, from);
   if (!topics.length) throw new Error(`${from} is set but no topic is: name the topics to consume with --kafka-topics (or SWFLOW_KAFKA_TOPICS)`);
-  for (const t of topics) if (!TOPIC.test(t)) throw new Error(`--kafka-topics: '${t}' is not a Kafka topic name (letters, digits, '.', '_', '-'; at most 249)`);
+  for (const t of topics) if (!KAFKA_TOPIC.test(t)) throw new Error(`--kafka-topics: '${t}' is not a Kafka topic name (letters, digits, '.', '_', '-'; at most 249)`);
   const deadLetterTopic = opts.kafkaDeadLetterTopic ?? (env.SWFLOW_KAFKA_DEAD_LETTER_TOPIC || undefined);
-  if (deadLetterTopic !== undefined && !TOPIC.test(deadLetterTopic)) throw new Error(`--kafka-dead-letter-topic: '${deadLetterTopic}' is not a Kafka topic name`);
+  if (deadLetterTopic !== undefined && !KAFKA_TOPIC.test(deadLetterTopic)) throw new Error(`--kafka-dead-letter-topic: '${deadLetterTopic}' is not a Kafka topic name`);
   if (deadLetterTopic !== undefined && topics.includes(deadLetterTopic)) throw new Error(`--kafka-dead-letter-topic: '${deadLetterTopic}' is also a consumed topic (its records would come back)`);
   const groupId = opts.kafkaGroup ?? (env.SWFLOW_KAFKA_GROUP || DEFAULT_KAFKA_GROUP);
   const sessionTimeoutMs = number('--kafka-session-timeout', opts.kafkaSessionTimeout ?? (env.SWFLOW_KAFKA_SESSION_TIMEOUT || '30000'));

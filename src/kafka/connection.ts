@@ -14,6 +14,9 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 
+/** Kafka's own rule for topic names: 1 to 249 of a-z A-Z 0-9 . _ - */
+export const KAFKA_TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
+
 export const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
 export type SaslMechanism = (typeof SASL_MECHANISMS)[number];
 

@@ -23,7 +23,7 @@ import { metrics } from '../metrics';
 import type { EventSink, ProducedBy } from '../worker/activities/interpreter';
 import { recordFromEvent, type KafkaMode } from './binding';
 import { SerialProducer } from './producer';
-import { clientSecurity, kafkaSecurityFromEnv, parseBrokers, type KafkaSecurity } from './connection';
+import { clientSecurity, KAFKA_TOPIC, kafkaSecurityFromEnv, parseBrokers, type KafkaSecurity } from './connection';
 
 export const DEFAULT_SINK_MODE: KafkaMode = 'binary';
 
@@ -38,8 +38,6 @@ export interface KafkaSinkTarget {
   credentials?: { username: string; password: string };
 }
 
-/** Kafka topic names: 1–249 of [a-zA-Z0-9._-] (Kafka's own rule). */
-const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
 
 /** A `kafka://` URL with `user:password@` hidden. */
 export function redactKafkaUrl(url: string): string {
@@ -62,7 +60,7 @@ export function parseKafkaSinkUrl(url: string, what = '--event-sink'): KafkaSink
   }
   const topic = decodeURIComponent(rawTopic ?? '');
   if (!topic) throw bad('no topic (the path names it)');
-  if (!TOPIC.test(topic)) throw bad(`topic '${topic}' is not a Kafka topic name (1 to 249 of a-z A-Z 0-9 . _ -)`);
+  if (!KAFKA_TOPIC.test(topic)) throw bad(`topic '${topic}' is not a Kafka topic name (1 to 249 of a-z A-Z 0-9 . _ -)`);
   let mode: KafkaMode = DEFAULT_SINK_MODE;
   for (const [name, value] of new URLSearchParams(query ?? '')) {
     if (name !== 'mode') throw bad(`unknown parameter '${name}' (only mode=binary|structured)`);
