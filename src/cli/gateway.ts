@@ -135,6 +135,11 @@ export function startKafkaFromSettings(kafka: KafkaSettings, common: Omit<KafkaI
   return startKafkaInbound({ ...common, ...kafka, accessLog: accessLog ? (e) => console.log(JSON.stringify({ log: 'kafka', ...e })) : undefined });
 }
 
+/** What /readyz says while a Kafka inbound of the settings has not joined its group (it starts after the HTTP server); undefined when ready or without Kafka. */
+export function kafkaReadiness(kafka: KafkaSettings | undefined, inbound: () => KafkaInbound | undefined): () => string | undefined {
+  return () => (kafka && !inbound()?.joined() ? 'the Kafka consumer has not joined its group yet' : undefined);
+}
+
 /** The banner's words for the Kafka inbound. */
 export function kafkaBanner(kafka: KafkaSettings): string {
   return `${kafka.topics.join(', ')} on ${kafka.brokers.join(',')} (group ${kafka.groupId})`;
@@ -175,7 +180,7 @@ async function runGateway(opts: GatewayCommandOptions): Promise<void> {
   const common = { client, definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue, temporalTimeoutMs: settings.temporalTimeoutMs, log: say };
   // Not ready, and events refused with 503, name the setting while the server does not answer.
   let kafka: KafkaInbound | undefined;
-  const readiness = () => (settings.kafka && !kafka?.joined() ? 'the Kafka consumer has not joined its group yet' : undefined);
+  const readiness = kafkaReadiness(settings.kafka, () => kafka);
   const gateway: Gateway = await startGateway({ ...common, ...settings, host: opts.host, port: Number(opts.port), unreachable: unreachable(target), readiness });
   let mqtt: MqttInbound | undefined;
   if (settings.mqtt) mqtt = await startMqttInbound({ ...common, ...settings.mqtt, accessLog: settings.accessLog ? (e) => console.log(JSON.stringify({ log: 'mqtt', ...e })) : undefined });

@@ -26,7 +26,7 @@ import { DefinitionRegistry, requireDefinitionPaths } from '../definitions/regis
 import { GATEWAY_PORT, startGateway, type Gateway } from '../gateway/server';
 import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
 import { keepSchedulesInSync } from '../client/schedules';
-import { addGatewayOptions, gatewaySettings, kafkaBanner, startKafkaFromSettings, type GatewayCliOptions } from './gateway';
+import { addGatewayOptions, gatewaySettings, kafkaBanner, kafkaReadiness, startKafkaFromSettings, type GatewayCliOptions } from './gateway';
 import type { KafkaInbound } from '../gateway/kafka';
 import { EVENT_SINK_HELP, LIFECYCLE_EVENTS_HELP, lifecycleEventsWanted, scheduleSyncMs } from './worker';
 import { eventSinks, sinkUrls } from '../gateway/sink';
@@ -162,7 +162,7 @@ async function start(opts: StartCommandOptions): Promise<void> {
     const gateway: Gateway = await startGateway({
       ...common,
       ...settings,
-      readiness: () => (settings.kafka && !kafka?.joined() ? 'the Kafka consumer has not joined its group yet' : undefined),
+      readiness: kafkaReadiness(settings.kafka, () => kafka),
       host: process.env.SWFLOW_GATEWAY_HOST ?? '127.0.0.1',
       port: Number(opts.gatewayPort),
     }).catch((err) => {

@@ -13,6 +13,7 @@
  * calls share one deadline (`temporalTimeoutMs`), so an unreachable server is reported as
  * `503` within seconds instead of after the client's own retries (~20 s).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { inSpan } from '../tracing/context';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
@@ -72,6 +73,29 @@ export function isUnavailable(err: unknown): boolean {
     if (/ECONNREFUSED|unavailable|deadline exceeded|failed to connect|No connection established/i.test(String(e.message ?? ''))) return true;
   }
   return false;
+}
+
+/** The longest wait between two attempts of {@link retryWhileUnavailable}. */
+const RETRY_MAX_DELAY_MS = 30_000;
+
+/**
+ * How the broker inbounds (MQTT, Kafka) hold a message while Temporal cannot take it: `attempt`
+ * is made again while its answer is 503 (unreachable) or 500, after `firstDelayMs`, then twice as
+ * long each time (at most 30 s), until another answer, or `stopped()` (the inbound is closing:
+ * the message is left to the broker). `onRetry` hears each retry before its wait.
+ */
+export async function retryWhileUnavailable(
+  attempt: () => Promise<EventResult>,
+  opts: { firstDelayMs: number; signal: AbortSignal; stopped: () => boolean; onRetry: (result: EventResult, delayMs: number) => void },
+): Promise<{ result: EventResult; attempts: number }> {
+  let delay = opts.firstDelayMs;
+  for (let attempts = 1; ; attempts++) {
+    const result = await attempt();
+    if ((result.status !== 503 && result.status !== 500) || opts.stopped()) return { result, attempts };
+    opts.onRetry(result, delay);
+    await sleep(delay, undefined, { signal: opts.signal }).catch(() => undefined);
+    delay = Math.min(delay * 2, RETRY_MAX_DELAY_MS);
+  }
 }
 
 /** The search attribute a 1.0 run lists what it waits for in (../common/awaited-events.ts). */

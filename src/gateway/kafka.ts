@@ -32,7 +32,7 @@ import { metrics } from '../metrics';
 import { eventFromKafka, textHeaders } from '../kafka/binding';
 import { SerialProducer } from '../kafka/producer';
 import { clientSecurity, type KafkaSecurity } from '../kafka/connection';
-import { Dispatcher, isUnavailable, type DispatcherOptions, type EventResult } from './dispatch';
+import { Dispatcher, isUnavailable, retryWhileUnavailable, type DispatcherOptions, type EventResult } from './dispatch';
 
 export const DEFAULT_KAFKA_GROUP = 'swflow-gateway';
 /** The dead-letter topic of a source topic when none is named. */
@@ -172,21 +172,22 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
 
   /** Delivers one record's event; resolves with its result (retried while Temporal is unreachable, unless closing). */
   async function deliver(m: Message, event: CloudEventJson, carrier: { traceparent?: string; tracestate?: string }, entry: KafkaLogEntry): Promise<EventResult> {
-    let delay = retryDelay;
-    for (let attempt = 1; ; attempt++) {
-      let result: EventResult;
+    const attempt = async (): Promise<EventResult> => {
       try {
         const plan = dispatcher.plan(event, await opts.definitions(), opts.trusted === true);
-        result = plan.ok ? await dispatcher.deliver(plan, carrier) : plan.result;
+        return plan.ok ? await dispatcher.deliver(plan, carrier) : plan.result;
       } catch (err) {
-        result = { id: event.id, type: event.type, status: isUnavailable(err) ? 503 : 500, error: (err as Error).message };
+        return { id: event.id, type: event.type, status: isUnavailable(err) ? 503 : 500, error: (err as Error).message };
       }
-      entry.attempts = attempt;
-      if ((result.status !== 503 && result.status !== 500) || closing) return result;
-      log(`Kafka ${m.topic}[${m.partition}]@${m.offset}: event ${event.type} ${event.id}: ${result.error}; retrying in ${delay} ms (not committed)`);
-      await wait(delay);
-      delay = Math.min(delay * 2, 30_000);
-    }
+    };
+    const { result, attempts } = await retryWhileUnavailable(attempt, {
+      firstDelayMs: retryDelay,
+      signal: stopping.signal,
+      stopped: () => closing,
+      onRetry: (r, delay) => log(`Kafka ${m.topic}[${m.partition}]@${m.offset}: event ${event.type} ${event.id}: ${r.error}; retrying in ${delay} ms (not committed)`),
+    });
+    entry.attempts = attempts;
+    return result;
   }
 
   /** Writes a record that cannot be delivered to the dead-letter topic; retried until written (or closing: false). */

@@ -23,12 +23,11 @@
  * its `toEvent` does not fit: it fills in a missing id, time and specversion, and takes a 3.1.1
  * message (no Content Type) for binary mode. So messages are read with the gateway's strict checks.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import mqtt, { type IPublishPacket, type MqttClient } from 'mqtt';
 import type { CloudEventJson } from '../common/contracts';
 import { checkEvent, EventProblem, MIME_STRUCTURED, mediaType, structuredEvent, withData } from './cloudevents';
 import { metrics } from '../metrics';
-import { Dispatcher, type DispatcherOptions, type EventResult } from './dispatch';
+import { Dispatcher, retryWhileUnavailable, type DispatcherOptions, type EventResult } from './dispatch';
 
 export interface MqttInboundOptions extends DispatcherOptions {
   /** Broker URL, e.g. mqtt://broker:1883 (user:password@ in the URL for a broker that needs them). */
@@ -107,15 +106,12 @@ export async function startMqttInbound(opts: MqttInboundOptions): Promise<MqttIn
       const event = eventFromMqtt(payload, packet.properties);
       entry.id = event.id;
       entry.type = event.type;
-      let delay = opts.retryDelayMs ?? 1_000;
-      for (;;) {
-        attempts++;
-        result = await dispatcher.dispatch(event, opts.trusted === true);
-        if ((result.status !== 503 && result.status !== 500) || closing) break;
-        log(`MQTT event ${event.type} ${event.id}: ${result.error}; retrying in ${delay} ms`);
-        await sleep(delay, undefined, { signal: stopping.signal }).catch(() => undefined);
-        delay = Math.min(delay * 2, 30_000);
-      }
+      ({ result, attempts } = await retryWhileUnavailable(() => dispatcher.dispatch(event, opts.trusted === true), {
+        firstDelayMs: opts.retryDelayMs ?? 1_000,
+        signal: stopping.signal,
+        stopped: () => closing,
+        onRetry: (r, delay) => log(`MQTT event ${event.type} ${event.id}: ${r.error}; retrying in ${delay} ms`),
+      }));
     } catch (err) {
       result = { status: err instanceof EventProblem ? err.status : (500 as const), error: (err as Error).message } as EventResult;
       entry.id ??= idOf(payload);
