@@ -31,3 +31,11 @@ export function startEventRefs(def: WorkflowDef): string[] {
   const start = def.states.find((s) => s.name === def.start.stateName);
   return start?.type === 'event' ? [...new Set(start.onEvents.flatMap((o) => o.eventRefs))] : [];
 }
+
+/**
+ * The key a run remembers a consumed event by (its mailbox's dedupe), `source` and `id`, which
+ * CloudEvents makes unique; the gateway compares a closed run's keys (the swflow.consumed query) with it.
+ */
+export function consumedKey(e: { source: string; id: string }): string {
+  return `${e.source}\u0000${e.id}`;
+}

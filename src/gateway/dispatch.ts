@@ -24,6 +24,7 @@ import { route, type AwaitingDelivery, type Delivery, type InstanceDelivery } fr
 import { routeV1 } from './routing-v1';
 import { withRunPageLink } from '../ui/link';
 import { BoundedMap } from '../common/bounded-map';
+import { consumedKey } from '../common/events';
 
 /** Extension attribute naming the target workflow id (CloudEvents attribute names: lowercase alphanumerics). */
 export const TARGET_ATTRIBUTE = 'swflowworkflowid';
@@ -266,7 +267,7 @@ export class Dispatcher {
         );
       this.closedRuns.set(runId, keys);
     }
-    return (await keys).has(`${e.source}\u0000${e.id}`);
+    return (await keys).has(consumedKey(e));
   }
 
   private async signal(workflowId: string, e: CloudEventJson, via: Delivered['via']): Promise<Delivered | undefined> {

@@ -4,7 +4,7 @@
  * wait for, matched by definition (type + source) and correlation.
  */
 import type { EventDef, Json } from '../../common/model';
-import { eventMatches } from '../../common/events';
+import { consumedKey, eventMatches } from '../../common/events';
 import type { CloudEventJson } from '../../common/contracts';
 import { beforeBlocking } from '../host/tracker';
 import { temporalEffects, type Effects } from '../effects';
@@ -102,7 +102,7 @@ export class Mailbox {
   }
 
   private static key(e: CloudEventJson): string {
-    return `${e.source}\u0000${e.id}`;
+    return consumedKey(e);
   }
 
   private find(names: string[]): { index: number; name: string } | undefined {
