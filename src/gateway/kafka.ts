@@ -100,6 +100,9 @@ export interface KafkaInbound {
 /** How long a gateway starting keeps trying to join its group while the cluster answers (a broker down, a coordinator moving). */
 const START_JOIN_MS = 120_000;
 
+/** Closes a client without waiting on brokers or a group it may no longer reach. */
+const closeForcibly = (c: { close(force?: boolean): Promise<void> }): Promise<void> => c.close(true).catch(() => undefined);
+
 /** Header names of a dead letter. */
 export const DLQ_HEADERS = { reason: 'swflow_dlq_reason', status: 'swflow_dlq_status', topic: 'swflow_dlq_topic', partition: 'swflow_dlq_partition', offset: 'swflow_dlq_offset' } as const;
 
@@ -147,26 +150,31 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
   let buffered = 0;
   const partitions = new Map<string, PartitionState>();
 
-  const consumer = new Consumer({
-    groupId: opts.groupId ?? DEFAULT_KAFKA_GROUP,
-    clientId,
-    bootstrapBrokers: opts.brokers,
-    autocommit: false,
-    sessionTimeout,
-    rebalanceTimeout: sessionTimeout,
-    heartbeatInterval: Math.min(3_000, Math.floor(sessionTimeout / 3)),
-    maxWaitTime: 1_000,
-    retries: 5,
-    ...security,
-  });
+  // A fresh client per join attempt: the client caches its group coordinator for good, so one
+  // whose coordinator broker died never joins again (it then fails with "reading 'host'" or hangs).
+  const newConsumer = (): Consumer => {
+    const c = new Consumer({
+      groupId: opts.groupId ?? DEFAULT_KAFKA_GROUP,
+      clientId,
+      bootstrapBrokers: opts.brokers,
+      autocommit: false,
+      sessionTimeout,
+      rebalanceTimeout: sessionTimeout,
+      heartbeatInterval: Math.min(3_000, Math.floor(sessionTimeout / 3)),
+      maxWaitTime: 1_000,
+      retries: 5,
+      ...security,
+    });
+    c.on('consumer:group:rebalance', () => log(`Kafka: the group ${c.groupId} rebalances`));
+    return c;
+  };
+  let consumer = newConsumer();
+  /** How long one join attempt may take before its client is dropped and a fresh one tries. */
+  const joinDeadline = Math.max(30_000, 2 * sessionTimeout + 10_000);
   // The dead-letter writer: idempotent (acks from every in-sync replica), so a retried write is not doubled.
   // Dead letters of several partitions may be written at once: SerialProducer keeps one send in
   // flight (the client loses concurrent idempotent sends, ../kafka/producer.ts).
   const producer = new SerialProducer(() => new Producer({ clientId: `${clientId}-dlq`, bootstrapBrokers: opts.brokers, idempotent: true, acks: -1, autocreateTopics: true, retries: 5, ...security }));
-  consumer.on('consumer:group:join', () => {
-    joined = true;
-  });
-  consumer.on('consumer:group:rebalance', () => log(`Kafka: the group ${consumer.groupId} rebalances`));
 
   const wait = (ms: number) => sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined);
 
@@ -323,11 +331,35 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
     () => true,
     () => false,
   );
+  /** One join attempt of the current client, bounded by `joinDeadline` (a late stream is closed). */
+  async function joinOnce(): Promise<MessagesStream<Buffer, Buffer, Buffer, Buffer>> {
+    const attempt = consumer.consume({ topics: opts.topics, mode: 'committed', fallbackMode: 'earliest', autocommit: false, sessionTimeout, rebalanceTimeout: sessionTimeout, maxWaitTime: 1_000 });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`joining the group took over ${joinDeadline} ms`)), joinDeadline)));
+    try {
+      return await Promise.race([attempt, late]);
+    } catch (err) {
+      attempt.then((s) => (s.close() as Promise<void>).catch(() => undefined), () => undefined);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  /**
+   * Drops the current client (without waiting on a group it may no longer reach) for a fresh one.
+   * Records it fetched and still being handled commit through it and fail: they are committed
+   * with a later record of their partition, or delivered again and recognised.
+   */
+  async function replaceConsumer(): Promise<void> {
+    const old = consumer;
+    consumer = newConsumer();
+    await closeForcibly(old);
+  }
   async function open(first: boolean): Promise<void> {
     const openedAt = Date.now();
     for (let delay = retryDelay; ; delay = Math.min(delay * 2, 30_000)) {
       try {
-        const s = await consumer.consume({ topics: opts.topics, mode: 'committed', fallbackMode: 'earliest', autocommit: false, sessionTimeout, rebalanceTimeout: sessionTimeout, maxWaitTime: 1_000 });
+        const s = await joinOnce();
         stream = s;
         joined = true;
         s.on('data', take);
@@ -343,6 +375,7 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
         // coordinator moving) is waited for, not ready meanwhile, for up to START_JOIN_MS.
         if (closing || (first && (Date.now() - openedAt > START_JOIN_MS || !(await clusterAnswers())))) throw err;
         log(`Kafka: cannot consume ${opts.topics.join(', ')}: ${(err as Error).message}; retrying in ${delay} ms`);
+        await replaceConsumer();
         await wait(delay);
       }
     }
@@ -351,6 +384,7 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
     stream = undefined;
     joined = false;
     await old.close().catch(() => undefined);
+    await replaceConsumer();
     await wait(retryDelay);
     if (!closing) await open(false).catch(() => undefined);
   }
@@ -358,8 +392,7 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
   try {
     await open(true);
   } catch (err) {
-    const force = (c: { close(force?: boolean): Promise<void> }) => c.close(true).catch(() => undefined);
-    await Promise.all([force(consumer), producer.close()]);
+    await Promise.all([closeForcibly(consumer), producer.close()]);
     throw new Error(`Kafka (brokers ${opts.brokers.join(',')}, topics ${opts.topics.join(', ')}): cannot consume: ${(err as Error).message}`);
   }
 
@@ -378,7 +411,9 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
 
   log(`Kafka: consuming ${opts.topics.join(', ')} as group ${consumer.groupId} from ${opts.brokers.join(',')}`);
   return {
-    consumer: consumer as unknown as Consumer,
+    get consumer() {
+      return consumer;
+    },
     joined: () => joined && !closing,
     async close() {
       closing = true;
