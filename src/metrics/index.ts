@@ -30,6 +30,9 @@ export interface SwflowMetrics {
   kafkaLag: Gauge<'topic' | 'partition'>;
   eventsProduced: Counter<'sink' | 'outcome'>;
   scheduleTriggers: Counter<'definition' | 'version'>;
+  payloadsStored: Counter<'store' | 'outcome'>;
+  payloadBytesStored: Counter<'store'>;
+  payloadBytesRetrieved: Counter<'store'>;
   definitionsLoaded: Gauge;
   definitionsRejected: Gauge;
 }
@@ -65,6 +68,9 @@ export function enableMetrics(): SwflowMetrics {
     kafkaDeadLettered: new Counter({ name: 'swflow_kafka_dead_lettered_total', help: 'Kafka records the gateway wrote to the dead-letter topic, by source topic and reason (invalid, unrouted, refused)', labelNames: ['topic', 'reason'], registers: r }),
     kafkaLag: new Gauge({ name: 'swflow_kafka_consumer_lag', help: 'Records not yet consumed by the gateway\'s consumer group, by topic and partition (high watermark minus the next offset)', labelNames: ['topic', 'partition'], registers: r }),
     eventsProduced: new Counter({ name: 'swflow_events_produced_total', help: 'Produced and lifecycle CloudEvents handed to an event sink, by sink kind (http, kafka) and outcome (ok, error)', labelNames: ['sink', 'outcome'], registers: r }),
+    payloadsStored: new Counter({ name: 'swflow_payloads_stored_total', help: 'Payloads over the threshold handed to the payload store, by store kind and outcome (written; present: the same content was there already)', labelNames: ['store', 'outcome'], registers: r }),
+    payloadBytesStored: new Counter({ name: 'swflow_payload_bytes_stored_total', help: 'Bytes written to the payload store (new content only), by store kind', labelNames: ['store'], registers: r }),
+    payloadBytesRetrieved: new Counter({ name: 'swflow_payload_bytes_retrieved_total', help: 'Bytes read back from the payload store, by store kind', labelNames: ['store'], registers: r }),
     scheduleTriggers: new Counter({ name: 'swflow_schedule_triggers_total', help: 'Runs a Temporal Schedule started (start.schedule cron / every), by definition id and version', labelNames: ['definition', 'version'], registers: r }),
     definitionsLoaded: new Gauge({ name: 'swflow_definitions_loaded', help: 'Definitions the registry loaded at its last scan', registers: r }),
     definitionsRejected: new Gauge({ name: 'swflow_definitions_rejected', help: 'Definition files the registry could not load at its last scan', registers: r }),
