@@ -7,6 +7,7 @@
 import type { DataConverter } from '@temporalio/common';
 import { AesGcmCodec } from './aes-gcm';
 import { keyringFromEnv, type CodecKeyring } from './keys';
+import { externalStorage, payloadSettings } from '../payloads/config';
 
 export { AesGcmCodec, ENCODING_ENCRYPTED, METADATA_KEY_ID } from './aes-gcm';
 export { keyring, keyringFromEnv, parseKey, parseKeyList, type CodecKey, type CodecKeyring } from './keys';
@@ -17,14 +18,20 @@ export function payloadCodec(keys: CodecKeyring | undefined = keyringFromEnv()):
 }
 
 /**
- * `{ dataConverter }` to spread into Client / Worker options: the encrypting converter when keys
- * are configured, else nothing (the SDK's default).
+ * `{ dataConverter }` to spread into Client / Worker options: the encrypting codec when keys are
+ * configured, the payload store (../payloads) when one is, else nothing (the SDK's default).
+ * The SDK stores a payload over the threshold after the codec encrypted it.
  */
 export function dataConverterOptions(env: NodeJS.ProcessEnv = process.env): { dataConverter?: DataConverter } {
   // Not payloadCodec(keyringFromEnv(env)): an env without keys would fall back to process.env's.
   const keys = keyringFromEnv(env);
-  const codec = keys ? new AesGcmCodec(keys) : undefined;
-  return codec ? { dataConverter: { payloadCodecs: [codec] } } : {};
+  const payloads = payloadSettings(env);
+  // Payloads that will be stored are encrypted deterministically (content addressing); the
+  // margin covers the encrypted payload's envelope (nonce, tag, metadata).
+  const codec = keys ? new AesGcmCodec(keys, payloads.store ? { syntheticNonceFrom: Math.max(0, payloads.threshold - 256) } : {}) : undefined;
+  const storage = externalStorage(payloads);
+  if (!codec && !storage) return {};
+  return { dataConverter: { ...(codec ? { payloadCodecs: [codec] } : {}), ...(storage ? { externalStorage: storage } : {}) } };
 }
 
 /** The encrypting data converter when keys are configured, else undefined. */
