@@ -14,6 +14,7 @@ import { autoHeartbeat } from '../worker/heartbeat';
 import { isAdapter, type Adapter } from './define';
 import type { SecretValues } from './secrets';
 import { dataConverterOptions } from '../codec';
+import { payloadLimitInterceptor } from '../payloads/limit-interceptor';
 
 export interface AdapterWorkerOptions {
   /** The adapters this worker serves (their activity types must not collide). */
@@ -49,7 +50,7 @@ export async function createAdapterWorker(opts: AdapterWorkerOptions): Promise<W
     taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
     activities,
     // autoHeartbeat: calls heartbeat while they run, so a lost worker is noticed within the heartbeat timeout.
-    interceptors: { ...extra.interceptors, activity: [callInterceptor, metricsInterceptor, autoHeartbeat, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
+    interceptors: { ...extra.interceptors, activity: [callInterceptor, metricsInterceptor, autoHeartbeat, payloadLimitInterceptor, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
   });
 }
 

@@ -16,7 +16,9 @@ import { NativeConnection } from '@temporalio/worker';
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, connectTo, targetFromEnv, type ServerTarget } from '../client/connection';
 import { startDevServer, type DevServer } from '../platform/dev-server';
-import { PROJECT_ROOT } from '../platform/paths';
+import { dataDir, PROJECT_ROOT } from '../platform/paths';
+import { payloadSettings } from '../payloads/config';
+import { formatBytes } from '../common/payload-limit';
 import { ensureSearchAttributes } from '../platform/search-attributes';
 import { resolveTemporalCli } from '../platform/temporal-binary';
 import { createInterpreterWorker } from '../worker/interpreter-worker';
@@ -87,7 +89,12 @@ async function start(opts: StartCommandOptions): Promise<void> {
   const settings = gatewaySettings(opts, (line) => console.log(line));
   // Bad options fail before a server starts.
   requireDefinitionPaths(opts.definitions);
+  // The embedded default: payloads too large for Temporal's history go to a directory beside the
+  // dev server's database (one machine: every process here sees it). SWFLOW_PAYLOAD_STORE=none turns it off.
+  process.env.SWFLOW_PAYLOAD_STORE ??= join(dataDir(), 'payloads');
   dataConverterOptions();
+  const payloads = payloadSettings();
+  log(payloads.store ? `Payloads of ${formatBytes(payloads.threshold)} and more go to the payload store ${payloads.store.location}.` : `No payload store: a value over ${formatBytes(payloads.limit)} fails its step (SWFLOW_PAYLOAD_STORE).`);
   const { urls, what } = sinkUrls(opts.eventSink);
   const sinks = eventSinks(urls, what);
   const lifecycleEvents = lifecycleEventsWanted(opts.lifecycleEvents);

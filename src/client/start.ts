@@ -9,6 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Json, WorkflowDef } from '../common/model';
 import { withRunPageLink } from '../ui/link';
+import { jsonBytes, payloadTooLargeMessage } from '../common/payload-limit';
+import { payloadSettings } from '../payloads/config';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson, EVENT_SIGNAL, type StartOptions } from '../common/contracts';
 
 export interface StartWorkflowOptions {
@@ -44,6 +46,12 @@ export async function startWorkflow(client: Client, opts: StartWorkflowOptions):
   const type = def ? def.id : version && opts.id && !opts.id.includes('@') ? `${opts.id}@${version}` : opts.id!;
   const startOptions: StartOptions = { ...(def ? { definition: def } : {}), ...(opts.subflows ? { subflows: opts.subflows } : {}) };
   const args: [Json, StartOptions?] = Object.keys(startOptions).length ? [opts.input ?? {}, startOptions] : [opts.input ?? {}];
+  // A client without a payload store: an input Temporal would refuse is refused here, saying why.
+  if (!client.options.loadedDataConverter.externalStorage) {
+    const { limit } = payloadSettings();
+    const bytes = jsonBytes(args, limit);
+    if (bytes > limit) throw new Error(payloadTooLargeMessage(`the input of ${type}${def ? ' (with its definition)' : ''}`, bytes, limit));
+  }
   const summary = def ? `Serverless Workflow ${definitionTitle(def)}` : `Serverless Workflow ${type}`;
   const timeout = opts.workflowExecutionTimeout;
   const workflowId = opts.workflowId ?? `${id}-${randomUUID().slice(0, 8)}`;

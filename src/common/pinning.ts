@@ -46,6 +46,13 @@ export interface ResolveResult {
    */
   metrics?: boolean;
   /**
+   * The worker has no payload store (src/payloads): the largest value, as JSON bytes, the run
+   * hands to Temporal (call and child inputs, its output, what it carries to its next run); a
+   * larger one fails the step with `PayloadTooLarge` naming it (workflow/host/payload-limit.ts).
+   * Absent (a store, or a run recorded before): nothing is checked.
+   */
+  payloadLimit?: number;
+  /**
    * The worker traces (OpenTelemetry, src/tracing): the run makes spans for itself, its states or
    * tasks and actions in the sandbox (workflow/host/tracing.ts; no command, history unchanged).
    */

@@ -14,6 +14,7 @@ import * as sdk from '../adapter-sdk';
 import { httpAdapter } from '../../adapters/http';
 import { autoHeartbeat } from './heartbeat';
 import { dataConverterOptions } from '../codec';
+import { payloadLimitInterceptor } from '../payloads/limit-interceptor';
 import { metricsInterceptor } from '../metrics/interceptor';
 import { tracingActivityInterceptors } from '../tracing';
 import { tracingCallInterceptor } from '../tracing/interceptor';
@@ -92,7 +93,7 @@ export async function createBuiltinAdapterWorker(opts: AdapterWorkerOptions): Pr
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
     activities,
-    interceptors: { ...extra.interceptors, activity: [...tracingActivityInterceptors(), sdk.callInterceptor, metricsInterceptor, tracingCallInterceptor, autoHeartbeat, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
+    interceptors: { ...extra.interceptors, activity: [...tracingActivityInterceptors(), sdk.callInterceptor, metricsInterceptor, tracingCallInterceptor, autoHeartbeat, payloadLimitInterceptor, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
   });
 }
 
@@ -110,6 +111,6 @@ export function activityWorker(
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? defaultQueue,
     activities,
-    interceptors: { ...extra.interceptors, activity: [...tracingActivityInterceptors(), autoHeartbeat, ...(extra.interceptors?.activity ?? [])] },
+    interceptors: { ...extra.interceptors, activity: [...tracingActivityInterceptors(), autoHeartbeat, payloadLimitInterceptor, ...(extra.interceptors?.activity ?? [])] },
   });
 }

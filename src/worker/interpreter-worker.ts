@@ -24,6 +24,7 @@ import { adapterActivities, adapterServices, callInterceptor, type AdapterServic
 import { builtinAdapters } from './adapter-worker';
 import { autoHeartbeat } from './heartbeat';
 import { dataConverterOptions } from '../codec';
+import { payloadLimitInterceptor } from '../payloads/limit-interceptor';
 import { metricsInterceptor } from '../metrics/interceptor';
 import { metricsSinks } from '../metrics/sink';
 import { tracingActivityInterceptors, tracingSinks, workflowInterceptorModules } from '../tracing';
@@ -230,7 +231,7 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
       interceptors: {
         ...extra.interceptors,
         // autoHeartbeat: built-in calls served here as activities (eager-calls) heartbeat as on an adapter worker.
-        activity: [...tracingActivityInterceptors(), callInterceptor, metricsInterceptor, tracingCallInterceptor, autoHeartbeat, ...(extra.interceptors?.activity ?? [])],
+        activity: [...tracingActivityInterceptors(), callInterceptor, metricsInterceptor, tracingCallInterceptor, autoHeartbeat, payloadLimitInterceptor, ...(extra.interceptors?.activity ?? [])],
       },
     });
   } finally {

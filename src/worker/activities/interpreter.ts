@@ -14,6 +14,7 @@ import { INTERPRETER_FEATURES } from '../../common/features';
 import { metrics } from '../../metrics';
 import { tracing } from '../../tracing';
 import { inSpan, withTraceContext } from '../../tracing/context';
+import { payloadSettings } from '../../payloads/config';
 import { RESOLVE_DEFINITION_ACTIVITY, VALIDATE_DATA_ACTIVITY, type ResolveRequest, type ResolveResult, type ValidateDataRequest, type ValidateDataResult, type ValidateResourceResult } from '../../common/pinning';
 import { Context } from '@temporalio/activity';
 import { adapterServices, type AdapterServices } from '../../adapter-sdk/activities';
@@ -121,7 +122,9 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
     async [RESOLVE_DEFINITION_ACTIVITY](req: ResolveRequest): Promise<ResolveResult> {
       const sa = await searchAttributes();
       // Metrics on: the run reports to the `swflow.metrics` sink (recorded here, so replays agree).
-      const lifecycle = { ...(opts.lifecycleEvents ? { lifecycleEvents: true } : {}), ...(metrics() ? { metrics: true } : {}), ...(tracing() ? { tracing: true } : {}) };
+      // Without a payload store, the run checks what it hands to Temporal against the limit (recorded here, so replays agree).
+      const payloads = payloadSettings();
+      const lifecycle = { ...(opts.lifecycleEvents ? { lifecycleEvents: true } : {}), ...(metrics() ? { metrics: true } : {}), ...(tracing() ? { tracing: true } : {}), ...(payloads.store ? {} : { payloadLimit: payloads.limit }) };
       if (req.definition) {
         const functions = await functionsOf(req.definition, undefined, req);
         const readFunctions = await readFunctionsOf(req.definition, undefined);

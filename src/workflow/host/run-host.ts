@@ -19,6 +19,7 @@ import type { InstanceState, StartOptions } from '../../common/contracts';
 import { Mailbox } from '../events/mailbox';
 import { beforeBlocking, STEPS_LISTED, Tracker } from './tracker';
 import { nowIso, temporalEffects, type Effects } from '../effects';
+import { checkPayload, limitPayloads } from './payload-limit';
 import { WalkBudget } from './walk-budget';
 import { FEATURE_HOST_LIFECYCLE, FEATURE_YIELD_LONG_WALKS } from '../../common/features';
 import { type ResolveResult } from '../../common/pinning';
@@ -84,10 +85,14 @@ export class RunHost {
    * Created before the definition is pinned, so events signalled with the start are kept.
    * `effects`: Temporal's, or a fake that drives a front end in a unit test.
    */
+  /** Temporal's commands (or a unit test's fake); checked against the payload limit once pinned on a worker without a payload store. */
+  effects: Effects;
+
   constructor(
     readonly options: StartOptions,
-    readonly effects: Effects = temporalEffects,
+    effects: Effects = temporalEffects,
   ) {
+    this.effects = effects;
     this.info = effects.info();
     this.budget = new WalkBudget(effects);
     this.mailbox.effects = effects;
@@ -104,6 +109,8 @@ export class RunHost {
   pin(resolved: ResolveResult): void {
     this.resolved = resolved;
     this.features = new Set(resolved.features ?? []);
+    // Before the front end exists: its pipelines take these effects.
+    if (resolved.payloadLimit) this.effects = limitPayloads(this.effects, resolved.payloadLimit);
     this.functions = this.options.functions ?? resolved.functions;
   }
 
@@ -202,9 +209,17 @@ export class RunHost {
   private async continueWith(input: Json, options: () => StartOptions): Promise<never> {
     await this.lifecycle?.settle();
     const opts = options();
+    if (this.resolved.payloadLimit) checkPayload(`what the run carries to its next run (its data and position)`, [input, opts], this.resolved.payloadLimit);
     this.tracker.flush();
     this.runTrace?.end('continued');
     return makeContinueAsNewFunc({ workflowType: this.info.workflowType, taskQueue: this.info.taskQueue })(input, opts);
+  }
+
+  /** Without a payload store: fails the run (PayloadTooLarge) when its output is over the limit, naming the last step it went through. */
+  checkOutput(output: Json): void {
+    if (!this.resolved.payloadLimit) return;
+    const last = this.tracker?.steps[this.tracker.steps.length - 1]?.state;
+    checkPayload(`the run's output${last ? ` (after ${this.description?.stepHeading === 'Task' ? 'task' : 'state'} ${last})` : ''}`, output, this.resolved.payloadLimit);
   }
 
   /** A lifecycle CloudEvent (a no-op unless the worker opted in; the host's newer types only on runs with `host-lifecycle`). */

@@ -75,6 +75,7 @@ export class StatesFrontEnd implements FrontEnd {
       const chunk = (opts.carried as Partial<ForEachChunk> | undefined)?.foreachChunk;
       if (chunk) {
         const out = await rt.foreachChunk(chunk, data); // a slice of a large foreach (see states/foreach.ts)
+        host.checkOutput(out);
         host.tracker.flush();
         return out;
       }
@@ -84,6 +85,7 @@ export class StatesFrontEnd implements FrontEnd {
       await checkData('input', def.dataInputSchema, data);
       const output = await rt.run(data);
       await checkData('output', def.dataOutputSchema, output);
+      host.checkOutput(output);
       host.publish('workflow.completed', { completedAt: host.nowIso(), output });
       await host.lifecycle?.settle();
       host.tracker.flush();

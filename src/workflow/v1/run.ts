@@ -100,6 +100,7 @@ export class V1Run implements FrontEnd {
       const r = deadline !== undefined ? await this.withDeadline(deadline, after ? durationIso(after) : '', main) : await main();
       const output = await transformOutput(tasks, wf.output?.as, r.output, tasks.workflowArgs());
       await tasks.validate(wf.output?.schema, output, '/output', 'workflow output');
+      host.checkOutput(output);
       host.setStatus('completed');
       host.publish('workflow.completed', { completedAt: tasks.nowIso(), output });
       await host.lifecycle?.settle();
