@@ -22,6 +22,8 @@ import { checkKey, PayloadMissing, type PayloadStore, type StoredPayload } from 
 
 /** DeleteObjects takes at most 1000 keys a request. */
 const DELETE_BATCH = 1000;
+/** HeadObject requests in flight at once while deleting (below the SDK's 50 sockets). */
+const HEAD_CONCURRENCY = 32;
 
 export class S3PayloadStore implements PayloadStore {
   readonly kind = 's3' as const;
@@ -134,7 +136,11 @@ export class S3PayloadStore implements PayloadStore {
     for (let i = 0; i < keys.length; i += DELETE_BATCH) {
       const batch = keys.slice(i, i + DELETE_BATCH).map((k) => this.objectKey(k));
       // DeleteObjects reports a missing key as deleted: count only the keys that were there.
-      const present = (await Promise.all(batch.map((Key) => this.exists(Key)))).filter((x): x is string => x !== undefined);
+      const present: string[] = [];
+      for (let j = 0; j < batch.length; j += HEAD_CONCURRENCY) {
+        const found = await Promise.all(batch.slice(j, j + HEAD_CONCURRENCY).map((Key) => this.exists(Key)));
+        present.push(...found.filter((x): x is string => x !== undefined));
+      }
       if (!present.length) continue;
       let res;
       try {
@@ -174,8 +180,14 @@ export class S3PayloadStore implements PayloadStore {
   private error(what: string, err: unknown): Error {
     const e = err as Error & { Code?: string };
     const status = httpStatus(err);
-    const code = e.name && e.name !== 'Error' ? e.name : e.Code;
-    return new Error(`payload store ${this.location}: ${what} failed: ${code ? `${code}: ` : ''}${e.message || 'no message'}${status ? ` (HTTP ${status})` : ''}`, { cause: err });
+    let code = e.name && e.name !== 'Error' ? e.name : e.Code;
+    let message = e.message || 'no message';
+    // A HEAD answer has no body: the SDK knows only the status; say what it means.
+    if (!code || code === 'Unknown' || message === 'UnknownError') {
+      code = undefined;
+      message = status === 403 ? 'forbidden: wrong or missing AWS credentials, or a policy that does not allow it' : status === 301 ? 'the bucket is in another region (set ?region=)' : message;
+    }
+    return new Error(`payload store ${this.location}: ${what} failed: ${code ? `${code}: ` : ''}${message}${status ? ` (HTTP ${status})` : ''}`, { cause: err });
   }
 }
 
