@@ -95,8 +95,10 @@ export class PostgresPayloadStore implements PayloadStore {
     try {
       await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table} (key text PRIMARY KEY, data bytea NOT NULL, size integer NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`);
     } catch (err) {
-      // Two processes creating it at once: one of them loses on the catalog's unique index; the table is there.
-      if ((err as { code?: string }).code !== '23505') throw err;
+      // Processes creating it at once: the losers fail on the catalog's unique index (23505) or
+      // find it created (42P07); either way the table is there.
+      const code = (err as { code?: string }).code;
+      if (code !== '23505' && code !== '42P07') throw err;
     }
   }
 

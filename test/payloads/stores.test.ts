@@ -104,8 +104,9 @@ for (const kind of Object.keys(kinds) as Kind[]) {
       const results = await Promise.all(Array.from({ length: 8 }, () => store.put(key, bytes)));
       const written = results.filter((r) => r.written).length;
       assert.ok(written >= 1, 'no put said it wrote');
-      // PostgreSQL's INSERT … ON CONFLICT lets exactly one writer write.
-      if (kind === 'postgresql') assert.equal(written, 1);
+      // PostgreSQL's INSERT … ON CONFLICT, and an S3 server honouring If-None-Match: * (moto does),
+      // let exactly one writer write; the directory store's racing renames each write the same bytes.
+      if (kind !== 'file') assert.equal(written, 1);
       assert.ok(Buffer.from(await store.get(key)).equals(bytes));
       const listed = [];
       for await (const p of store.list()) if (p.key.startsWith(key)) listed.push(p);
@@ -200,6 +201,16 @@ for (const kind of Object.keys(kinds) as Kind[]) {
     });
   });
 }
+
+test('PostgreSQL: six processes\' stores meeting a missing table at once all create-or-find it and write', async () => {
+  const url = `${pg!.url('postgres')}?table=raced_payloads`;
+  const stores = Array.from({ length: 6 }, () => open('postgresql', url));
+  const payloads = stores.map((_, i) => Buffer.from(`payload ${i} ${randomBytes(8).toString('hex')}`));
+  const results = await Promise.all(stores.map((s, i) => s.put(contentKey(payloads[i]), payloads[i])));
+  assert.deepEqual(results, payloads.map(() => ({ written: true })));
+  assert.equal((await pg!.sql('SELECT count(*) FROM raced_payloads')).trim(), '6');
+  console.log('postgresql: 6 stores (one pool each) created-or-found one missing table at once; 6 rows');
+});
 
 describe('errors name the store, never the secret', () => {
   test('PostgreSQL: a wrong password, an unreachable server', async () => {
