@@ -66,6 +66,8 @@ export class S3PayloadStore implements PayloadStore {
       ...(region ? { region } : {}),
       ...(endpoint ? { endpoint } : {}),
       ...(pathStyle !== null ? { forcePathStyle: pathStyle === 'true' } : {}),
+      // Bounded waits: a server that stops answering fails the call (the SDK retries it) instead of hanging a workflow task.
+      requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
       // Only the checksums S3 requires: S3-compatible servers differ in the optional ones they accept.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',

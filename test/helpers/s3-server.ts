@@ -1,8 +1,8 @@
 /**
  * A real S3-compatible server for tests: moto's server (PyPI `moto[server]`), installed on first
- * use into a virtualenv cached as `$SWFLOW_CACHE/moto-<version>` (about 1.5 minutes here;
- * SeaweedFS from the Go module proxy took far longer to build on this 2-core machine). One server
- * per test file on a free loopback port. It starts open, an IAM user with an access key and an
+ * use into a virtualenv cached as `$SWFLOW_CACHE/moto-<version>` (about a minute here; SeaweedFS
+ * from the Go module proxy took 15 minutes to build on this 2-core machine, though the stores pass
+ * against it too). One server per test file on a free loopback port. It starts open, an IAM user with an access key and an
  * S3 policy is created, then moto's authentication is switched on: from there a request signed
  * with a wrong secret is refused (403), as by AWS.
  *
