@@ -42,10 +42,10 @@ export function storeFromUrl(url: string, what = 'SWFLOW_PAYLOAD_STORE'): Payloa
 
 // Loaded on first use: a process with a file store (or none) never loads pg or the AWS SDK.
 function postgresStore(url: string): PayloadStore {
-  return new (require('./postgres-store') as typeof import('./postgres-store')).PostgresPayloadStore(url) as unknown as PayloadStore;
+  return new (require('./postgres-store') as typeof import('./postgres-store')).PostgresPayloadStore(url);
 }
 function s3Store(url: string): PayloadStore {
-  return new (require('./s3-store') as typeof import('./s3-store')).S3PayloadStore(url) as unknown as PayloadStore;
+  return new (require('./s3-store') as typeof import('./s3-store')).S3PayloadStore(url);
 }
 
 export interface PayloadSettings {

@@ -111,7 +111,7 @@ export function postgresBinDir(): string {
 }
 
 /** PostgreSQL refuses to run as root: as root, run its programs as the `postgres` user. */
-function asPostgresUser(cmd: string, args: string[]): [string, string[]] {
+export function asPostgresUser(cmd: string, args: string[]): [string, string[]] {
   return userInfo().uid === 0 ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
 }
 
