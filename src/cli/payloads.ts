@@ -3,6 +3,8 @@
  * from the command line: remove the payloads no existing run needs, print one decoded, count them.
  * The Temporal server is TEMPORAL_ADDRESS (default 127.0.0.1:7233, as `npm start` runs it).
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { Connection } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
@@ -14,11 +16,18 @@ import { FilePayloadStore } from '../payloads/file-store';
 import { payloadSettings } from '../payloads/config';
 import { describeGc, gcPayloads } from '../payloads/gc';
 import { checkKey, type PayloadStore } from '../payloads/store';
+import { dataDir } from '../platform/paths';
 
-const NO_STORE = 'no payload store is configured: set SWFLOW_PAYLOAD_STORE to the store the workers use (file:///dir or a path, postgresql://…, s3://bucket/prefix)';
+const NO_STORE = 'no payload store is configured: set SWFLOW_PAYLOAD_STORE to the store the workers use (file:///dir or a path, postgresql://…, s3://bucket/prefix; `swflow start` keeps its payloads in <data>/payloads)';
 
-/** This process's store, or a clear error. */
+/**
+ * This process's store, or a clear error. Unset (not `none`) against `swflow start`'s own server
+ * (no TEMPORAL_ADDRESS): its store, <data>/payloads, when there is one.
+ */
 function configuredStore(): PayloadStore {
+  const env = process.env;
+  const embedded = join(dataDir(), 'payloads');
+  if (!env.SWFLOW_PAYLOAD_STORE && !env.TEMPORAL_ADDRESS && existsSync(embedded)) return payloadSettings({ ...env, SWFLOW_PAYLOAD_STORE: embedded }).store!;
   const store = payloadSettings().store;
   if (!store) throw new Error(NO_STORE);
   return store;
@@ -45,7 +54,13 @@ function locate(arg: string): { store: PayloadStore; key: string } {
   if (/^sha256-/.test(arg)) return { store: configuredStore(), key: checkKey(arg) };
   const key = /sha256-[0-9a-f]{64}(?=$|[?#])/.exec(arg.replace(/\/+$/, ''))?.[0];
   if (!key) throw new Error(`${JSON.stringify(arg.slice(0, 200))} is neither a payload key (sha256-<64 hex digits>) nor a payload store URI ending with one`);
-  const configured = payloadSettings().store;
+  const configured = (() => {
+    try {
+      return configuredStore();
+    } catch {
+      return undefined;
+    }
+  })();
   if (configured && configured.uri(key) === arg) return { store: configured, key };
   if (arg.startsWith('file:')) {
     // <dir>/<2 hex>/<key>: the file store of <dir>.

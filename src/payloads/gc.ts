@@ -69,17 +69,15 @@ export function referencesIn(value: unknown, found: Map<string, string>, where: 
   }
   const o = value as Record<string, unknown>;
   if (o.metadata && typeof o.metadata === 'object' && isReferencePayload(o as Payload)) {
-    let key: unknown;
-    let driver = '';
+    let ref: ReturnType<typeof decodeReferencePayload>;
     try {
-      const ref = decodeReferencePayload(o as Payload);
-      key = ref.claimData.key;
-      driver = ref.driverName;
+      ref = decodeReferencePayload(o as Payload);
     } catch (err) {
       throw new Error(`${where}: a payload reference cannot be read (${(err as Error).message}); nothing was removed`);
     }
-    if (typeof key !== 'string' || !key) throw new Error(`${where}: a ${driver} payload reference without a key (${JSON.stringify(decodeReferencePayload(o as Payload).claimData).slice(0, 200)}); nothing was removed`);
-    found.set(key, driver);
+    const key = ref.claimData.key;
+    if (typeof key !== 'string' || !key) throw new Error(`${where}: a ${ref.driverName} payload reference without a key (${JSON.stringify(ref.claimData).slice(0, 200)}); nothing was removed`);
+    found.set(key, ref.driverName);
     return;
   }
   for (const v of Object.values(o)) referencesIn(v, found, where);

@@ -279,6 +279,10 @@ test('get prints a stored payload by key and by URI; ls counts the store', async
   const count = (await keysNow()).size;
   assert.match(ls.out, new RegExp(`^${count} payload\\(s\\), \\d+ bytes`, 'm'));
   assert.equal(ls.out.trim().split('\n').length, count + 1);
+  // Unset, against `swflow start`'s own server (no TEMPORAL_ADDRESS): its store, <data>/payloads.
+  const embedded = await runSwflow(env.address, ['payloads', 'ls'], { SWFLOW_PAYLOAD_STORE: '', TEMPORAL_ADDRESS: '', SWFLOW_DATA: dir });
+  assert.equal(embedded.code, 0, embedded.err);
+  assert.match(embedded.out, new RegExp(`^${count} payload\\(s\\), \\d+ bytes \\(.*\\) in ${store.location}$`, 'm'));
   console.log(`get by key: ${byKey.out.length} chars of JSON (input B); by URI ${store.uri(output).slice(0, 40)}…: ${byUri.out.length} chars; removed key: "${missing.err.trim().slice(0, 80)}…"; encrypted: decoded with the keys, "${withoutKeys.err.trim().slice(0, 60)}…" without; ls: ${ls.out.trim().split('\n').at(-1)}`);
 });
 
