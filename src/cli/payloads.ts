@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { Connection } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
@@ -64,7 +65,7 @@ function locate(arg: string): { store: PayloadStore; key: string } {
   if (configured && configured.uri(key) === arg) return { store: configured, key };
   if (arg.startsWith('file:')) {
     // <dir>/<2 hex>/<key>: the file store of <dir>.
-    const dir = new URL('..', new URL(arg)).pathname;
+    const dir = fileURLToPath(new URL('..', new URL(arg)));
     return { store: new FilePayloadStore(dir), key };
   }
   throw new Error(`${arg.replace(/\/\/[^@/]*@/, '//…@')} is not in the configured payload store (${configured ? configured.location : 'none'}): set SWFLOW_PAYLOAD_STORE to the store it names`);
@@ -136,7 +137,8 @@ What it cannot see:
       const { store, key } = locate(arg);
       try {
         const value = await decodeStored(await store.get(key), key);
-        console.log(JSON.stringify(value, null, 2));
+        // A binary/plain payload (bytes) prints as base64, not as an object of byte indices.
+        console.log(JSON.stringify(value instanceof Uint8Array ? { base64: Buffer.from(value).toString('base64') } : value, null, 2));
       } finally {
         await store.close();
       }
