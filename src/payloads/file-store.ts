@@ -5,7 +5,7 @@
  * file and renamed into place: a reader never sees half of one, and a crash leaves at most a
  * temporary file (removed by gc).
  */
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -28,7 +28,8 @@ export class FilePayloadStore implements PayloadStore {
 
   async put(key: string, bytes: Uint8Array): Promise<{ written: boolean }> {
     const path = this.path(key);
-    if (await exists(path)) return { written: false };
+    // Already there: made young again (see PayloadStore.put), unless removed meanwhile (then written anew).
+    if (await utimes(path, new Date(), new Date()).then(() => true, () => false)) return { written: false };
     await mkdir(join(path, '..'), { recursive: true });
     const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
     await writeFile(tmp, bytes);
@@ -63,11 +64,12 @@ export class FilePayloadStore implements PayloadStore {
     }
   }
 
-  async delete(keys: string[]): Promise<number> {
+  async delete(keys: string[], olderThan?: Date): Promise<number> {
     let n = 0;
     for (const key of keys) {
       const path = /\.tmp$/.test(key) ? join(this.dir, key.slice(7, 9), key.replace(/[/\\]/g, '')) : this.path(key);
-      if (await exists(path)) {
+      const s = await stat(path).catch(() => undefined);
+      if (s && (!olderThan || s.mtime < olderThan)) {
         await rm(path, { force: true });
         n++;
       }
@@ -81,8 +83,3 @@ export class FilePayloadStore implements PayloadStore {
 
   async close(): Promise<void> {}
 }
-
-const exists = (path: string) => stat(path).then(
-  () => true,
-  () => false,
-);

@@ -13,7 +13,7 @@ export interface StoredPayload {
   key: string;
   /** Bytes. */
   size: number;
-  /** When it was first written (gc keeps payloads younger than its grace period). */
+  /** When it was last put (gc keeps payloads younger than its grace period). */
   createdAt: Date;
 }
 
@@ -22,14 +22,22 @@ export interface PayloadStore {
   readonly kind: 'file' | 'postgresql' | 's3';
   /** Where it is, for messages (never credentials). */
   readonly location: string;
-  /** Writes the bytes under their key unless that key is there already; says whether it wrote. */
+  /**
+   * Writes the bytes under their key unless that key is there already; says whether it wrote.
+   * A put of a key already there refreshes its `createdAt`: a new reference to old content
+   * (a new run with the same input) may reach a history only after `swflow payloads gc` read
+   * it, and the gc's grace period must then cover that payload too.
+   */
   put(key: string, bytes: Uint8Array): Promise<{ written: boolean }>;
   /** The bytes of a key; a missing key throws {@link PayloadMissing}. */
   get(key: string): Promise<Uint8Array>;
   /** Every stored payload (in no particular order). */
   list(): AsyncIterable<StoredPayload>;
-  /** Removes keys (missing ones are ignored); resolves with how many were removed. */
-  delete(keys: string[]): Promise<number>;
+  /**
+   * Removes keys (missing ones are ignored); resolves with how many were removed. With
+   * `olderThan`, a key put at or after it is kept: gc's sweep racing a put of the same content.
+   */
+  delete(keys: string[], olderThan?: Date): Promise<number>;
   /** A URI naming the key in this store (the lifecycle event's `outputUri`; `swflow payloads get` reads it). */
   uri(key: string): string;
   close(): Promise<void>;
