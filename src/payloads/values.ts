@@ -75,16 +75,3 @@ export function jsonText(p: Payload): string {
   if (enc === 'json/plain') return decoder.decode(p.data ?? new Uint8Array());
   return JSON.stringify(defaultPayloadConverter.fromPayload(p) ?? null);
 }
-
-/** 3.1 MB, 12.0 kB, 800 B (SI units, as file managers and browsers show sizes). */
-export function humanSize(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const units = ['kB', 'MB', 'GB'];
-  let v = bytes / 1000;
-  let i = 0;
-  while (v >= 1000 && i < units.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  return `${v.toFixed(1)} ${units[i]}`;
-}
