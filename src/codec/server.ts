@@ -104,7 +104,18 @@ export function startCodecServer(opts: CodecServerOptions): Promise<CodecServer>
   const decode = async (payloads: Payload[]): Promise<Payload[]> => {
     // Without a store, references pass through as they are (the caller sees json/protobuf).
     if (!opts.store) return opts.codec ? opts.codec.decode(payloads) : payloads;
-    return (await values.read(payloads)).map(({ payload, key }) => (key && (payload.data?.length ?? 0) > displayLimit ? link(key, payload.data!.length) : payload));
+    return Promise.all(
+      payloads.map(async (p) => {
+        try {
+          const [{ payload, key }] = await values.read([p]);
+          return key && (payload.data?.length ?? 0) > displayLimit ? link(key, payload.data!.length) : payload;
+        } catch (err) {
+          // One payload gone (gc, another store) does not hide the others of the event.
+          if (err instanceof PayloadMissing) return defaultPayloadConverter.toPayload({ swflowPayload: { key: err.key, missing: err.message } });
+          throw err;
+        }
+      }),
+    );
   };
   const encode = async (payloads: Payload[]): Promise<Payload[]> => (opts.codec ? opts.codec.encode(payloads) : payloads);
 
@@ -161,7 +172,13 @@ export function startCodecServer(opts: CodecServerOptions): Promise<CodecServer>
     const stored = /^\/payloads\/([^/]+)$/.exec(path);
     if (stored) {
       if (req.method !== 'GET') return send(res, 405, { error: `${req.method} ${path}: use GET` });
-      return payload(req, res, decodeURIComponent(stored[1]));
+      let key: string;
+      try {
+        key = decodeURIComponent(stored[1]);
+      } catch {
+        return send(res, 400, { error: `not a payload key: ${JSON.stringify(stored[1].slice(0, 100))}` });
+      }
+      return payload(req, res, key);
     }
     const op = path === '/decode' ? 'decode' : path === '/encode' ? 'encode' : undefined;
     if (!op) return send(res, 404, { error: `no ${path || '/'} here: POST /decode or /encode, GET /payloads/<key>` });

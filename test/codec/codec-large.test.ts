@@ -4,13 +4,14 @@
  * stored (the history holds references). The real `temporal workflow show --codec-endpoint` prints
  * the decoded input; the result, over the 1 MiB display limit, shows as a `swflowPayload` link
  * whose GET returns the value (401 without the token, 400 for a key that is not one). The real
- * `swflow codec-server` with a store and no keys serves the same link.
+ * `swflow codec-server` with a store and no keys serves the same link. The real Web UI (headless
+ * Chromium) shows the run through a codec server: the input decoded, the result as the link.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +19,8 @@ import { Client, Connection } from '@temporalio/client';
 import { StorageDriverClaim } from '@temporalio/common';
 import { encodeReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
 import { NativeConnection, type Worker } from '@temporalio/worker';
+import type { Browser } from 'playwright-core';
+import { launchChromium, noChromium } from '../helpers/browser';
 import { INTERPRETER_TASK_QUEUE, type StartOptions } from '../../src/common/contracts';
 import type { Json } from '../../src/common/model';
 import { dataConverterOptions, payloadCodec } from '../../src/codec';
@@ -44,6 +47,10 @@ let nativeConnection: NativeConnection;
 let workers: Worker[] = [];
 let runs: Promise<void>[] = [];
 let codecServer: CodecServer;
+/** The Web UI's codec server (the UI sends no bearer token of ours: CORS for its origin only). */
+let uiCodec: CodecServer;
+let browser: Browser | undefined;
+const uiRequests: string[] = [];
 const workflowId = `codec-large-${randomBytes(4).toString('hex')}`;
 // ~300 KB of base64 text (incompressible), the result four times it (~1.2 MB).
 const blob = randomBytes(225_000).toString('base64');
@@ -67,7 +74,10 @@ before(async () => {
   process.env.SWFLOW_PAYLOAD_STORE = `file://${join(dir, 'payloads')}`;
   process.env.SWFLOW_PAYLOAD_THRESHOLD = '64KiB';
   process.env.SWFLOW_CODEC_KEYS = `large-key:${randomBytes(32).toString('base64')}`;
-  dev = await startDevServer({ binary: TEMPORAL, port: await freePort(), uiPort: await freePort(), dbFile: join(dir, 'temporal.sqlite') });
+  const uiPort = await freePort();
+  uiCodec = await startCodecServer({ codec: payloadCodec()!, store: payloadSettings().store, port: 0, corsOrigins: [`http://localhost:${uiPort}`] });
+  uiCodec.server.on('request', (req) => uiRequests.push(`${req.method} ${req.url}`));
+  dev = await startDevServer({ binary: TEMPORAL, port: await freePort(), uiPort, dbFile: join(dir, 'temporal.sqlite'), extraArgs: ['--ui-codec-endpoint', uiCodec.url] });
   connection = await Connection.connect({ address: dev.address });
   nativeConnection = await NativeConnection.connect({ address: dev.address });
   workers = [await createInterpreterWorker({ connection: nativeConnection, definitions: [], workflowBundle: await sharedBundle() })];
@@ -76,8 +86,10 @@ before(async () => {
 });
 
 after(async () => {
+  await browser?.close();
   await stopWorkers(workers, runs);
   await codecServer?.close();
+  await uiCodec?.close();
   await connection?.close();
   await nativeConnection?.close();
   await dev?.stop();
@@ -165,18 +177,45 @@ test('swflow codec-server with a store and no keys: serves stored values and the
     assert.equal(got.status, 200);
     assert.deepEqual(await got.json(), plainValue);
     // The reference as the history holds it, decoded: over 64 KiB, so a link on the public URL.
-    const refPayload = encodeReferencePayload({ driverName: 'file', claim: new StorageDriverClaim({ key }), sizeBytes: 70_000 });
-    const ref = { metadata: Object.fromEntries(Object.entries(refPayload.metadata!).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])), data: Buffer.from(refPayload.data!).toString('base64') };
-    const res = await fetch(`${url}/decode`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ payloads: [ref] }) });
+    const refOf = (k: string) => {
+      const refPayload = encodeReferencePayload({ driverName: 'file', claim: new StorageDriverClaim({ key: k }), sizeBytes: 70_000 });
+      return { metadata: Object.fromEntries(Object.entries(refPayload.metadata!).map(([m, v]) => [m, Buffer.from(v!).toString('base64')])), data: Buffer.from(refPayload.data!).toString('base64') };
+    };
+    // With it, a reference to a payload that is gone: that one says so, the other still shows.
+    const gone = `sha256-${'1'.repeat(64)}`;
+    const res = await fetch(`${url}/decode`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ payloads: [refOf(key), refOf(gone)] }) });
     assert.equal(res.status, 200);
     const out = (await res.json()) as { payloads: { data: string }[] };
     const shown = JSON.parse(Buffer.from(out.payloads[0].data, 'base64').toString()) as { swflowPayload: { href: string; size: number } };
     assert.equal(shown.swflowPayload.href, `https://codec.example/payloads/${key}`);
     assert.equal(shown.swflowPayload.size, Buffer.byteLength(JSON.stringify(plainValue)));
-    console.log(`swflow codec-server (store only, display limit 64 KiB): GET ${key.slice(0, 15)}… 200, /decode of its reference → link ${shown.swflowPayload.href.slice(0, 40)}… (${shown.swflowPayload.size} B)`);
+    const missing = JSON.parse(Buffer.from(out.payloads[1].data, 'base64').toString()) as { swflowPayload: { key: string; missing: string } };
+    assert.equal(missing.swflowPayload.key, gone);
+    assert.match(missing.swflowPayload.missing, /is not in the payload store file:/);
+    console.log(`swflow codec-server (store only, display limit 64 KiB): GET ${key.slice(0, 15)}… 200, /decode of its reference → link ${shown.swflowPayload.href.slice(0, 40)}… (${shown.swflowPayload.size} B), of a missing one → "missing"`);
   } finally {
     const gone = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     await gone;
   }
+});
+
+test('the Temporal Web UI through the codec server: the stored input decoded, the large result as its link', { skip: noChromium }, async () => {
+  assert.ok(result, 'the run completed');
+  browser = await launchChromium();
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1600 } });
+  await page.goto(`${dev.uiUrl}/namespaces/default/workflows/${workflowId}`);
+  await page.getByText('Completed').first().waitFor({ timeout: 30_000 });
+  await page.getByText(MARKER).first().waitFor({ timeout: 30_000 });
+  await page.getByText('swflowPayload').first().waitFor({ timeout: 30_000 });
+  mkdirSync(join(__dirname, '..', '..', 'test-results'), { recursive: true });
+  await page.screenshot({ path: join(__dirname, '..', '..', 'test-results', 'webui-codec-large.png'), fullPage: true });
+  const text = await page.innerText('body');
+  const href = /http:\/\/127\.0\.0\.1:\d+\/payloads\/sha256-[0-9a-f]{64}/.exec(text)?.[0];
+  assert.ok(href?.startsWith(uiCodec.url), `no link to the codec server on the page`);
+  assert.ok(!text.includes('ExternalStorageReference'), 'a reference shown undecoded');
+  assert.ok(uiRequests.some((r) => r.startsWith('POST /decode')), `the UI asked the codec server: ${uiRequests.join('; ')}`);
+  const got = await fetch(href!);
+  assert.deepEqual(await got.json(), result);
+  console.log(`Web UI: input with ${MARKER} shown decoded, result as ${href}; page text ${text.length} chars; ${uiRequests.filter((r) => r.startsWith('POST /decode')).length} /decode calls`);
 });

@@ -130,7 +130,7 @@ test('the page in a browser: stored: 3.1 MB, a short preview, View and Download 
   // View: the whole input, from the run page's server.
   const [viewed] = await Promise.all([context.waitForEvent('page', { timeout: 30_000 }), page.locator('#value-input a.view').click()]);
   await viewed.waitForLoadState('load', { timeout: 30_000 });
-  const viewedText = await viewed.evaluate(() => document.body.innerText);
+  const viewedText = await viewed.locator('body').innerText();
   assert.deepEqual(JSON.parse(viewedText), input);
   // Download: the same, as a file named after the run.
   const [download] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.locator('#value-input a.download').click()]);
