@@ -7,14 +7,18 @@
  *   GET /api/definitions/<id@version>/graph a definition's graph, laid out (ELK)
  *   GET /api/runs?definition=&status=       runs (visibility: SwDefinitionId, ExecutionStatus)
  *   GET /api/runs/<workflowId>[?runId=]     a run: its pinned definition's graph and the overlay
- *                                           (`state` query + history)
+ *                                           (`state` query + history), its input's and output's
+ *                                           sizes and previews (stored ones read from the payload store)
+ *   GET /api/runs/<workflowId>/input|output[?runId=&download=1]
+ *                                           the whole value (JSON), shown or as a file
  *
  * Page paths (`/`, `/runs/<workflowId>`, `/definitions/<id@version>`) all serve the page.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client, WorkflowExecutionDescription, WorkflowExecutionInfo } from '@temporalio/client';
-import type { Payload as CommonPayload, PayloadCodec } from '@temporalio/common';
+import type { Payload as CommonPayload } from '@temporalio/common';
+import { isReferencePayload, decodeReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
 import type { Definition } from '../common/model';
 import { STATE_QUERY, type InstanceState } from '../common/contracts';
@@ -25,6 +29,8 @@ import { historyFacts, pinnedDefinition } from './history';
 import { layout, type LaidOutGraph } from './layout';
 import { overlayOf, type RunOverlay } from './overlay';
 import { PAGE_CSS, PAGE_HTML, PAGE_JS } from './page';
+import { PayloadStoreDriver } from '../payloads/driver';
+import { jsonText, PayloadValues } from '../payloads/values';
 
 export interface RunPageOptions {
   client: Client;
@@ -44,6 +50,21 @@ export interface RunPage {
 }
 
 const CLOSED_KEPT = 200;
+/** Characters of a value's JSON the page shows; the rest is behind a link. */
+export const PREVIEW_CHARS = 2000;
+
+/** What the page shows of a run's input or output instead of the value itself. */
+export interface ValueInfo {
+  /** Bytes of the value's JSON. */
+  size: number;
+  /** Held in the payload store (the history holds a reference). */
+  stored: boolean;
+  /** The first PREVIEW_CHARS characters of its JSON. */
+  preview: string;
+  truncated: boolean;
+  /** Where the whole value is (this server). */
+  href: string;
+}
 
 /** Temporal's execution status names a run list can be filtered by (`ExecutionStatus`). */
 const STATUSES = ['Running', 'Completed', 'Failed', 'Canceled', 'Terminated', 'ContinuedAsNew', 'TimedOut'];
@@ -64,6 +85,12 @@ export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
   const closed = new Map<string, unknown>();
   const ns = opts.client.options.namespace;
   const queryTimeout = opts.queryTimeoutMs ?? 5000;
+  // The client's own payload store and codecs: the page reads what its client can.
+  const converter = opts.client.options.loadedDataConverter;
+  const store = converter.externalStorage?.drivers.find((d): d is PayloadStoreDriver => d instanceof PayloadStoreDriver)?.payloads;
+  const values = new PayloadValues(store, converter.payloadCodecs);
+  /** Stored values by key (content-addressed: a key's value never changes), so polling a running run does not read them again. */
+  const storedInfos = new Map<string, Omit<ValueInfo, 'href'>>();
 
   const laidOut = (def: Definition): Promise<LaidOutGraph> => {
     const key = definitionHash(def);
@@ -138,7 +165,13 @@ export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
       withTimeout(exact.query<InstanceState>(STATE_QUERY), queryTimeout).catch((err: Error) => ({ error: err.message })),
     ]);
     const events = history.events ?? [];
-    await decodeReadPayloads(events, opts.client.options.loadedDataConverter.payloadCodecs);
+    const [input, output] = [startInput(events), resultOf(events)];
+    await decodeReadPayloads(events, values);
+    const valueHref = (which: string) => `/api/runs/${encodeURIComponent(workflowId)}/${which}?runId=${encodeURIComponent(info.runId)}`;
+    const data = {
+      input: input ? { ...(await valueInfo(input)), href: valueHref('input') } : null,
+      output: output ? { ...(await valueInfo(output)), href: valueHref('output') } : null,
+    };
     const facts = historyFacts(events);
     const sa = info.searchAttributes as Record<string, unknown[] | undefined>;
     let def = pinnedDefinition(events) as Definition | undefined;
@@ -163,6 +196,7 @@ export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
       graph,
       overlay,
       commands: facts.commands,
+      data,
     };
     // Kept once the query answered (or cannot: a closed run replays the same every time).
     if (status !== 'Running' && queried) {
@@ -170,6 +204,47 @@ export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
       if (closed.size > CLOSED_KEPT) closed.delete(closed.keys().next().value!);
     }
     return body;
+  }
+
+  /** Size, stored or not, and a preview of a run's input or output payload (as the history holds it). */
+  async function valueInfo(p: Payload): Promise<Omit<ValueInfo, 'href'> | { error: string }> {
+    const key = isReferencePayload(p as CommonPayload) ? decodeReferencePayload(p as CommonPayload).claimData.key : undefined;
+    const known = key && storedInfos.get(key);
+    if (known) return known;
+    let text: string;
+    try {
+      text = jsonText((await values.read([p as CommonPayload]))[0].payload);
+    } catch (err) {
+      return { error: `cannot read it: ${(err as Error).message}` };
+    }
+    const out = { size: Buffer.byteLength(text), stored: key !== undefined, preview: text.slice(0, PREVIEW_CHARS), truncated: text.length > PREVIEW_CHARS };
+    if (key) {
+      storedInfos.set(key, out);
+      if (storedInfos.size > CLOSED_KEPT) storedInfos.delete(storedInfos.keys().next().value!);
+    }
+    return out;
+  }
+
+  /** GET /api/runs/<id>/input|output: the whole value, as JSON (a file with ?download=1). */
+  async function value(res: ServerResponse, workflowId: string, which: 'input' | 'output', runId: string | undefined, download: boolean) {
+    let events: temporal.api.history.v1.IHistoryEvent[];
+    try {
+      events = (await opts.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    } catch (err) {
+      // fetchHistory reports a missing run as gRPC NOT_FOUND (5), describe() as WorkflowNotFoundError.
+      if ((err as Error).name === 'WorkflowNotFoundError' || (err as { code?: number }).code === 5) throw new HttpError(404, `no run with workflow id "${workflowId}"${runId ? ` and run id "${runId}"` : ''} in namespace ${ns}`);
+      throw err;
+    }
+    const p = which === 'input' ? startInput(events) : resultOf(events);
+    if (!p) throw new HttpError(404, which === 'input' ? `run "${workflowId}" has no input` : `run "${workflowId}" has no output (it has not completed)`);
+    const text = jsonText((await values.read([p as CommonPayload]))[0].payload);
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      ...(download ? { 'content-disposition': `attachment; filename="${workflowId.replace(/[^\w.-]+/g, '_')}-${which}.json"` } : {}),
+    });
+    res.end(text);
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -190,6 +265,8 @@ export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
       return json(res, await laidOut(entry.def));
     }
     if (path === '/api/runs') return json(res, await runs(url.searchParams.get('definition'), url.searchParams.get('status')));
+    m = /^\/api\/runs\/([^/]+)\/(input|output)$/.exec(path);
+    if (m) return value(res, decodeURIComponent(m[1]), m[2] as 'input' | 'output', url.searchParams.get('runId') ?? undefined, url.searchParams.get('download') === '1');
     m = /^\/api\/runs\/([^/]+)$/.exec(path);
     if (m) return json(res, await run(decodeURIComponent(m[1]), url.searchParams.get('runId') ?? undefined));
     if (path === '/' || path.startsWith('/runs/') || path.startsWith('/definitions/')) return send(res, 200, 'text/html; charset=utf-8', PAGE_HTML);
@@ -227,22 +304,34 @@ function json(res: ServerResponse, body: unknown, status = 200): void {
 
 type Payload = temporal.api.common.v1.IPayload;
 
+/** The run's input: the first argument of its start (the second is its StartOptions). */
+function startInput(events: temporal.api.history.v1.IHistoryEvent[]): Payload | undefined {
+  return events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0] ?? undefined;
+}
+
+/** The run's output, once it completed. */
+function resultOf(events: temporal.api.history.v1.IHistoryEvent[]): Payload | undefined {
+  return events.at(-1)?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0] ?? undefined;
+}
+
 /**
- * With a payload codec (encrypted payloads, docs/encryption.md), the payloads the page reads are
- * decoded in place: the start's input, markers (the pinned definition, local activities) and
- * command summaries. Others stay as they are (and are not sent to the browser).
+ * The payloads the page reads are resolved (payload store, docs/large-data.md) and decoded
+ * (encrypted payloads, docs/encryption.md) in place: the start's options (the pinned
+ * definition), markers (the pinned definition, local activities) and command summaries. One that
+ * cannot be read stays as it is; the input and output are read apart (valueInfo).
  */
-async function decodeReadPayloads(events: temporal.api.history.v1.IHistoryEvent[], codecs: readonly PayloadCodec[]): Promise<void> {
-  if (!codecs.length) return;
+async function decodeReadPayloads(events: temporal.api.history.v1.IHistoryEvent[], values: PayloadValues): Promise<void> {
   const decode = async (ps: Payload[]): Promise<Payload[]> => {
-    let out = ps as unknown as CommonPayload[];
-    for (const c of [...codecs].reverse()) out = await c.decode(out);
-    return out as unknown as Payload[];
+    try {
+      return (await values.read(ps as unknown as CommonPayload[])).map((r) => r.payload) as unknown as Payload[];
+    } catch {
+      return ps;
+    }
   };
   await Promise.all(
     events.map(async (e) => {
       const input = e.workflowExecutionStartedEventAttributes?.input;
-      if (input?.payloads?.length) input.payloads = await decode(input.payloads);
+      if (input?.payloads && input.payloads.length > 1) input.payloads = [input.payloads[0], ...(await decode(input.payloads.slice(1)))];
       const details = e.markerRecordedEventAttributes?.details;
       for (const k of Object.keys(details ?? {})) {
         const p = details![k];

@@ -38,6 +38,16 @@
     return h + 'h ' + (m - h * 60) + 'm';
   }
 
+  // 3.1 MB, 12.0 kB, 800 B (SI units, as browsers and file managers show sizes).
+  function size(bytes) {
+    if (bytes < 1000) return bytes + ' B';
+    var units = ['kB', 'MB', 'GB'];
+    var v = bytes / 1000;
+    var i = 0;
+    while (v >= 1000 && i < units.length - 1) { v /= 1000; i++; }
+    return v.toFixed(1) + ' ' + units[i];
+  }
+
   function plural(n, one, many) { return n + ' ' + (n === 1 ? one : many); }
 
   var MARK_TEXT = { current: 'current', visited: 'visited', failed: 'failed here', unreached: 'not reached' };
@@ -223,6 +233,40 @@
     labelNodes();
   }
 
+  // ------------------------------------------------------------------ a run's data
+
+  // The run's input and output: sizes, whether stored, a preview; the whole value behind links
+  // (megabytes of JSON are never put in the page).
+  function showData(data) {
+    var section = $('data');
+    var body = $('data-body');
+    body.textContent = '';
+    section.hidden = !data || (!data.input && !data.output);
+    if (section.hidden) return;
+    [['input', 'Input'], ['output', 'Output']].forEach(function (pair) {
+      var v = data[pair[0]];
+      if (!v) return;
+      var div = el('div', { class: 'value', id: 'value-' + pair[0] });
+      var head = el('div');
+      head.appendChild(el('strong', {}, pair[1] + ' '));
+      if (v.error) {
+        head.appendChild(el('span', { class: 'size' }, v.error));
+        div.appendChild(head);
+        body.appendChild(div);
+        return;
+      }
+      if (v.stored) head.appendChild(el('span', { class: 'stored', title: 'held in the payload store; the history holds a reference' }, 'stored: ' + size(v.size)));
+      else head.appendChild(el('span', { class: 'size' }, size(v.size)));
+      head.appendChild(el('span', { class: 'size' }, (v.size >= 1000 ? ' (' + v.size.toLocaleString('en') + ' bytes)' : '') + ' · '));
+      head.appendChild(el('a', { href: v.href, target: '_blank', rel: 'noopener', class: 'view' }, v.truncated ? 'View all' : 'View'));
+      head.appendChild(document.createTextNode(' · '));
+      head.appendChild(el('a', { href: v.href + '&download=1', download: '', class: 'download' }, 'Download'));
+      div.appendChild(head);
+      div.appendChild(el('pre', { 'aria-label': pair[1] + ' preview' }, v.preview + (v.truncated ? ' …' : '')));
+      body.appendChild(div);
+    });
+  }
+
   // ------------------------------------------------------------------ a run
 
   function showRun(body) {
@@ -254,6 +298,7 @@
       var cls = ov.current.indexOf(id) >= 0 && last ? 'running' : ov.failure && ov.failure.node === id && last ? 'failed' : '';
       path.appendChild(el('li', { class: cls }, n ? n.node.label + (view.graph.dsl === '1.0' && id.charAt(0) === '/' ? ' (' + id + ')' : '') : id));
     });
+    showData(body.data);
     if (view.selected) select(view.selected);
     // The run list shows statuses too: refreshed when this run's changes.
     if (statusChanged && !first) loadRuns();
@@ -278,6 +323,7 @@
   function showDefinition(key) {
     return getJson('/api/definitions/' + encodeURIComponent(key) + '/graph').then(function (g) {
       view.run = null;
+      showData(null);
       $('title').textContent = g.title + ' (' + key + ', DSL ' + g.dsl + ')';
       $('run-line').textContent = 'Pick a run of it from the list to see it on the graph.';
       drawGraph(g);

@@ -4,7 +4,8 @@
  *   pins it into history, with its hash and the server's registered search attributes;
  * - `swflow.validateData` (local activity): checks data against a JSON Schema, inline or (1.0) an
  *   external resource it fetches (./schema-resources.ts) and returns for the run to pin;
- * - `swflow.produceEvent`: hands a produced CloudEvent to the worker's event sinks.
+ * - `swflow.produceEvent`: hands a produced CloudEvent to the worker's event sinks (a large
+ *   output of the lifecycle completed event as an `outputUri`: ../../payloads/output-uri.ts).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
@@ -19,6 +20,7 @@ import { RESOLVE_DEFINITION_ACTIVITY, VALIDATE_DATA_ACTIVITY, type ResolveReques
 import { Context } from '@temporalio/activity';
 import { adapterServices, type AdapterServices } from '../../adapter-sdk/activities';
 import { SchemaResources } from './schema-resources';
+import { withOutputUri } from '../../payloads/output-uri';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { DefinitionNotFound, DefinitionRegistry, definitionHash } from '../../definitions/registry';
@@ -157,7 +159,8 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
     async [PRODUCE_EVENT_ACTIVITY](produced: CloudEventJson): Promise<void> {
       // Traced: a producer span, whose context the event carries (CloudEvents distributed tracing).
       await inSpan(`produce ${produced.type}`, { kind: 'producer', attributes: { 'cloudevents.event_type': produced.type, 'cloudevents.event_id': produced.id, 'cloudevents.event_source': produced.source } }, async () => {
-        const event = withTraceContext(produced);
+        // A large output of the completed event goes to the payload store; the event carries its outputUri.
+        const event = withTraceContext(await withOutputUri(produced));
         const sinks = opts.eventSinks ?? [];
         if (!sinks.length) opts.log?.(`produced event ${event.type} (${event.id}) — no event sink configured`);
         const run = Context.current().info.workflowExecution;
