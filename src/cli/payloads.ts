@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { Connection } from '@temporalio/client';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
-import { temporal } from '@temporalio/proto';
 import { connectTo, targetFromEnv } from '../client/connection';
 import { ENCODING_ENCRYPTED, payloadCodec } from '../codec';
+import { PayloadValues } from '../payloads/values';
 import { FilePayloadStore } from '../payloads/file-store';
 import { payloadSettings } from '../payloads/config';
 import { describeGc, gcPayloads } from '../payloads/gc';
@@ -71,15 +71,11 @@ function locate(arg: string): { store: PayloadStore; key: string } {
   throw new Error(`${arg.replace(/\/\/[^@/]*@/, '//…@')} is not in the configured payload store (${configured ? configured.location : 'none'}): set SWFLOW_PAYLOAD_STORE to the store it names`);
 }
 
-/** A stored payload's value: the codec applied when keys are configured, then the JSON converter. */
-async function decodeStored(bytes: Uint8Array, key: string): Promise<unknown> {
-  let payload = temporal.api.common.v1.Payload.decode(bytes) as Payload;
+/** A stored payload's value: read back and decoded as the codec server and run page do (values.ts), then the JSON converter. */
+async function decodeStored(store: PayloadStore, key: string): Promise<unknown> {
+  const payload = await new PayloadValues(store, payloadCodec() ? [payloadCodec()!] : []).get(key);
   const encoding = payload.metadata?.encoding ? Buffer.from(payload.metadata.encoding).toString() : '';
-  if (encoding === ENCODING_ENCRYPTED) {
-    const codec = payloadCodec();
-    if (!codec) throw new Error(`payload ${key} is encrypted: set SWFLOW_CODEC_KEYS (or SWFLOW_CODEC_KEY_FILE) to the codec keys of the workers`);
-    [payload] = await codec.decode([payload]);
-  }
+  if (encoding === ENCODING_ENCRYPTED) throw new Error(`payload ${key} is encrypted: set SWFLOW_CODEC_KEYS (or SWFLOW_CODEC_KEY_FILE) to the codec keys of the workers`);
   return defaultPayloadConverter.fromPayload(payload);
 }
 
@@ -136,7 +132,7 @@ What it cannot see:
     .action(async (arg: string) => {
       const { store, key } = locate(arg);
       try {
-        const value = await decodeStored(await store.get(key), key);
+        const value = await decodeStored(store, key);
         // A binary/plain payload (bytes) prints as base64, not as an object of byte indices.
         console.log(JSON.stringify(value instanceof Uint8Array ? { base64: Buffer.from(value).toString('base64') } : value, null, 2));
       } finally {

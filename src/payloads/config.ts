@@ -12,6 +12,7 @@
  *                             failing the run with its own message; default 2 MiB (the server's
  *                             limit.blobSize.error)
  */
+import { fileURLToPath } from 'node:url';
 import { ExternalStorage } from '@temporalio/common';
 import { FilePayloadStore } from './file-store';
 import { PayloadStoreDriver } from './driver';
@@ -33,7 +34,7 @@ export function parseSize(text: string, what: string): number {
 export function storeFromUrl(url: string, what = 'SWFLOW_PAYLOAD_STORE'): PayloadStore | undefined {
   const text = url.trim();
   if (!text || text === 'none') return undefined;
-  if (text.startsWith('file:')) return new FilePayloadStore(new URL(text).pathname);
+  if (text.startsWith('file:')) return new FilePayloadStore(fileURLToPath(text));
   if (/^postgres(ql)?:\/\//.test(text)) return postgresStore(text);
   if (text.startsWith('s3://')) return s3Store(text);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) throw new Error(`${what}: ${text.replace(/\/\/[^@/]*@/, '//…@')} is not a payload store (file:///dir, postgresql://…, s3://bucket/prefix, or none)`);

@@ -1,8 +1,8 @@
 /**
  * Payloads in a PostgreSQL table: the database a production deployment already runs (Temporal's
  * own, or another), reached by every swflow process of it. One row per content key; a write is
- * `INSERT … ON CONFLICT DO NOTHING`, so concurrent writers of one key (a retried activity and its
- * first attempt) agree without a lock. URL (SWFLOW_PAYLOAD_STORE):
+ * `INSERT … ON CONFLICT DO UPDATE SET created_at`, so concurrent writers of one key (a retried
+ * activity and its first attempt) agree without a lock, and content written again is young again. URL (SWFLOW_PAYLOAD_STORE):
  *
  *   postgresql://user:password@host:5432/db?table=swflow_payloads&sslmode=require
  *
@@ -36,8 +36,9 @@ export class PostgresPayloadStore implements PayloadStore {
 
   async put(key: string, bytes: Uint8Array): Promise<{ written: boolean }> {
     checkKey(key);
-    const res = await this.query(`write ${key}`, `INSERT INTO ${this.table} (key, data, size) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING`, [key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), bytes.byteLength]);
-    return { written: res.rowCount === 1 };
+    // A key already there is made young again (PayloadStore.put); xmax = 0 only on a row this statement inserted.
+    const res = await this.query(`write ${key}`, `INSERT INTO ${this.table} (key, data, size) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET created_at = now() RETURNING (xmax = 0) AS inserted`, [key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), bytes.byteLength]);
+    return { written: res.rows[0]?.inserted === true };
   }
 
   async get(key: string): Promise<Uint8Array> {
@@ -58,12 +59,14 @@ export class PostgresPayloadStore implements PayloadStore {
     }
   }
 
-  async delete(keys: string[]): Promise<number> {
+  async delete(keys: string[], olderThan?: Date): Promise<number> {
     let n = 0;
     for (let i = 0; i < keys.length; i += PAGE) {
       const batch = keys.slice(i, i + PAGE);
       batch.forEach(checkKey);
-      const res = await this.query(`delete ${batch.length} payloads`, `DELETE FROM ${this.table} WHERE key = ANY($1::text[])`, [batch]);
+      const res = olderThan
+        ? await this.query(`delete ${batch.length} payloads`, `DELETE FROM ${this.table} WHERE key = ANY($1::text[]) AND created_at < $2`, [batch, olderThan])
+        : await this.query(`delete ${batch.length} payloads`, `DELETE FROM ${this.table} WHERE key = ANY($1::text[])`, [batch]);
       n += res.rowCount ?? 0;
     }
     return n;
@@ -95,10 +98,10 @@ export class PostgresPayloadStore implements PayloadStore {
     try {
       await this.pool.query(`CREATE TABLE IF NOT EXISTS ${this.table} (key text PRIMARY KEY, data bytea NOT NULL, size integer NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`);
     } catch (err) {
-      // Processes creating it at once: the losers fail on the catalog's unique index (23505) or
-      // find it created (42P07); either way the table is there.
+      // Processes creating it at once: the losers fail on the catalog's unique index (23505), on
+      // its row type created meanwhile (42710), or find it created (42P07); the table is there.
       const code = (err as { code?: string }).code;
-      if (code !== '23505' && code !== '42P07') throw err;
+      if (code !== '23505' && code !== '42P07' && code !== '42710') throw err;
     }
   }
 

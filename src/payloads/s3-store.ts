@@ -10,6 +10,7 @@
  * (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, a role…), never from the URL.
  */
 import {
+  CopyObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -88,6 +89,8 @@ export class S3PayloadStore implements PayloadStore {
     const Key = this.objectKey(key);
     try {
       await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
+      // Already there: made young again (PayloadStore.put) by a copy onto itself, server-side, which renews LastModified.
+      await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key, CopySource: `${this.bucket}/${encodeURIComponent(Key).replace(/%2F/g, '/')}`, MetadataDirective: 'REPLACE', Metadata: { 'swflow-put': new Date().toISOString() }, ContentType: 'application/octet-stream' }));
       return { written: false };
     } catch (err) {
       if (!notFound(err)) throw this.error(`write ${key}`, err);
@@ -133,14 +136,15 @@ export class S3PayloadStore implements PayloadStore {
     } while (token);
   }
 
-  async delete(keys: string[]): Promise<number> {
+  async delete(keys: string[], olderThan?: Date): Promise<number> {
     let n = 0;
     for (let i = 0; i < keys.length; i += DELETE_BATCH) {
       const batch = keys.slice(i, i + DELETE_BATCH).map((k) => this.objectKey(k));
       // DeleteObjects reports a missing key as deleted: count only the keys that were there.
       const present: string[] = [];
       for (let j = 0; j < batch.length; j += HEAD_CONCURRENCY) {
-        const found = await Promise.all(batch.slice(j, j + HEAD_CONCURRENCY).map((Key) => this.exists(Key)));
+        // With olderThan, one put since (its LastModified renewed) is kept; a put between this check and the delete is not seen (best effort: the gc's grace period is the margin).
+        const found = await Promise.all(batch.slice(j, j + HEAD_CONCURRENCY).map((Key) => this.exists(Key, olderThan)));
         present.push(...found.filter((x): x is string => x !== undefined));
       }
       if (!present.length) continue;
@@ -168,9 +172,10 @@ export class S3PayloadStore implements PayloadStore {
     this.client.destroy();
   }
 
-  private async exists(Key: string): Promise<string | undefined> {
+  private async exists(Key: string, olderThan?: Date): Promise<string | undefined> {
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
+      if (olderThan && head.LastModified && head.LastModified >= olderThan) return undefined;
       return Key;
     } catch (err) {
       if (notFound(err)) return undefined;

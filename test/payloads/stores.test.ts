@@ -97,6 +97,30 @@ for (const kind of Object.keys(kinds) as Kind[]) {
       console.log(`${kind}: second put of one key wrote nothing`);
     });
 
+    test('a put of a key already there makes it young again; delete(keys, olderThan) keeps a key put since', async () => {
+      const store = open(kind);
+      const bytes = bytesOf(500);
+      const key = contentKey(bytes);
+      await store.put(key, bytes);
+      const createdAt = async () => {
+        for await (const p of store.list()) if (p.key === key) return p.createdAt.getTime();
+        return assert.fail(`${kind}: ${key} not listed`);
+      };
+      const first = await createdAt();
+      // S3's LastModified has whole seconds.
+      await new Promise((r) => setTimeout(r, 1_100));
+      const cutoff = new Date();
+      await new Promise((r) => setTimeout(r, 1_100));
+      assert.deepEqual(await store.put(key, bytes), { written: false });
+      const second = await createdAt();
+      assert.ok(second > first, `${kind}: createdAt ${second} after the second put is not later than ${first}`);
+      assert.equal(await store.delete([key], cutoff), 0, `${kind}: a key put after the cutoff was removed`);
+      assert.ok(Buffer.from(await store.get(key)).equals(bytes));
+      assert.equal(await store.delete([key], new Date(Date.now() + 1_000)), 1);
+      await assert.rejects(store.get(key), PayloadMissing);
+      console.log(`${kind}: a second put renewed createdAt (+${second - first} ms); delete with olderThan kept it, without removed it`);
+    });
+
     test('concurrent puts of one key: one object, the same bytes', async () => {
       const store = open(kind);
       const bytes = bytesOf(2 * MiB);
