@@ -236,7 +236,17 @@ export const FEATURE_LOCAL_READS = 'local-reads';
  */
 export const FEATURE_V1_LISTEN_UNTIL_ANY_EVENT = 'v1-listen-until-any-event';
 
+/**
+ * The results of local activities (reads, `swflow.local` calls) in one workflow task add up in
+ * its completion (one marker each), and Temporal refuses a completion over 4 MB ("GRPC Message
+ * too large": the task fails again and again and the run stalls). After a local call whose
+ * result brings the task's local results over LOCAL_RESULT_BYTES_PER_TASK, the run yields with a
+ * 1 ms timer, so the markers so far are recorded (host/walk-budget.ts). Results arrive one
+ * microtask turn later, so runs recorded without it keep the old order.
+ */
+export const FEATURE_YIELD_LOCAL_RESULTS = 'yield-local-results';
 export const INTERPRETER_FEATURES = [
+  FEATURE_YIELD_LOCAL_RESULTS,
   FEATURE_UPSERTS_BEFORE_BLOCKING,
   FEATURE_NATIVE_RETRY_POLICY,
   FEATURE_KEEP_ACTIVE_EVENTS,

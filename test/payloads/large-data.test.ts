@@ -1,5 +1,6 @@
 /**
- * Large data on the dev server (issue 32), with real `swflow worker` processes: a 0.8 and a 1.0
+ * Large data (issue 32) on the dev server with a directory store, or with SWFLOW_CLUSTER=1 on the
+ * multi-process PostgreSQL cluster with a PostgreSQL store, with real `swflow worker` processes: a 0.8 and a 1.0
  * definition each take a 20 MB input, call a local service answering 8 MB ten times, and collect
  * 10,000 results of 2 KB. With the payload store (a directory) every run completes with the
  * exact expected output, no payload in any history is over the threshold, and a worker killed
@@ -15,15 +16,17 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { dataConverterOptions } from '../../src/codec';
 import { startWorkflow } from '../../src/client/start';
 import { DEFAULT_THRESHOLD } from '../../src/payloads/config';
-import { startDevServer, type DevServer } from '../../src/platform/dev-server';
-import { resolveTemporalCli } from '../../src/platform/temporal-binary';
-import { freePort } from '../helpers/ports';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { startDevEnv } from '../helpers/temporal';
+import { startPostgres, type TestPostgres } from '../helpers/postgres';
 import { SERVING, SwflowProcess } from '../reliability/harness';
 import { bigInput, expected, scenarioId, largestStoredPayload, startLargeService, writeDefinitions, type LargeService } from './scenarios';
 
 let dir = '';
-let storeDir = '';
-let dev: DevServer;
+let storeUrl = '';
+let env: TestWorkflowEnvironment;
+let address = '';
+let pg: TestPostgres | undefined;
 let service: LargeService;
 let connection: Connection;
 let withStore: Client;
@@ -33,30 +36,32 @@ const STORE_QUEUE = 'swflow';
 const PLAIN_QUEUE = 'no-store';
 
 const worker = (queue: string, store: string) => {
-  const p = new SwflowProcess(['worker', '--definitions', join(dir, 'defs'), '--no-schedules', '--task-queue', queue], dev.address, { SWFLOW_PAYLOAD_STORE: store });
+  const p = new SwflowProcess(['worker', '--definitions', join(dir, 'defs'), '--no-schedules', '--task-queue', queue], address, { SWFLOW_PAYLOAD_STORE: store });
   procs.push(p);
   return p.ready(SERVING, 120_000);
 };
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'swflow-large-'));
-  storeDir = join(dir, 'payloads');
-  mkdirSync(join(dir, 'defs'));
   service = await startLargeService();
+  mkdirSync(join(dir, 'defs'));
   writeDefinitions(join(dir, 'defs'), service.base);
-  const cli = await resolveTemporalCli();
-  assert.ok(cli, 'the Temporal CLI');
-  dev = await startDevServer({ binary: cli.path, port: await freePort(), uiPort: await freePort(), dbFile: join(dir, 'temporal.sqlite') });
-  connection = await Connection.connect({ address: dev.address });
-  withStore = new Client({ connection, ...dataConverterOptions({ ...process.env, SWFLOW_PAYLOAD_STORE: storeDir }) });
+  env = await startDevEnv();
+  address = (env as unknown as { address: string }).address;
+  // On the cluster, the database a production user already runs: a PostgreSQL store.
+  if (process.env.SWFLOW_CLUSTER === '1') pg = await startPostgres();
+  storeUrl = pg ? `${pg.url('postgres')}?table=large_payloads` : join(dir, 'payloads');
+  connection = await Connection.connect({ address });
+  withStore = new Client({ connection, ...dataConverterOptions({ ...process.env, SWFLOW_PAYLOAD_STORE: storeUrl }) });
   noStore = new Client({ connection, ...dataConverterOptions({ ...process.env, SWFLOW_PAYLOAD_STORE: 'none' }) });
-  await Promise.all([worker(STORE_QUEUE, storeDir), worker(PLAIN_QUEUE, 'none')]);
+  await Promise.all([worker(STORE_QUEUE, storeUrl), worker(PLAIN_QUEUE, 'none')]);
 });
 
 after(async () => {
   await Promise.all(procs.map((p) => p.stop('SIGKILL')));
   await connection?.close();
-  await dev?.stop();
+  await env?.teardown();
+  await pg?.close();
   await service?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -98,7 +103,7 @@ test('with a payload store, a worker killed with SIGKILL in the middle of collec
     const victim = procs.find((p) => p.child.exitCode === null && p.child.signalCode === null && p.child.spawnargs.includes(STORE_QUEUE))!;
     await victim.stop('SIGKILL');
     const killedAt = service.calls.item - before;
-    await worker(STORE_QUEUE, storeDir);
+    await worker(STORE_QUEUE, storeUrl);
     assert.deepEqual(await result, expected.collect(dsl));
     console.log(`large data ${dsl}: ${input.n} results (20 MB) collected, worker SIGKILLed after ${killedAt} calls, output equal; ${service.calls.item - before} calls in all (${Date.now() - t} ms)`);
   }

@@ -11,6 +11,7 @@
  * closes or continues as new.
  */
 import type { Json } from '../../common/model';
+import { formatBytes, jsonBytes } from '../../common/payload-limit';
 import { scheduleProduceEvent } from '../events/produce';
 import { summary } from './tracker';
 import type { Effects } from '../effects';
@@ -57,6 +58,8 @@ export class Lifecycle {
     /** The qualified name of this instance: `<workflow id>.<namespace>` (0.8: `<workflow id>.<definition id>`). */
     readonly instance: string,
     private readonly effects: Pick<Effects, 'uuid4' | 'now'>,
+    /** Without a payload store (ResolveResult.payloadLimit): an event over it leaves its large data out. */
+    private readonly payloadLimit?: number,
   ) {}
 
   /** Publishes one event (not awaited: see {@link settle}). */
@@ -72,6 +75,14 @@ export class Lifecycle {
       datacontenttype: 'application/json',
       data: type.startsWith('workflow.') ? { name: this.instance, ...data } : { workflow: this.instance, ...data },
     };
+    // Over the limit, Temporal would refuse the activity and the run would be stuck: the event goes
+    // without its `input`/`output`, saying how large they were (with a store, the SDK stores them).
+    if (this.payloadLimit && jsonBytes(ce, this.payloadLimit) > this.payloadLimit) {
+      const d = ce.data as Record<string, Json>;
+      for (const field of ['input', 'output']) {
+        if (d[field] !== undefined) d[field] = { swflowOmitted: `${formatBytes(jsonBytes(d[field]))}, over the ${formatBytes(this.payloadLimit)} payload limit without a payload store` };
+      }
+    }
     const label = summary(subject ?? '/', undefined, `lifecycle ${type}`);
     // A sink that keeps failing loses this event, not the run.
     this.tail = this.tail.then(() => scheduleProduceEvent(this.taskQueue, ce, label)).catch(() => undefined);

@@ -21,7 +21,7 @@ import { beforeBlocking, STEPS_LISTED, Tracker } from './tracker';
 import { nowIso, temporalEffects, type Effects } from '../effects';
 import { checkPayload, limitPayloads } from './payload-limit';
 import { WalkBudget } from './walk-budget';
-import { FEATURE_HOST_LIFECYCLE, FEATURE_YIELD_LONG_WALKS } from '../../common/features';
+import { FEATURE_HOST_LIFECYCLE, FEATURE_YIELD_LOCAL_RESULTS, FEATURE_YIELD_LONG_WALKS } from '../../common/features';
 import { type ResolveResult } from '../../common/pinning';
 import { ENTERED_KEPT, readCarried, type Carried, type HostCarry } from './carry';
 import { HOST_LIFECYCLE_TYPES, Lifecycle, type LifecycleType } from './lifecycle';
@@ -110,6 +110,7 @@ export class RunHost {
     this.resolved = resolved;
     this.features = new Set(resolved.features ?? []);
     // Before the front end exists: its pipelines take these effects.
+    if (this.features.has(FEATURE_YIELD_LOCAL_RESULTS)) this.effects = this.budget.yieldingLocalResults(this.effects);
     if (resolved.payloadLimit) this.effects = limitPayloads(this.effects, resolved.payloadLimit);
     this.functions = this.options.functions ?? resolved.functions;
   }
@@ -124,7 +125,7 @@ export class RunHost {
     if (description.version) this.tracker.upsert('SwDefinitionVersion', description.version);
     this.tracker.upsert('SwDefinitionHash', this.resolved.hash);
     if (this.resolved.lifecycleEvents && (description.stepHeading === 'Task' || this.features.has(FEATURE_HOST_LIFECYCLE))) {
-      this.lifecycle = new Lifecycle(`swflow/${description.id}`, this.info.taskQueue, description.lifecycleName, this.effects);
+      this.lifecycle = new Lifecycle(`swflow/${description.id}`, this.info.taskQueue, description.lifecycleName, this.effects, this.resolved.payloadLimit);
     }
     if (this.resolved.metrics) this.observeMetrics(description);
     if (this.resolved.tracing) this.observeTracing(description);
