@@ -79,6 +79,9 @@ async function decodeStored(store: PayloadStore, key: string): Promise<unknown> 
   return defaultPayloadConverter.fromPayload(payload);
 }
 
+/** The largest history page the gc takes: 1,000 events of payloads under the threshold can be hundreds of MB. */
+const HISTORY_PAGE_BYTES = 512 * 1024 * 1024;
+
 function age(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 120) return `${s}s`;
@@ -117,7 +120,8 @@ What it cannot see:
       const store = configuredStore();
       const target = targetFromEnv() ?? { address: '127.0.0.1:7233', namespace: process.env.TEMPORAL_NAMESPACE || 'default' };
       const namespaces = opts.namespace?.length ? [...new Set(opts.namespace)] : [target.namespace];
-      const connection = await connectTo(target, (o) => Connection.connect(o));
+      // A page of history can pass gRPC's default 4 MB: many payloads just under the threshold (inline).
+      const connection = await connectTo(target, (o) => Connection.connect({ ...o, channelArgs: { ...o.channelArgs, 'grpc.max_receive_message_length': HISTORY_PAGE_BYTES } }));
       try {
         const report = await gcPayloads(connection, store, { namespaces, minAgeMs, dryRun: opts.dryRun });
         console.log(opts.json ? JSON.stringify(report, null, 2) : describeGc(report).join('\n'));

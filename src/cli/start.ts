@@ -34,7 +34,8 @@ import { EVENT_SINK_HELP, LIFECYCLE_EVENTS_HELP, lifecycleEventsWanted, schedule
 import { eventSinks, sinkUrls } from '../gateway/sink';
 import { serveMetricsIf } from '../metrics';
 import { startGreetingService, GREETING_SERVICE_PORT } from '../../examples/services/greeting-service';
-import { dataConverterOptions } from '../codec';
+import { dataConverterOptions, keyringFromEnv, payloadCodec } from '../codec';
+import { startCodecServer, type CodecServer } from '../codec/server';
 import { UI_PORT } from './ui';
 import { startRunPage, type RunPage } from '../ui/server';
 
@@ -102,6 +103,7 @@ async function start(opts: StartCommandOptions): Promise<void> {
   // Core's exporter is part of the runtime the workers' connection creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, log);
   let devServer: DevServer | undefined;
+  let codecServer: CodecServer | undefined;
   let target: ServerTarget | undefined = targetFromEnv();
   let uiUrl: string | undefined;
 
@@ -116,7 +118,14 @@ async function start(opts: StartCommandOptions): Promise<void> {
       );
     }
     if (cli.buildMs) log(`Built the Temporal CLI in ${(cli.buildMs / 1000).toFixed(0)} s (cached for next time).`);
-    devServer = await startDevServer({ binary: cli.path, ip: opts.temporalHost, port: Number(opts.port), uiPort: Number(opts.uiPort), dbFile: opts.db });
+    // The embedded Web UI decodes through a codec server of this process (stored payloads read
+    // back, encrypted ones decrypted) when the UI is on loopback: unauthenticated, it shows what
+    // the UI itself shows to whoever reaches 127.0.0.1. Exposed set-ups run `swflow codec-server` with a token.
+    const keys = keyringFromEnv();
+    if ((keys || payloads.store) && /^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(opts.temporalHost)) {
+      codecServer = await startCodecServer({ codec: keys ? payloadCodec(keys) : undefined, store: payloads.store, host: '127.0.0.1', port: 0, corsOrigins: [`http://localhost:${opts.uiPort}`, `http://127.0.0.1:${opts.uiPort}`], log: (m) => log(`codec server: ${m}`) });
+    }
+    devServer = await startDevServer({ binary: cli.path, ip: opts.temporalHost, port: Number(opts.port), uiPort: Number(opts.uiPort), dbFile: opts.db, ...(codecServer ? { extraArgs: ['--ui-codec-endpoint', codecServer.url] } : {}) });
     target = { address: devServer.address, namespace: 'default' };
     uiUrl = devServer.uiUrl;
   }
@@ -193,6 +202,7 @@ async function start(opts: StartCommandOptions): Promise<void> {
       log('Stopping the Temporal dev server...');
       await devServer.stop();
     }
+    await codecServer?.close();
     log('Stopped.');
   }
 }

@@ -104,7 +104,7 @@ async function markRun(service: WorkflowService, namespace: string, info: tempor
   let nextPageToken: Uint8Array | undefined;
   try {
     do {
-      const page = await service.getWorkflowExecutionHistory({ namespace, execution, maximumPageSize: 1000, nextPageToken, skipArchival: true });
+      const page = await service.getWorkflowExecutionHistory({ namespace, execution, maximumPageSize: 100, nextPageToken, skipArchival: true });
       referencesIn(page.history?.events, found, where);
       nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
     } while (nextPageToken);

@@ -170,7 +170,7 @@ export async function largestStoredPayload(connection: Connection, namespace: st
       runs++;
       let token: Uint8Array | undefined;
       do {
-        const page = await connection.workflowService.getWorkflowExecutionHistory({ namespace, execution: e.execution!, nextPageToken: token });
+        const page = await connection.workflowService.getWorkflowExecutionHistory({ namespace, execution: e.execution!, nextPageToken: token, maximumPageSize: 50 });
         for (const ev of page.history?.events ?? []) {
           const visit = (v: unknown): void => {
             if (!v || typeof v !== 'object') return;

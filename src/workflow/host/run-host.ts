@@ -210,7 +210,7 @@ export class RunHost {
   private async continueWith(input: Json, options: () => StartOptions): Promise<never> {
     await this.lifecycle?.settle();
     const opts = options();
-    if (this.resolved.payloadLimit) checkPayload(`what the run carries to its next run (its data and position)`, [input, opts], this.resolved.payloadLimit);
+    if (this.resolved.payloadLimit) checkPayload(`what the run carries to its next run (its data and position${this.afterLastStep().replace(' (', ', ').replace(/\)$/, '')})`, [input, opts], this.resolved.payloadLimit);
     this.tracker.flush();
     this.runTrace?.end('continued');
     return makeContinueAsNewFunc({ workflowType: this.info.workflowType, taskQueue: this.info.taskQueue })(input, opts);
@@ -218,9 +218,13 @@ export class RunHost {
 
   /** Without a payload store: fails the run (PayloadTooLarge) when its output is over the limit, naming the last step it went through. */
   checkOutput(output: Json): void {
-    if (!this.resolved.payloadLimit) return;
+    if (this.resolved.payloadLimit) checkPayload(`the run's output${this.afterLastStep()}`, output, this.resolved.payloadLimit);
+  }
+
+  /** ` (after state X)` / ` (after task /do/0/x)`: where the run is, for a message; '' before any step. */
+  private afterLastStep(): string {
     const last = this.tracker?.steps[this.tracker.steps.length - 1]?.state;
-    checkPayload(`the run's output${last ? ` (after ${this.description?.stepHeading === 'Task' ? 'task' : 'state'} ${last})` : ''}`, output, this.resolved.payloadLimit);
+    return last ? ` (after ${this.description?.stepHeading === 'Task' ? 'task' : 'state'} ${last})` : '';
   }
 
   /** A lifecycle CloudEvent (a no-op unless the worker opted in; the host's newer types only on runs with `host-lifecycle`). */
