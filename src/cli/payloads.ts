@@ -13,6 +13,7 @@ import { msToNumber } from '@temporalio/common/lib/time';
 import { connectTo, targetFromEnv } from '../client/connection';
 import { ENCODING_ENCRYPTED, payloadCodec } from '../codec';
 import { PayloadValues } from '../payloads/values';
+import { formatBytes } from '../common/payload-limit';
 import { FilePayloadStore } from '../payloads/file-store';
 import { payloadSettings } from '../payloads/config';
 import { describeGc, gcPayloads } from '../payloads/gc';
@@ -164,7 +165,7 @@ What it cannot see:
           }
         }
         if (opts.json) console.log(JSON.stringify({ store: store.location, count, bytes, ...(opts.long ? { payloads: items } : {}) }, null, 2));
-        else console.log(`${count} payload(s), ${bytes} bytes (${(bytes / 1024 / 1024).toFixed(2)} MiB) in ${store.location}`);
+        else console.log(`${count} payload(s), ${bytes} bytes (${formatBytes(bytes)}) in ${store.location}`);
       } finally {
         await store.close();
       }

@@ -19,6 +19,7 @@ import type { Payload } from '@temporalio/common';
 import { decodeReferencePayload, isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import type { PayloadStore } from './store';
+import { formatBytes } from '../common/payload-limit';
 
 type WorkflowService = Connection['workflowService'];
 const RUNNING = temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
@@ -211,12 +212,11 @@ export async function gcPayloads(connection: Connection, store: PayloadStore, op
 
 /** The report as the command prints it. */
 export function describeGc(r: GcReport): string[] {
-  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(2)} MiB`;
   const lines = [
     `namespace${r.namespaces.length > 1 ? 's' : ''} ${r.namespaces.join(', ')}, store ${r.store}${r.dryRun ? ' (dry run: nothing removed)' : ''}`,
     `runs scanned ${r.runs}, schedules ${r.schedules}, references found ${r.references}`,
-    `payloads kept ${r.keptReferenced + r.keptYoung} (${r.keptReferenced} referenced, ${r.keptYoung} younger than the grace period; ${mib(r.keptBytes)})`,
-    `payloads ${r.dryRun ? 'to remove' : 'removed'} ${r.removed}, bytes ${r.dryRun ? 'to free' : 'freed'} ${r.bytesFreed} (${mib(r.bytesFreed)}) in ${r.seconds.toFixed(1)} s`,
+    `payloads kept ${r.keptReferenced + r.keptYoung} (${r.keptReferenced} referenced, ${r.keptYoung} younger than the grace period; ${formatBytes(r.keptBytes)})`,
+    `payloads ${r.dryRun ? 'to remove' : 'removed'} ${r.removed}, bytes ${r.dryRun ? 'to free' : 'freed'} ${r.bytesFreed} (${formatBytes(r.bytesFreed)}) in ${r.seconds.toFixed(1)} s`,
   ];
   if (r.missing) lines.push(`warning: ${r.missing} referenced payload(s) of this store's kind are not in it (another store, or removed): the runs that read them will fail`);
   if (r.foreign) lines.push(`${r.foreign} file(s) in the store that are not payloads were left alone`);

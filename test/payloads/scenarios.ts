@@ -42,13 +42,14 @@ export const itemAnswer = (i: number, bytes = ITEM_BYTES) => ({ i, pad: filler(`
 
 export interface LargeService {
   base: string;
-  calls: { big: number; item: number };
+  /** Calls so far: `item` counts 0.8's (2 KB), `itemV1` 1.0's (200 KB). */
+  calls: { big: number; item: number; itemV1: number };
   close(): Promise<void>;
 }
 
 /** `GET /big?i=` answers ~8 MB, `GET /item?i=` ~2 KB; `/openapi.json` describes both (0.8 REST functions). */
 export async function startLargeService(): Promise<LargeService> {
-  const calls = { big: 0, item: 0 };
+  const calls = { big: 0, item: 0, itemV1: 0 };
   let base = '';
   const openapi = () => ({
     openapi: '3.0.3',
@@ -65,7 +66,11 @@ export async function startLargeService(): Promise<LargeService> {
     res.writeHead(200, { 'content-type': 'application/json' });
     if (url.pathname === '/openapi.json') return res.end(JSON.stringify(openapi()));
     if (url.pathname === '/big') return calls.big++, res.end(JSON.stringify(bigAnswer(i)));
-    if (url.pathname === '/item') return calls.item++, res.end(JSON.stringify(itemAnswer(i, Number(url.searchParams.get('bytes') ?? ITEM_BYTES))));
+    if (url.pathname === '/item') {
+      const bytes = Number(url.searchParams.get('bytes') ?? ITEM_BYTES);
+      bytes === ITEM_BYTES ? calls.item++ : calls.itemV1++;
+      return res.end(JSON.stringify(itemAnswer(i, bytes)));
+    }
     res.writeHead(404).end();
   });
   server.keepAliveTimeout = 60_000;
