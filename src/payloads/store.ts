@@ -7,6 +7,7 @@
  * SWFLOW_PAYLOAD_STORE.
  */
 import { createHash } from 'node:crypto';
+import { errorClass, SwflowError } from '../common/errors';
 
 /** One stored payload, as `list()` reports it. */
 export interface StoredPayload {
@@ -44,13 +45,16 @@ export interface PayloadStore {
 }
 
 /** A reference whose payload is not in the store (removed, or another store). */
-export class PayloadMissing extends Error {
+export class PayloadMissing extends SwflowError {
+  static {
+    errorClass(this, 'PayloadMissing');
+  }
+
   constructor(
     readonly key: string,
     location: string,
   ) {
     super(`payload ${key} is not in the payload store ${location} (removed by \`swflow payloads gc\`, or this process uses another store than the one that wrote it)`);
-    this.name = 'PayloadMissing';
   }
 }
 
