@@ -76,6 +76,22 @@ export function nowIso(effects: Effects): string {
   return new Date(effects.now()).toISOString();
 }
 
+const EFFECTS: readonly (keyof Effects)[] = ['activity', 'localCall', 'localActivity', 'sleep', 'condition', 'conditionWithin', 'executeChild', 'startChild', 'scope', 'nonCancellable', 'cancelled', 'uuid4', 'now', 'info', 'warn'];
+
+/**
+ * `effects` as a plain object of functions bound to it, for a wrapper to override some of:
+ * `{ ...boundEffects(e), activity: … }` (a class's methods, such as a test's fake effects', do
+ * not spread).
+ */
+export function boundEffects(effects: Effects): Effects {
+  const out: Record<string, unknown> = {};
+  for (const k of EFFECTS) {
+    const f = effects[k];
+    if (typeof f === 'function') out[k] = (f as (...args: unknown[]) => unknown).bind(effects);
+  }
+  return out as unknown as Effects;
+}
+
 /** The real effects: Temporal's workflow APIs. */
 export const temporalEffects: Effects = {
   activity: (type, args, options) => scheduleActivity(type, args, options),

@@ -8,7 +8,7 @@
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import { jsonBytes, PAYLOAD_TOO_LARGE, payloadTooLargeMessage } from '../../common/payload-limit';
-import type { Effects } from '../effects';
+import { boundEffects, type Effects } from '../effects';
 
 /** Throws PayloadTooLarge when `value` is over `limit` bytes as JSON. */
 export function checkPayload(what: string, value: unknown, limit: number): void {
@@ -30,7 +30,7 @@ function checked<T>(what: string, value: unknown, limit: number, issue: () => Pr
 /** `effects` whose commands carrying data check it first; everything else is passed through unchanged. */
 export function limitPayloads(effects: Effects, limit: number): Effects {
   return {
-    ...effects,
+    ...boundEffects(effects),
     activity: (type, args, options) => checked(`the input of ${type}`, args, limit, () => effects.activity(type, args, options)),
     localCall: (type, args, options) => checked(`the input of ${type}`, args, limit, () => effects.localCall(type, args, options)),
     localActivity: (type, args, options) => checked(`the input of ${type}`, args, limit, () => effects.localActivity(type, args, options)),

@@ -6,7 +6,7 @@
  * TRANSITIONS_PER_TASK steps with a 1 ms timer.
  */
 import { jsonBytes } from '../../common/payload-limit';
-import type { Effects } from '../effects';
+import { boundEffects, type Effects } from '../effects';
 
 /** Steps (0.8 transitions, 1.0 tasks entered) one workflow task makes before a walk yields. */
 export const TRANSITIONS_PER_TASK = 500;
@@ -39,7 +39,7 @@ export class WalkBudget {
   /** `effects` whose local calls yield after a result that brings the task's local results over the budget. */
   yieldingLocalResults(effects: Effects): Effects {
     return {
-      ...effects,
+      ...boundEffects(effects),
       localCall: <R>(type: string, args: unknown[], options: Parameters<Effects["localCall"]>[2]) => effects.localCall<R>(type, args, options).then((result) => this.afterLocalResult(result)),
     };
   }
