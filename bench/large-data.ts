@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { connectionOptions } from '../src/client/connection';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { dataConverterOptions } from '../src/codec';
@@ -52,8 +53,8 @@ async function main(): Promise<void> {
   const workers = await Promise.all(
     [['stored', store], ['inline', 'none']].map(([queue, s]) => new SwflowProcess(['worker', '--definitions', join(dir, 'defs'), '--no-schedules', '--task-queue', queue], dev.address, { SWFLOW_PAYLOAD_STORE: s }).ready(SERVING, 120_000)),
   );
-  // The inline runs' histories (ten 500 KB answers) pass gRPC's default 4 MB.
-  const connection = await Connection.connect({ address: dev.address, channelArgs: { 'grpc.max_receive_message_length': 256 * 1024 * 1024 } });
+  // swflow's client options: the inline runs' histories (ten 500 KB answers) pass gRPC's default 4 MB.
+  const connection = await Connection.connect(connectionOptions({ address: dev.address, namespace: 'default' }));
   const clients = { stored: new Client({ connection, ...dataConverterOptions({ ...process.env, SWFLOW_PAYLOAD_STORE: store }) }), inline: new Client({ connection, ...dataConverterOptions({ ...process.env, SWFLOW_PAYLOAD_STORE: 'none' }) }) };
   const times: Record<'stored' | 'inline', number[]> = { stored: [], inline: [] };
   const historyBytes: Record<'stored' | 'inline', number[]> = { stored: [], inline: [] };

@@ -17,7 +17,7 @@ import { formatBytes } from '../common/payload-limit';
 import { FilePayloadStore } from '../payloads/file-store';
 import { payloadSettings } from '../payloads/config';
 import { describeGc, gcPayloads } from '../payloads/gc';
-import { checkKey, type PayloadStore } from '../payloads/store';
+import { checkKey, redactUrl, type PayloadStore } from '../payloads/store';
 import { dataDir } from '../platform/paths';
 
 const NO_STORE = 'no payload store is configured: set SWFLOW_PAYLOAD_STORE to the store the workers use (file:///dir or a path, postgresql://…, s3://bucket/prefix; `swflow start` keeps its payloads in <data>/payloads)';
@@ -69,7 +69,7 @@ function locate(arg: string): { store: PayloadStore; key: string } {
     const dir = fileURLToPath(new URL('..', new URL(arg)));
     return { store: new FilePayloadStore(dir), key };
   }
-  throw new Error(`${arg.replace(/\/\/[^@/]*@/, '//…@')} is not in the configured payload store (${configured ? configured.location : 'none'}): set SWFLOW_PAYLOAD_STORE to the store it names`);
+  throw new Error(`${redactUrl(arg)} is not in the configured payload store (${configured ? configured.location : 'none'}): set SWFLOW_PAYLOAD_STORE to the store it names`);
 }
 
 /** A stored payload's value: read back and decoded as the codec server and run page do (values.ts), then the JSON converter. */
@@ -79,9 +79,6 @@ async function decodeStored(store: PayloadStore, key: string): Promise<unknown> 
   if (encoding === ENCODING_ENCRYPTED) throw new Error(`payload ${key} is encrypted: set SWFLOW_CODEC_KEYS (or SWFLOW_CODEC_KEY_FILE) to the codec keys of the workers`);
   return defaultPayloadConverter.fromPayload(payload);
 }
-
-/** The largest history page the gc takes: 1,000 events of payloads under the threshold can be hundreds of MB. */
-const HISTORY_PAGE_BYTES = 512 * 1024 * 1024;
 
 function age(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
@@ -121,8 +118,7 @@ What it cannot see:
       const store = configuredStore();
       const target = targetFromEnv() ?? { address: '127.0.0.1:7233', namespace: process.env.TEMPORAL_NAMESPACE || 'default' };
       const namespaces = opts.namespace?.length ? [...new Set(opts.namespace)] : [target.namespace];
-      // A page of history can pass gRPC's default 4 MB: many payloads just under the threshold (inline).
-      const connection = await connectTo(target, (o) => Connection.connect({ ...o, channelArgs: { ...o.channelArgs, 'grpc.max_receive_message_length': HISTORY_PAGE_BYTES } }));
+      const connection = await connectTo(target, (o) => Connection.connect(o));
       try {
         const report = await gcPayloads(connection, store, { namespaces, minAgeMs, dryRun: opts.dryRun });
         console.log(opts.json ? JSON.stringify(report, null, 2) : describeGc(report).join('\n'));

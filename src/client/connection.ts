@@ -59,12 +59,20 @@ export function targetFromEnv(env: NodeJS.ProcessEnv = process.env): ServerTarge
   return target;
 }
 
-/** Options for `Connection.connect` (client) and `NativeConnection.connect` (worker): same shape. */
+/**
+ * The largest message a client takes (gRPC's default is 4 MB): a page of history can hold many
+ * payloads just under the payload store's threshold (docs/large-data.md), and the run page,
+ * `swflow payloads gc` and other readers of histories must still read it.
+ */
+export const MAX_RECEIVE_BYTES = 512 * 1024 * 1024;
+
+/** Options for `Connection.connect` (client) and `NativeConnection.connect` (worker, which ignores `channelArgs`): same shape. */
 export function connectionOptions(target: ServerTarget): ConnectionOptions & NativeConnectionOptions {
   return {
     address: target.address,
     tls: target.tls ?? false,
     apiKey: target.apiKey,
+    channelArgs: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES },
   } as ConnectionOptions & NativeConnectionOptions;
 }
 

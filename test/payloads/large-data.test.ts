@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connectionOptions } from '../../src/client/connection';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { dataConverterOptions } from '../../src/codec';
 import { startWorkflow } from '../../src/client/start';
@@ -51,8 +52,8 @@ before(async () => {
   // On the cluster, the database a production user already runs: a PostgreSQL store.
   if (process.env.SWFLOW_CLUSTER === '1') pg = await startPostgres();
   storeUrl = pg ? `${pg.url('postgres')}?table=large_payloads` : join(dir, 'payloads');
-  // Histories of many payloads just under the threshold have pages over gRPC's default 4 MB.
-  connection = await Connection.connect({ address, channelArgs: { 'grpc.max_receive_message_length': 256 * 1024 * 1024 } });
+  // swflow's client options: histories of many payloads just under the threshold have pages over gRPC's default 4 MB.
+  connection = await Connection.connect(connectionOptions({ address, namespace: 'default' }));
   withStore = new Client({ connection, ...dataConverterOptions({ ...process.env, SWFLOW_PAYLOAD_STORE: storeUrl }) });
   noStore = new Client({ connection, ...dataConverterOptions({ ...process.env, SWFLOW_PAYLOAD_STORE: 'none' }) });
   await Promise.all([worker(STORE_QUEUE, storeUrl), worker(PLAIN_QUEUE, 'none')]);
