@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { ExternalStorage } from '@temporalio/common';
 import { FilePayloadStore } from './file-store';
 import { PayloadStoreDriver } from './driver';
-import type { PayloadStore } from './store';
+import { redactUrl, type PayloadStore } from './store';
 
 export const DEFAULT_THRESHOLD = 256 * 1024;
 export const DEFAULT_LIMIT = 2 * 1024 * 1024;
@@ -37,7 +37,7 @@ export function storeFromUrl(url: string, what = 'SWFLOW_PAYLOAD_STORE'): Payloa
   if (text.startsWith('file:')) return new FilePayloadStore(fileURLToPath(text));
   if (/^postgres(ql)?:\/\//.test(text)) return postgresStore(text);
   if (text.startsWith('s3://')) return s3Store(text);
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) throw new Error(`${what}: ${text.replace(/\/\/[^@/]*@/, '//…@')} is not a payload store (file:///dir, postgresql://…, s3://bucket/prefix, or none)`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) throw new Error(`${what}: ${redactUrl(text)} is not a payload store (file:///dir, postgresql://…, s3://bucket/prefix, or none)`);
   return new FilePayloadStore(text);
 }
 

@@ -10,7 +10,7 @@
  * own: sslmode, application_name, …). The table is created on first use if missing.
  */
 import { Pool, type PoolConfig } from 'pg';
-import { checkKey, PayloadMissing, type PayloadStore, type StoredPayload } from './store';
+import { checkKey, PayloadMissing, redactUrl, type PayloadStore, type StoredPayload } from './store';
 
 const DEFAULT_TABLE = 'swflow_payloads';
 /** Rows per page of `list()` and keys per `DELETE`: bounded memory and statement size whatever the table holds. */
@@ -119,13 +119,13 @@ function parseUrl(url: string): { config: PoolConfig; table: string; location: s
   try {
     u = new URL(url);
   } catch {
-    throw new Error(`SWFLOW_PAYLOAD_STORE: ${redact(url)} is not a URL (postgresql://user:password@host:5432/db?table=swflow_payloads)`);
+    throw new Error(`SWFLOW_PAYLOAD_STORE: ${redactUrl(url)} is not a URL (postgresql://user:password@host:5432/db?table=swflow_payloads)`);
   }
-  if (u.protocol !== 'postgresql:' && u.protocol !== 'postgres:') throw new Error(`SWFLOW_PAYLOAD_STORE: ${redact(url)} is not a postgresql:// URL`);
+  if (u.protocol !== 'postgresql:' && u.protocol !== 'postgres:') throw new Error(`SWFLOW_PAYLOAD_STORE: ${redactUrl(url)} is not a postgresql:// URL`);
   const tableText = u.searchParams.get('table') ?? DEFAULT_TABLE;
   const parts = tableText.split('.');
   if (parts.length > 2 || !parts.every((p) => IDENT.test(p))) {
-    throw new Error(`SWFLOW_PAYLOAD_STORE: table=${JSON.stringify(tableText).slice(0, 80)} in ${redact(url)} is not a table name (letters, digits, _; optionally schema.table)`);
+    throw new Error(`SWFLOW_PAYLOAD_STORE: table=${JSON.stringify(tableText).slice(0, 80)} in ${redactUrl(url)} is not a table name (letters, digits, _; optionally schema.table)`);
   }
   u.searchParams.delete('table');
   const location = new URL(u.href);
@@ -139,4 +139,3 @@ function parseUrl(url: string): { config: PoolConfig; table: string; location: s
   };
 }
 
-const redact = (url: string) => url.replace(/\/\/[^@/]*@/, '//…@');

@@ -19,7 +19,7 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { checkKey, PayloadMissing, type PayloadStore, type StoredPayload } from './store';
+import { checkKey, PayloadMissing, redactUrl, type PayloadStore, type StoredPayload } from './store';
 
 /** DeleteObjects takes at most 1000 keys a request. */
 const DELETE_BATCH = 1000;
@@ -58,7 +58,7 @@ export class S3PayloadStore implements PayloadStore {
         const e = new URL(endpoint);
         if (e.username || e.password) throw new Error('credentials');
       } catch {
-        throw new Error(`SWFLOW_PAYLOAD_STORE: s3://${this.bucket}/${prefix}: endpoint ${JSON.stringify(endpoint.replace(/\/\/[^@/]*@/, '//…@'))} is not an http(s):// URL without credentials`);
+        throw new Error(`SWFLOW_PAYLOAD_STORE: s3://${this.bucket}/${prefix}: endpoint ${JSON.stringify(redactUrl(endpoint))} is not an http(s):// URL without credentials`);
       }
     }
     const region = u.searchParams.get('region') ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? (endpoint ? 'us-east-1' : undefined);

@@ -58,6 +58,9 @@ export class PayloadMissing extends SwflowError {
   }
 }
 
+/** A store URL for a message: its `user:password@` as `…@` (SWFLOW_PAYLOAD_STORE may hold a password). */
+export const redactUrl = (url: string): string => url.replace(/\/\/[^@/]*@/, '//…@');
+
 const KEY = /^sha256-[0-9a-f]{64}$/;
 
 /** The content key of bytes: `sha256-<hex>`. */
