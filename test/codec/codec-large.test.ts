@@ -31,14 +31,16 @@ import { startDevServer, type DevServer } from '../../src/platform/dev-server';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { freePort } from '../helpers/ports';
+import { setEnv } from '../helpers/env';
+import { payloadsOf } from '../helpers/payloads';
 import { loadAny, sharedBundle } from '../workflow/helpers';
 
 const run = promisify(execFile);
 const TEMPORAL = process.env.TEMPORAL_CLI ?? '/usr/local/bin/temporal';
 const TOKEN = `large-token-${randomBytes(8).toString('hex')}`;
 const MARKER = `large-in-${randomBytes(4).toString('hex')}`;
-const ENV = ['SWFLOW_PAYLOAD_STORE', 'SWFLOW_PAYLOAD_THRESHOLD', 'SWFLOW_CODEC_KEYS'] as const;
-const saved = Object.fromEntries(ENV.map((k) => [k, process.env[k]]));
+/** Puts back the environment this file's clients and workers were given. */
+let restoreEnv: (() => void) | undefined;
 
 let dir = '';
 let dev: DevServer;
@@ -56,24 +58,12 @@ const workflowId = `codec-large-${randomBytes(4).toString('hex')}`;
 const blob = randomBytes(225_000).toString('base64');
 let result: Json;
 
-/** Every payload in `temporal ... -o json` output: its encoding and its data decoded from base64. */
-function payloadsOf(value: unknown, out: { encoding: string; data: string }[] = []): { encoding: string; data: string }[] {
-  if (Array.isArray(value)) for (const v of value) payloadsOf(v, out);
-  else if (value && typeof value === 'object') {
-    const o = value as { metadata?: { encoding?: string }; data?: string };
-    if (typeof o.metadata?.encoding === 'string') out.push({ encoding: Buffer.from(o.metadata.encoding, 'base64').toString(), data: Buffer.from(o.data ?? '', 'base64').toString('utf8') });
-    else for (const v of Object.values(value)) payloadsOf(v, out);
-  }
-  return out;
-}
 
 const show = async (...extra: string[]) => JSON.parse((await run(TEMPORAL, ['workflow', 'show', '--address', dev.address, '-w', workflowId, '-o', 'json', '--command-timeout', '30s', ...extra], { maxBuffer: 64 * 1024 * 1024 })).stdout) as unknown;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'swflow-codec-large-'));
-  process.env.SWFLOW_PAYLOAD_STORE = `file://${join(dir, 'payloads')}`;
-  process.env.SWFLOW_PAYLOAD_THRESHOLD = '64KiB';
-  process.env.SWFLOW_CODEC_KEYS = `large-key:${randomBytes(32).toString('base64')}`;
+  restoreEnv = setEnv({ SWFLOW_PAYLOAD_STORE: `file://${join(dir, 'payloads')}`, SWFLOW_PAYLOAD_THRESHOLD: '64KiB', SWFLOW_CODEC_KEYS: `large-key:${randomBytes(32).toString('base64')}` });
   const uiPort = await freePort();
   uiCodec = await startCodecServer({ codec: payloadCodec()!, store: payloadSettings().store, port: 0, corsOrigins: [`http://localhost:${uiPort}`] });
   uiCodec.server.on('request', (req) => uiRequests.push(`${req.method} ${req.url}`));
@@ -93,10 +83,7 @@ after(async () => {
   await connection?.close();
   await nativeConnection?.close();
   await dev?.stop();
-  for (const k of ENV) {
-    if (saved[k] === undefined) delete process.env[k];
-    else process.env[k] = saved[k];
-  }
+  restoreEnv?.();
   rmSync(dir, { recursive: true, force: true });
 });
 

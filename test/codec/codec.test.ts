@@ -28,22 +28,13 @@ import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { runSwflow } from '../helpers/cli';
 import { freePort } from '../helpers/ports';
+import { payloadsOf } from '../helpers/payloads';
 import { reversed, startReplyService, type ReplyService } from '../helpers/reply-service';
 import { SERVING, SwflowProcess } from '../reliability/harness';
 import { def, loadAny, sharedBundle } from '../workflow/helpers';
 
 const run = promisify(execFile);
 
-/** Every payload in `temporal ... -o json` output: its encoding and its data as text (both are base64 there). */
-function payloadsOf(value: unknown, out: { encoding: string; data: string }[] = []): { encoding: string; data: string }[] {
-  if (Array.isArray(value)) for (const v of value) payloadsOf(v, out);
-  else if (value && typeof value === 'object') {
-    const o = value as { metadata?: { encoding?: string }; data?: string };
-    if (typeof o.metadata?.encoding === 'string') out.push({ encoding: Buffer.from(o.metadata.encoding, 'base64').toString(), data: Buffer.from(o.data ?? '', 'base64').toString('latin1') });
-    else for (const v of Object.values(value)) payloadsOf(v, out);
-  }
-  return out;
-}
 const TEMPORAL = process.env.TEMPORAL_CLI ?? '/usr/local/bin/temporal';
 const KEY_A = `key-a:${randomBytes(32).toString('base64')}`;
 const KEY_B = `key-b:${randomBytes(32).toString('base64')}`;

@@ -26,11 +26,12 @@ import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
 import { PREVIEW_CHARS, startRunPage, type RunPage } from '../../src/ui/server';
 import { freePort } from '../helpers/ports';
+import { setEnv } from '../helpers/env';
 import { loadAny, sharedBundle } from '../workflow/helpers';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-results');
-const ENV = ['SWFLOW_PAYLOAD_STORE', 'SWFLOW_PAYLOAD_THRESHOLD', 'SWFLOW_CODEC_KEYS'] as const;
-const saved = Object.fromEntries(ENV.map((k) => [k, process.env[k]]));
+/** Puts back the environment this file's clients and workers were given. */
+let restoreEnv: (() => void) | undefined;
 const MARKER = `page-large-${randomBytes(4).toString('hex')}`;
 // ~3.1 MB of JSON: 1,550 rows of 2 KB.
 const input: Json = { marker: MARKER, rows: Array.from({ length: 1550 }, (_, i) => ({ i, pad: randomBytes(1500).toString('base64') })) };
@@ -49,9 +50,7 @@ let output: Json;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'swflow-page-large-'));
-  process.env.SWFLOW_PAYLOAD_STORE = `file://${join(dir, 'payloads')}`;
-  process.env.SWFLOW_PAYLOAD_THRESHOLD = '64KiB';
-  process.env.SWFLOW_CODEC_KEYS = `page-key:${randomBytes(32).toString('base64')}`;
+  restoreEnv = setEnv({ SWFLOW_PAYLOAD_STORE: `file://${join(dir, 'payloads')}`, SWFLOW_PAYLOAD_THRESHOLD: '64KiB', SWFLOW_CODEC_KEYS: `page-key:${randomBytes(32).toString('base64')}` });
   const cli = await resolveTemporalCli();
   assert.ok(cli);
   server = await startDevServer({ binary: cli.path, port: await freePort(), uiPort: await freePort(), dbFile: join(dir, 'db.sqlite') });
@@ -76,10 +75,7 @@ after(async () => {
   await connection?.close();
   await nativeConnection?.close();
   await server?.stop();
-  for (const k of ENV) {
-    if (saved[k] === undefined) delete process.env[k];
-    else process.env[k] = saved[k];
-  }
+  restoreEnv?.();
   rmSync(dir, { recursive: true, force: true });
 });
 

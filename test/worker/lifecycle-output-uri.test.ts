@@ -29,11 +29,12 @@ import { payloadSettings } from '../../src/payloads/config';
 import { jsonText } from '../../src/payloads/values';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { stopWorkers } from '../../src/worker/stop';
+import { setEnv } from '../helpers/env';
 import { startDevEnv } from '../helpers/temporal';
 import { loadAny, sharedBundle } from '../workflow/helpers';
 
-const ENV = ['SWFLOW_PAYLOAD_STORE', 'SWFLOW_PAYLOAD_THRESHOLD', 'SWFLOW_CODEC_KEYS', 'SWFLOW_PAYLOAD_PUBLIC_URL'] as const;
-const saved = Object.fromEntries(ENV.map((k) => [k, process.env[k]]));
+/** Puts back the environment this file's clients and workers were given. */
+let restoreEnv: (() => void) | undefined;
 const TOKEN = `out-token-${randomBytes(8).toString('hex')}`;
 const MARKER = `out-marker-${randomBytes(4).toString('hex')}`;
 const COMPLETED = 'io.serverlessworkflow.workflow.completed.v1';
@@ -52,10 +53,7 @@ const blob = randomBytes(187_500).toString('base64');
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'swflow-output-uri-'));
-  process.env.SWFLOW_PAYLOAD_STORE = `file://${join(dir, 'payloads')}`;
-  process.env.SWFLOW_PAYLOAD_THRESHOLD = '256KiB';
-  process.env.SWFLOW_CODEC_KEYS = `out-key:${randomBytes(32).toString('base64')}`;
-  delete process.env.SWFLOW_PAYLOAD_PUBLIC_URL;
+  restoreEnv = setEnv({ SWFLOW_PAYLOAD_STORE: `file://${join(dir, 'payloads')}`, SWFLOW_PAYLOAD_THRESHOLD: '256KiB', SWFLOW_CODEC_KEYS: `out-key:${randomBytes(32).toString('base64')}`, SWFLOW_PAYLOAD_PUBLIC_URL: undefined });
   sink = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
@@ -78,10 +76,7 @@ after(async () => {
   await env?.teardown();
   await codecServer?.close();
   await new Promise<void>((r) => (sink ? sink.close(() => r()) : r()));
-  for (const k of ENV) {
-    if (saved[k] === undefined) delete process.env[k];
-    else process.env[k] = saved[k];
-  }
+  restoreEnv?.();
   rmSync(dir, { recursive: true, force: true });
 });
 
