@@ -245,7 +245,14 @@ export const FEATURE_V1_LISTEN_UNTIL_ANY_EVENT = 'v1-listen-until-any-event';
  * microtask turn later, so runs recorded without it keep the old order.
  */
 export const FEATURE_YIELD_LOCAL_RESULTS = 'yield-local-results';
+/**
+ * After a redrive (a Temporal reset whose reason is swflow's, src/common/redrive.ts), the run takes
+ * the results of the calls its old run made after the reset point and that succeeded from a ledger
+ * (one local activity, `swflow.redriveLedger`) instead of making them again (host/redrive.ts).
+ */
+export const FEATURE_REDRIVE_LEDGER = 'redrive-ledger';
 export const INTERPRETER_FEATURES = [
+  FEATURE_REDRIVE_LEDGER,
   FEATURE_YIELD_LOCAL_RESULTS,
   FEATURE_UPSERTS_BEFORE_BLOCKING,
   FEATURE_NATIVE_RETRY_POLICY,

@@ -15,6 +15,11 @@ export interface ResolveRequest {
   definition?: Definition;
   /** The run carries its pinned function documents (StartOptions.functions): none are fetched. */
   functionsPinned?: boolean;
+  /**
+   * The run was reset before pinning (a redrive to its first workflow task): the worker reads the
+   * reset's reason, which may carry the run over to another definition (src/common/redrive.ts).
+   */
+  afterReset?: boolean;
 }
 
 export interface ResolveResult {

@@ -17,6 +17,7 @@ import type { Definition, Json } from '../common/model';
 import { isV1Definition } from '../common/model-v1';
 import { CONSUMED_QUERY, EVENT_SIGNAL, RESUME_SIGNAL, STATE_QUERY, SUSPEND_SIGNAL, type CloudEventJson, type InstanceState, type StartOptions } from '../common/contracts';
 import { RunHost, type FrontEnd } from './host/run-host';
+import { resetsSeen } from './host/redrive';
 import { StatesFrontEnd } from './v08/front-end';
 import { V1Run } from './v1/run';
 import { RESOLVE_DEFINITION_ACTIVITY, type ResolveRequest, type ResolveResult } from '../common/pinning';
@@ -30,7 +31,7 @@ export const consumedQuery = defineQuery<string[]>(CONSUMED_QUERY);
 
 async function resolve(type: string, options: StartOptions): Promise<ResolveResult> {
   // A continued chain carries its pinned function documents (v1-catalogs): the worker fetches none.
-  const req: ResolveRequest = { type, ...(options.definition ? { definition: options.definition } : {}), ...(options.functions ? { functionsPinned: true } : {}) };
+  const req: ResolveRequest = { type, ...(options.definition ? { definition: options.definition } : {}), ...(options.functions ? { functionsPinned: true } : {}), ...(resetsSeen() ? { afterReset: true } : {}) };
   try {
     return await scheduleLocalActivity<ResolveResult>(RESOLVE_DEFINITION_ACTIVITY, [req], {
       startToCloseTimeout: '30 seconds',

@@ -7,6 +7,8 @@
  * - a function call's context goes out as the `swflow-call` header of its activity (or local
  *   activity: `swflow.local` calls)
  *   (functions.ts hands it over with {@link withCallContext});
+ * - each activation is noted first, so the run sees where a reset (a redrive) re-did its history
+ *   (host/redrive.ts);
  * - in a traced run, a call is scheduled with its step's span (or its 0.8 action's) active, so
  *   the StartActivity span of Temporal's OpenTelemetry interceptors (after these) is its child
  *   (host/tracing.ts).
@@ -16,6 +18,7 @@ import type { CallContext } from '../common/contracts';
 import { CALL_HEADER } from '../common/calls';
 import { beforeBlocking } from './host/tracker';
 import { aroundCall } from './host/tracing';
+import { noteActivation } from './host/redrive';
 
 /** Call contexts by the identity of the args array they go out with (see withCallContext). */
 const contexts = new WeakMap<unknown[], CallContext>();
@@ -66,6 +69,15 @@ function sendCall<I extends { args: unknown[]; headers: Record<string, Payload> 
 }
 
 export const interceptors: WorkflowInterceptorsFactory = () => ({
+  // Each activation, before its jobs: a reset (a redrive) shows as a new randomness seed (host/redrive.ts).
+  internals: [
+    {
+      activate(input, next) {
+        noteActivation(input.activation);
+        return next(input);
+      },
+    },
+  ],
   outbound: [
     {
       scheduleActivity(input, next) {

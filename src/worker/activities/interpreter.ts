@@ -21,6 +21,7 @@ import { Context } from '@temporalio/activity';
 import { adapterServices, type AdapterServices } from '../../adapter-sdk/activities';
 import { SchemaResources } from './schema-resources';
 import { withOutputUri } from '../../payloads/output-uri';
+import { createRedriveLedgerActivity, currentRedrive } from './redrive-ledger';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { DefinitionNotFound, DefinitionRegistry, definitionHash } from '../../definitions/registry';
@@ -121,16 +122,26 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
     return (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`);
   };
   return {
+    ...createRedriveLedgerActivity(opts.connection, opts.namespace ?? 'default'),
     async [RESOLVE_DEFINITION_ACTIVITY](req: ResolveRequest): Promise<ResolveResult> {
       const sa = await searchAttributes();
       // Metrics on: the run reports to the `swflow.metrics` sink (recorded here, so replays agree).
       // Without a payload store, the run checks what it hands to Temporal against the limit (recorded here, so replays agree).
       const payloads = payloadSettings();
       const lifecycle = { ...(opts.lifecycleEvents ? { lifecycleEvents: true } : {}), ...(metrics() ? { metrics: true } : {}), ...(tracing() ? { tracing: true } : {}), ...(payloads.store ? {} : { payloadLimit: payloads.limit }) };
+      if (req.afterReset && opts.connection) {
+        // A redrive onto another definition: that one is pinned (the reset's reason names it).
+        const { reset } = await currentRedrive(opts.connection, opts.namespace ?? 'default');
+        const onto = reset?.reason;
+        if (onto?.definition) req = { ...req, definition: onto.definition as Definition, redrivenOnto: true } as ResolveRequest;
+        else if (onto?.definitionVersion) req = { type: `${(req.definition?.id ?? req.type).split('@')[0]}@${onto.definitionVersion}`, ...(req.functionsPinned ? { functionsPinned: true } : {}) };
+      }
       if (req.definition) {
         const functions = await functionsOf(req.definition, undefined, req);
         const readFunctions = await readFunctionsOf(req.definition, undefined);
-        return { hash: definitionHash(req.definition), source: 'start options', searchAttributes: sa, features, ...lifecycle, ...functions, ...readFunctions };
+        // A definition given by a redrive is returned: the run did not start with it.
+        const given = (req as { redrivenOnto?: boolean }).redrivenOnto ? { definition: req.definition } : {};
+        return { ...given, hash: definitionHash(req.definition), source: given.definition ? 'redrive' : 'start options', searchAttributes: sa, features, ...lifecycle, ...functions, ...readFunctions };
       }
       let found: { def: Definition; source: string };
       try {

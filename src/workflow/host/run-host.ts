@@ -20,8 +20,9 @@ import { Mailbox } from '../events/mailbox';
 import { beforeBlocking, STEPS_LISTED, Tracker } from './tracker';
 import { nowIso, temporalEffects, type Effects } from '../effects';
 import { checkPayload, limitPayloads } from './payload-limit';
+import { redriveEffects } from './redrive';
 import { WalkBudget } from './walk-budget';
-import { FEATURE_HOST_LIFECYCLE, FEATURE_YIELD_LOCAL_RESULTS, FEATURE_YIELD_LONG_WALKS } from '../../common/features';
+import { FEATURE_HOST_LIFECYCLE, FEATURE_REDRIVE_LEDGER, FEATURE_YIELD_LOCAL_RESULTS, FEATURE_YIELD_LONG_WALKS } from '../../common/features';
 import { type ResolveResult } from '../../common/pinning';
 import { ENTERED_KEPT, readCarried, type Carried, type HostCarry } from './carry';
 import { HOST_LIFECYCLE_TYPES, Lifecycle, type LifecycleType } from './lifecycle';
@@ -112,6 +113,8 @@ export class RunHost {
     // Before the front end exists: its pipelines take these effects.
     if (this.features.has(FEATURE_YIELD_LOCAL_RESULTS)) this.effects = this.budget.yieldingLocalResults(this.effects);
     if (resolved.payloadLimit) this.effects = limitPayloads(this.effects, resolved.payloadLimit);
+    // Outermost: a call the ledger answers is not made, so neither checked nor counted.
+    if (this.features.has(FEATURE_REDRIVE_LEDGER)) this.effects = redriveEffects(this.effects);
     this.functions = this.options.functions ?? resolved.functions;
   }
 
