@@ -17,7 +17,7 @@ import type { Definition, Json } from '../common/model';
 import { isV1Definition } from '../common/model-v1';
 import { CONSUMED_QUERY, EVENT_SIGNAL, RESUME_SIGNAL, STATE_QUERY, SUSPEND_SIGNAL, type CloudEventJson, type InstanceState, type StartOptions } from '../common/contracts';
 import { RunHost, type FrontEnd } from './host/run-host';
-import { resetsSeen } from './host/redrive';
+import { resetsSeen } from './host/resets';
 import { StatesFrontEnd } from './v08/front-end';
 import { V1Run } from './v1/run';
 import { RESOLVE_DEFINITION_ACTIVITY, type ResolveRequest, type ResolveResult } from '../common/pinning';

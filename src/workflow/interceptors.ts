@@ -18,7 +18,7 @@ import type { CallContext } from '../common/contracts';
 import { CALL_HEADER } from '../common/calls';
 import { beforeBlocking } from './host/tracker';
 import { aroundCall } from './host/tracing';
-import { noteActivation } from './host/redrive';
+import { noteActivation } from './host/resets';
 
 /** Call contexts by the identity of the args array they go out with (see withCallContext). */
 const contexts = new WeakMap<unknown[], CallContext>();

@@ -25,6 +25,7 @@ import { DefinitionRegistry } from '../../src/definitions/registry';
 import { redrive, redriveMany, RedriveRefused } from '../../src/operations/redrive';
 import { startDevEnv } from '../helpers/temporal';
 import { runSwflow } from '../helpers/cli';
+import { saveHistory } from '../workflow/helpers';
 import { SERVING, SwflowProcess } from '../reliability/harness';
 import { redriveDefinitions, startRedriveService, type RedriveService } from './redrive-service';
 
@@ -100,6 +101,8 @@ test('1.0: a fork branch and for iteration 7 of 10 failed; redriven, no successf
   const f = await redrive(client, { workflowId: 'fork-1' });
   await completes('fork-1', f.newRunId!);
   assert.deepEqual([service.count('/fa', 'fork-1'), service.count('/fb', 'fork-1')], [1, 2], 'branch a once, branch b twice');
+  // Redriven runs (a reset, the ledger) are replay fixtures from now on.
+  await saveHistory(client, 'fork-1', 'interpreter-redrive-fork');
   console.log(`1.0 fork: redriven from ${f.step} (${f.reused} reused); fa=1 fb=2`);
 
   service.down.add('item:7');
@@ -112,6 +115,7 @@ test('1.0: a fork branch and for iteration 7 of 10 failed; redriven, no successf
   await completes('loop-1', l.newRunId!);
   const afterCalls = Array.from({ length: 10 }, (_, k) => service.count('/item', 'loop-1', k + 1));
   assert.deepEqual(afterCalls, [1, 1, 1, 1, 1, 1, 2, 1, 1, 1], 'items 1-6 once, 7 twice, 8-10 once');
+  await saveHistory(client, 'loop-1', 'interpreter-redrive-for');
   console.log(`1.0 for: redriven from ${l.step} (${l.reused} reused); item calls ${afterCalls.join(',')}`);
 });
 
@@ -134,6 +138,7 @@ test('a fix in version 2 is redriven onto; version 3 changed a completed state a
   assert.deepEqual([service.count('/a', run), service.count('/b', run), service.count('/c', run)], [1, 1, 1], 'a and b not made again; c made once, by version 2');
   const desc = await client.workflow.getHandle(run).describe();
   assert.equal(desc.searchAttributes.SwDefinitionVersion?.[0], '2');
+  await saveHistory(client, run, 'interpreter-redrive-onto-version');
   console.log(`onto version 2: ${r.reused} calls reused, completed; SwDefinitionVersion=2`);
 });
 

@@ -1,49 +1,15 @@
 /**
  * Redrive, in the run (src/common/redrive.ts says what a redrive is). Two parts:
  *
- * - **Seeing the reset.** Temporal gives the workflow task a reset re-does a new randomness seed
- *   (the SDK applies it before the activation's jobs, and again at the same point on every replay),
- *   so a seed that changes between activations marks, deterministically, where the kept history
- *   ends. The interceptors (../interceptors.ts) call {@link noteActivation} first thing in each
- *   activation. Before any reset nothing here changes a command.
+ * - **Seeing the reset**: ./resets.ts. Before any reset nothing here changes a command.
  * - **The ledger.** Past a reset, in runs pinned with the `redrive-ledger` feature, the first call
  *   loads the ledger (one local activity, recorded like any other) and each call, local call and
  *   child run whose step, type and arguments match a call the old run made successfully after the
  *   reset point takes that result instead of being made again. Matching is in order, per key.
  */
-import type { coresdk } from '@temporalio/proto';
 import { REDRIVE_LEDGER_ACTIVITY, digestOf, ledgerKey, type LedgerKind, type RedriveLedger } from '../../common/redrive';
 import { boundEffects, type Effects } from '../effects';
-
-/** The seed as last seen, and how many resets this run went through (module state is the run's own). */
-let seed: string | undefined;
-let resets = 0;
-
-interface SeededActivator {
-  randomnessSeed?: number[];
-}
-
-/** Called at the start of every activation: counts a reset when the randomness seed changed. */
-export function noteActivation(activation: coresdk.workflow_activation.IWorkflowActivation): void {
-  const activator = (globalThis as { __TEMPORAL_ACTIVATOR__?: SeededActivator }).__TEMPORAL_ACTIVATOR__;
-  const now = activator?.randomnessSeed ? activator.randomnessSeed.join(',') : undefined;
-  if (now === undefined) return;
-  if (seed === undefined) {
-    // The first activation: the seed the run started with is its initialization's (a reset to the
-    // first workflow task replaced it already).
-    const init = activation.jobs?.find((j) => j.initializeWorkflow)?.initializeWorkflow?.randomnessSeed as { toBytes?: () => number[] } | undefined;
-    seed = init?.toBytes ? init.toBytes().join(',') : now;
-  }
-  if (now !== seed) {
-    resets++;
-    seed = now;
-  }
-}
-
-/** How many resets this run has been through so far (at this point of its history). */
-export function resetsSeen(): number {
-  return resets;
-}
+import { resetsSeen } from './resets';
 
 /** Effects that answer calls from the ledger of the run's last redrive, once it was reset. */
 export function redriveEffects(effects: Effects): Effects {
@@ -70,6 +36,7 @@ export function redriveEffects(effects: Effects): Effects {
         },
       );
   const answer = <R>(kind: LedgerKind, type: string, summary: string | undefined, args: unknown, make: () => Promise<R>): Promise<R> => {
+    const resets = resetsSeen();
     if (resets === 0) return make();
     if (loadedFor !== resets) {
       loadedFor = resets;
