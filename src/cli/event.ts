@@ -12,7 +12,6 @@
  *   swflow event send --type approval --source boss --workflow-id approval-1 --temporal
  *   swflow event send --type order.paid --source shop --ext orderid=42 --kafka localhost:9092 --topic orders
  */
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import type { Command } from 'commander';
@@ -21,10 +20,10 @@ import { Client, Connection } from '@temporalio/client';
 import { INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
 import { connectionOptions, targetFromEnv } from '../client/connection';
 import { DefinitionRegistry } from '../definitions/registry';
-import { checkEvent } from '../gateway/cloudevents';
 import { recordFromEvent } from '../kafka/binding';
 import { clientSecurity, kafkaSecurityFromEnv, parseBrokers } from '../kafka/connection';
-import { Dispatcher, TARGET_ATTRIBUTE, type EventResult } from '../gateway/dispatch';
+import { TARGET_ATTRIBUTE, type EventResult } from '../gateway/dispatch';
+import { cloudEvent, sendEvent } from '../operations/event';
 import { GATEWAY_PORT } from '../gateway/server';
 import { PROJECT_ROOT } from '../platform/paths';
 import { dataConverterOptions } from '../codec';
@@ -86,24 +85,14 @@ export function register(program: Command): void {
 export function buildEvent(file: string | undefined, opts: SendOptions): CloudEventJson {
   const base: Record<string, unknown> = file ? JSON.parse(readFileSync(file, 'utf8')) : {};
   if (Array.isArray(base) || typeof base !== 'object' || base === null) throw new Error(`${file}: expected one CloudEvent as a JSON object`);
-  const e: Record<string, unknown> = { specversion: '1.0', ...base };
-  if (opts.type) e.type = opts.type;
-  e.source = opts.source ?? e.source ?? 'swflow.cli';
-  e.id = opts.id ?? e.id ?? randomUUID();
-  if (opts.subject) e.subject = opts.subject;
-  if (opts.data !== undefined) {
-    e.data = readData(opts.data);
-    if (opts.dataContentType) e.datacontenttype = opts.dataContentType;
-    else if (typeof e.data !== 'string') e.datacontenttype = 'application/json';
-  }
+  const extensions: Record<string, string> = {};
   for (const kv of opts.ext) {
     const eq = kv.indexOf('=');
     if (eq <= 0) throw new Error(`--ext ${kv}: expected key=value`);
-    e[kv.slice(0, eq).toLowerCase()] = kv.slice(eq + 1);
+    extensions[kv.slice(0, eq)] = kv.slice(eq + 1);
   }
-  if (opts.workflowId) e[TARGET_ATTRIBUTE] = opts.workflowId;
-  if (!e.type) throw new Error('the event needs a type: --type <type> (or "type" in the file)');
-  return checkEvent(e);
+  if (!opts.type && !base.type) throw new Error('the event needs a type: --type <type> (or "type" in the file)');
+  return cloudEvent({ ...opts, data: opts.data === undefined ? undefined : readData(opts.data), extensions }, base);
 }
 
 function readData(spec: string): unknown {
@@ -158,9 +147,8 @@ async function viaTemporal(e: CloudEventJson, opts: SendOptions): Promise<boolea
   const connection = await Connection.connect(connectionOptions(target));
   try {
     const registry = new DefinitionRegistry(opts.definitions);
-    const dispatcher = new Dispatcher({ client: new Client({ connection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() }), definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue });
-    // Whoever holds the Temporal connection may signal any instance: direct addressing is allowed.
-    return print(await dispatcher.dispatch(e, true), `Temporal ${target.address} (namespace ${target.namespace})`, opts.json);
+    const client = new Client({ connection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() });
+    return print(await sendEvent(client, e, { definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue }), `Temporal ${target.address} (namespace ${target.namespace})`, opts.json);
   } finally {
     await connection.close();
   }

@@ -36,7 +36,8 @@ import { serveMetricsIf } from '../metrics';
 import { startGreetingService, GREETING_SERVICE_PORT } from '../../examples/services/greeting-service';
 import { dataConverterOptions, keyringFromEnv, payloadCodec } from '../codec';
 import { startCodecServer, type CodecServer } from '../codec/server';
-import { UI_PORT } from './ui';
+import { actionsLine, OPERATOR_TOKEN_HELP, UI_PORT } from './ui';
+import { operatorToken } from '../operations/token';
 import { startRunPage, type RunPage } from '../ui/server';
 
 const EXAMPLES_DIR = join(PROJECT_ROOT, 'examples');
@@ -65,6 +66,7 @@ interface StartCommandOptions extends GatewayCliOptions {
   lifecycleEvents?: boolean;
   metricsPort?: string;
   runPagePort: string;
+  operatorToken?: string;
 }
 
 export function register(program: Command): void {
@@ -81,6 +83,7 @@ export function register(program: Command): void {
     .option('--allow-processes', "also serve 1.0 run.shell / run.script / run.container tasks (queue swflow-processes): they execute the documents' commands and scripts with this process's rights")
     .option('--event-sink <urls...>', EVENT_SINK_HELP)
     .option('--run-page-port <port>', 'the run page (runs drawn on their graphs); 0: off', String(UI_PORT))
+    .option('--operator-token <token>', OPERATOR_TOKEN_HELP)
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (default $SWFLOW_METRICS_PORT; unset: off)');
   addGatewayOptions(cmd).action((opts: StartCommandOptions) => start(opts));
 }
@@ -164,15 +167,17 @@ async function start(opts: StartCommandOptions): Promise<void> {
     const registry = new DefinitionRegistry(opts.definitions);
     const client = new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() });
     const schedules = keepSchedulesInSync(client, () => registry.allDefinitions(), { taskQueue: INTERPRETER_TASK_QUEUE, intervalMs: scheduleSyncMs(), log: (m) => log(m) });
+    const token = operatorToken(opts.operatorToken);
     const runPage: RunPage | undefined =
       opts.runPagePort === '0'
         ? undefined
-        : await startRunPage({ client, registry, webUiUrl: uiUrl ?? process.env.TEMPORAL_WEB_UI, host: process.env.SWFLOW_UI_HOST ?? '127.0.0.1', port: Number(opts.runPagePort) }).catch((err: Error) => {
+        : await startRunPage({ client, registry, webUiUrl: uiUrl ?? process.env.TEMPORAL_WEB_UI, host: process.env.SWFLOW_UI_HOST ?? '127.0.0.1', port: Number(opts.runPagePort), operatorToken: token }).catch((err: Error) => {
             log(`The run page cannot listen on port ${opts.runPagePort} (${err.message}); choose another with --run-page-port. Going on without it.`);
             return undefined;
           });
     // Runs this process starts (the gateway) link to the page from the Web UI (src/ui/link.ts).
     if (runPage && !process.env.SWFLOW_UI_URL) process.env.SWFLOW_UI_URL = runPage.url;
+    if (runPage) log(actionsLine(token));
     const common = { client, definitions: () => registry.allDefinitions(), temporalTimeoutMs: settings.temporalTimeoutMs, log: (m: string) => log(`gateway: ${m}`) };
     let kafka: KafkaInbound | undefined;
     const gateway: Gateway = await startGateway({

@@ -7,7 +7,8 @@
  */
 import type { Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
-import { RESUME_SIGNAL, STATE_QUERY, SUSPEND_SIGNAL, type InstanceState } from '../common/contracts';
+import { RESUME_SIGNAL, SUSPEND_SIGNAL } from '../common/contracts';
+import { resumeRun, suspendRun } from '../operations/suspend';
 import { connectionOptions, targetFromEnv } from '../client/connection';
 import { dataConverterOptions } from '../codec';
 
@@ -15,16 +16,10 @@ async function send(signal: string, workflowId: string, runId: string | undefine
   const target = targetFromEnv() ?? { address: '127.0.0.1:7233', namespace: process.env.TEMPORAL_NAMESPACE || 'default' };
   const connection = await Connection.connect(connectionOptions(target));
   try {
-    const handle = new Client({ connection, namespace: target.namespace, ...dataConverterOptions() }).workflow.getHandle(workflowId, runId);
-    await handle.signal(signal);
-    let status = '';
-    try {
-      status = (await handle.query<InstanceState>(STATE_QUERY)).status;
-    } catch (err) {
-      // e.g. no worker polling now: the signal is recorded all the same.
-      console.error(`(the run's state could not be queried: ${String((err as Error).message ?? err).split("\n")[0]}${(err as Error).cause ? `: ${String(((err as Error).cause as Error).message).split("\n")[0]}` : ""})`);
-    }
-    console.log(`${signal === SUSPEND_SIGNAL ? 'suspend' : 'resume'} sent to ${workflowId}${status ? `: the run is ${status}` : ''}`);
+    const client = new Client({ connection, namespace: target.namespace, ...dataConverterOptions() });
+    const r = await (signal === SUSPEND_SIGNAL ? suspendRun : resumeRun)(client, { workflowId, runId });
+    if (r.queryError) console.error(`(the run's state could not be queried: ${r.queryError})`);
+    console.log(`${signal === SUSPEND_SIGNAL ? 'suspend' : 'resume'} sent to ${workflowId}${r.status ? `: the run is ${r.status}` : ''}`);
   } finally {
     await connection.close();
   }

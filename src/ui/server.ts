@@ -12,6 +12,10 @@
  *   GET /api/runs/<workflowId>/input|output[?runId=&download=1]
  *                                           the whole value (JSON), shown or as a file
  *
+ *   POST /api/runs/<workflowId>/cancel|suspend|resume|events|redrive
+ *                                           the actions on a run (src/ui/actions.ts): only with
+ *                                           the operator token configured, and each carrying it
+ *
  * Page paths (`/`, `/runs/<workflowId>`, `/definitions/<id@version>`) all serve the page.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -29,6 +33,7 @@ import { historyFacts, pinnedDefinition } from './history';
 import { layout, type LaidOutGraph } from './layout';
 import { overlayOf, type RunOverlay } from './overlay';
 import { PAGE_CSS, PAGE_HTML, PAGE_JS } from './page';
+import { ACTION_PATH, runActions, type RunAction } from './actions';
 import { PayloadStoreDriver } from '../payloads/driver';
 import { jsonText, PayloadValues } from '../payloads/values';
 
@@ -41,6 +46,8 @@ export interface RunPageOptions {
   port?: number;
   /** How long the `state` query may take before the page draws from the history alone. */
   queryTimeoutMs?: number;
+  /** The operator token (src/operations/token.ts): with one, the page's actions on runs are on and each needs it; none: off. */
+  operatorToken?: string;
 }
 
 export interface RunPage {
@@ -74,8 +81,9 @@ const literal = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')
 
 const titleCase = (s: string) => s.charAt(0) + s.slice(1).toLowerCase();
 
-/** `RUNNING` / `CONTINUED_AS_NEW` → `Running` / `ContinuedAsNew` (the visibility query's spelling). */
+/** `RUNNING` / `CONTINUED_AS_NEW` / `CANCELLED` → `Running` / `ContinuedAsNew` / `Canceled` (the visibility query's spelling). */
 function statusName(name: string | undefined): string {
+  if (name === 'CANCELLED') return 'Canceled';
   return (name ?? 'UNKNOWN').split('_').map(titleCase).join('');
 }
 
@@ -91,6 +99,7 @@ export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
   const values = new PayloadValues(store, converter.payloadCodecs);
   /** Stored values by key (content-addressed: a key's value never changes), so polling a running run does not read them again. */
   const storedInfos = new Map<string, Omit<ValueInfo, 'href'>>();
+  const act = runActions({ client: opts.client, token: opts.operatorToken, definitions: () => opts.registry.allDefinitions() });
 
   const laidOut = (def: Definition): Promise<LaidOutGraph> => {
     const key = definitionHash(def);
@@ -189,6 +198,8 @@ export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
       runId: info.runId,
       type: info.type,
       status,
+      // What the run itself says (`suspended` while Temporal says Running): which actions apply.
+      instanceStatus: queried?.status ?? null,
       startTime: info.startTime.toISOString(),
       closeTime: info.closeTime?.toISOString() ?? null,
       webUi: webUiLink(workflowId, info.runId) ?? null,
@@ -250,11 +261,16 @@ export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://page');
     const path = url.pathname;
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'only GET');
+    const action = ACTION_PATH.exec(path);
+    if (action) {
+      const answer = await act(req, decodeURIComponent(action[1]), action[2] as RunAction);
+      return json(res, answer.body, answer.status);
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'only GET', { allow: 'GET, HEAD' });
     if (path === '/app.js') return send(res, 200, 'text/javascript; charset=utf-8', PAGE_JS);
     if (path === '/app.css') return send(res, 200, 'text/css; charset=utf-8', PAGE_CSS);
     if (path === '/healthz') return send(res, 200, 'text/plain', 'ok');
-    if (path === '/api/config') return json(res, { namespace: ns, webUi: opts.webUiUrl ?? null, statuses: STATUSES });
+    if (path === '/api/config') return json(res, { namespace: ns, webUi: opts.webUiUrl ?? null, statuses: STATUSES, actions: Boolean(opts.operatorToken) });
     if (path === '/api/definitions') return json(res, await definitions());
     let m = /^\/api\/definitions\/([^/]+)\/graph$/.exec(path);
     if (m) {
@@ -276,7 +292,7 @@ export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
   const server = createServer((req, res) => {
     route(req, res).catch((err: Error) => {
       const status = err instanceof HttpError ? err.status : 502;
-      if (!res.headersSent) json(res, { error: err.message }, status);
+      if (!res.headersSent) json(res, { error: err.message }, status, err instanceof HttpError ? err.headers : {});
       else res.end();
     });
   });
@@ -293,13 +309,14 @@ export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
   };
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string): void {
-  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+function send(res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
+  // Not framed by a page elsewhere (whose clicks would then land on the actions' buttons).
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', ...headers });
   res.end(body);
 }
 
-function json(res: ServerResponse, body: unknown, status = 200): void {
-  send(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
+function json(res: ServerResponse, body: unknown, status = 200, headers: Record<string, string> = {}): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(body), headers);
 }
 
 type Payload = temporal.api.common.v1.IPayload;

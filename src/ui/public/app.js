@@ -4,7 +4,9 @@
 (function () {
   var SVG = 'http://www.w3.org/2000/svg';
   var $ = function (id) { return document.getElementById(id); };
-  var view = { graph: null, run: null, zoom: 1, nodes: {}, edges: {}, selected: null, timer: null, graphKey: null };
+  var view = { graph: null, run: null, zoom: 1, nodes: {}, edges: {}, selected: null, timer: null, graphKey: null, actions: false };
+  // The operator token lives in this tab's sessionStorage only: never in a URL, a cookie or the page.
+  var TOKEN_KEY = 'swflow.operatorToken';
 
   function getJson(url) {
     return fetch(url, { headers: { accept: 'application/json' } }).then(function (r) {
@@ -284,6 +286,7 @@
     var text = ' · started ' + new Date(body.startTime).toLocaleString() + (body.closeTime ? ' · closed ' + new Date(body.closeTime).toLocaleString() : '');
     if (ov.current.length) text += ' · now at ' + ov.current.map(function (id) { return view.nodes[id] ? view.nodes[id].node.label : id; }).join(', ');
     line.appendChild(document.createTextNode(text + ' · '));
+    if (body.instanceStatus === 'suspended') line.appendChild(el('strong', { id: 'run-suspended' }, 'suspended (no new step starts until resumed) · '));
     if (body.webUi) line.appendChild(el('a', { href: body.webUi, id: 'webui-link', target: '_blank', rel: 'noopener' }, 'Open in the Temporal Web UI'));
     if (ov.source === 'history') line.appendChild(document.createTextNode(' · drawn from the history (no worker answered: ' + (body.queryError || '') + ')'));
     if (ov.stepsNotListed) line.appendChild(document.createTextNode(' · counts cover the latest steps (' + ov.stepsNotListed + ' earlier not listed)'));
@@ -299,6 +302,7 @@
       path.appendChild(el('li', { class: cls }, n ? n.node.label + (view.graph.dsl === '1.0' && id.charAt(0) === '/' ? ' (' + id + ')' : '') : id));
     });
     showData(body.data);
+    showActions(body);
     if (view.selected) select(view.selected);
     // The run list shows statuses too: refreshed when this run's changes.
     if (statusChanged && !first) loadRuns();
@@ -308,8 +312,11 @@
 
   function pollRun(workflowId, runId) {
     clearTimeout(view.timer);
+    // One poll loop: an answer to an earlier poll (e.g. one in flight when an action polled again) is dropped.
+    var seq = view.pollSeq = (view.pollSeq || 0) + 1;
     var url = '/api/runs/' + encodeURIComponent(workflowId) + (runId ? '?runId=' + encodeURIComponent(runId) : '');
     return getJson(url).then(function (body) {
+      if (seq !== view.pollSeq) return;
       showRun(body);
       if (body.status === 'Running') view.timer = setTimeout(function () { pollRun(workflowId, body.runId); }, 1000);
     }).catch(function (err) {
@@ -324,6 +331,7 @@
     return getJson('/api/definitions/' + encodeURIComponent(key) + '/graph').then(function (g) {
       view.run = null;
       showData(null);
+      showActions(null);
       $('title').textContent = g.title + ' (' + key + ', DSL ' + g.dsl + ')';
       $('run-line').textContent = 'Pick a run of it from the list to see it on the graph.';
       drawGraph(g);
@@ -334,17 +342,130 @@
     });
   }
 
+  // ------------------------------------------------------------------ actions on a run
+
+  // Shown only when the server has an operator token (config.actions) and the run's status allows
+  // them: Redrive for a failed run; Cancel, Suspend or Resume, and Send event for a running one.
+  function showActions(body) {
+    var running = body && body.status === 'Running';
+    var failed = body && body.status === 'Failed';
+    var section = $('actions');
+    section.hidden = !view.actions || !(running || failed);
+    if (section.hidden) return;
+    var token = sessionStorage.getItem(TOKEN_KEY);
+    $('token-form').hidden = Boolean(token);
+    $('token-set').hidden = !token;
+    $('act-redrive').hidden = !failed;
+    $('act-cancel').hidden = !running;
+    // `suspended` while Temporal says Running; no answer from the run: both, the run decides.
+    $('act-suspend').hidden = !running || body.instanceStatus === 'suspended';
+    $('act-resume').hidden = !running || (body.instanceStatus !== 'suspended' && body.instanceStatus !== null);
+    $('event-details').hidden = !running;
+  }
+
+  function actionResult(text, kind, link) {
+    var p = $('action-result');
+    p.textContent = text;
+    p.className = 'action-result ' + (kind || '');
+    if (link) { p.appendChild(document.createTextNode(' ')); p.appendChild(link); }
+  }
+
+  var ACTION_NAMES = { cancel: 'Cancel', suspend: 'Suspend', resume: 'Resume', events: 'Send event', redrive: 'Redrive' };
+
+  function act(action, payload) {
+    var run = view.run;
+    var token = sessionStorage.getItem(TOKEN_KEY);
+    if (!run) return;
+    if (!token) {
+      actionResult('Enter the operator token first.', 'error');
+      $('operator-token').focus();
+      return;
+    }
+    var buttons = document.querySelectorAll('#actions button');
+    Array.prototype.forEach.call(buttons, function (b) { b.disabled = true; });
+    actionResult(ACTION_NAMES[action] + '…');
+    var body = action === 'events' ? payload : { runId: run.runId };
+    fetch('/api/runs/' + encodeURIComponent(run.workflowId) + '/' + action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: 'Bearer ' + token },
+      body: JSON.stringify(body),
+    }).then(function (r) {
+      return r.json().catch(function () { return { error: r.status + ' ' + r.statusText }; }).then(function (answer) {
+        if (r.status === 403 && /operator token/.test(answer.error || '')) sessionStorage.removeItem(TOKEN_KEY);
+        showAnswer(action, r.ok, answer);
+      });
+    }).catch(function (err) {
+      actionResult(ACTION_NAMES[action] + ': ' + err.message, 'error');
+    }).then(function () {
+      Array.prototype.forEach.call(buttons, function (b) { b.disabled = false; });
+      // The run as it is now (polling again while it runs).
+      return pollRun(run.workflowId, run.runId);
+    });
+  }
+
+  function showAnswer(action, ok, a) {
+    var name = ACTION_NAMES[action];
+    if (!ok) return actionResult(name + ': ' + (a.error || 'refused'), 'error');
+    if (action === 'redrive') {
+      var href = '/runs/' + encodeURIComponent(a.workflowId) + (a.newRunId ? '?runId=' + encodeURIComponent(a.newRunId) : '');
+      return actionResult('Redriven from ' + a.step + ' (' + a.reused + ' calls kept)' + (a.definitionVersion ? ' onto version ' + a.definitionVersion : '') + '; new run', 'ok', el('a', { href: href, id: 'redrive-link' }, a.newRunId || a.workflowId));
+    }
+    if (action === 'events') {
+      var d = (a.delivered || [])[0];
+      return actionResult('Event ' + a.id + ' (' + a.type + ') delivered to ' + (d ? d.workflowId : view.run.workflowId) + '.', 'ok');
+    }
+    if (action === 'cancel') return actionResult(a.message, 'ok');
+    actionResult(name + ' sent' + (a.status ? ': the run is ' + a.status : a.queryError ? ' (the run\u2019s state could not be queried: ' + a.queryError + ')' : '') + '.', 'ok');
+  }
+
+  function initActions() {
+    $('token-form').addEventListener('submit', function (e) {
+      e.preventDefault();
+      var t = $('operator-token').value.trim();
+      if (!t) return;
+      sessionStorage.setItem(TOKEN_KEY, t);
+      $('operator-token').value = '';
+      actionResult('');
+      showActions(view.run);
+    });
+    $('token-forget').addEventListener('click', function () {
+      sessionStorage.removeItem(TOKEN_KEY);
+      showActions(view.run);
+    });
+    $('act-redrive').addEventListener('click', function () { act('redrive'); });
+    $('act-suspend').addEventListener('click', function () { act('suspend'); });
+    $('act-resume').addEventListener('click', function () { act('resume'); });
+    $('act-cancel').addEventListener('click', function () {
+      if (window.confirm('Cancel ' + view.run.workflowId + '? It runs its cancellation and ends cancelled.')) act('cancel');
+    });
+    $('event-form').addEventListener('submit', function (e) {
+      e.preventDefault();
+      var text = $('event-data').value.trim();
+      var payload = { type: $('event-type').value.trim(), source: $('event-source').value.trim() || undefined };
+      if (text) {
+        try { payload.data = JSON.parse(text); } catch (err) {
+          actionResult('Send event: the data is not JSON (' + err.message + ')', 'error');
+          $('event-data').focus();
+          return;
+        }
+      }
+      act('events', payload);
+    });
+  }
+
   // ------------------------------------------------------------------ start
 
   function init() {
     getJson('/api/config').then(function (cfg) {
       var s = $('filter-status');
       cfg.statuses.forEach(function (st) { s.appendChild(el('option', { value: st }, st)); });
+      view.actions = cfg.actions === true;
       var params = new URLSearchParams(location.search);
       if (params.get('status')) s.value = params.get('status');
       route();
     });
     $('run-filter').addEventListener('change', loadRuns);
+    initActions();
     $('open-run').addEventListener('submit', function (e) {
       e.preventDefault();
       var id = $('open-id').value.trim();
