@@ -21,11 +21,8 @@ import { isObj, type Obj } from '../v08/walk';
 import { parseFastPath } from '../../expr/fastpath';
 import { taskTypeOf, type Task } from '../../common/model-v1';
 import { taskLists, type TaskList } from './walk';
+import { CORE_ATTRIBUTES, nearAttribute } from '../attributes';
 
-/** The CloudEvents 1.0 core context attributes, and `data`. */
-const CORE_ATTRIBUTES = ['id', 'source', 'specversion', 'type', 'datacontenttype', 'dataschema', 'subject', 'time', 'data'];
-/** Extension attributes documented by CloudEvents (never a typo). */
-const KNOWN_EXTENSIONS = new Set(['traceparent', 'tracestate', 'partitionkey', 'dataref', 'sequence', 'sequencetype', 'sampledrate', 'authtype', 'authid', 'recordedtime', 'expirytime', 'deprecated', 'deprecationfrom', 'deprecationsunset', 'sunset', 'severitytext', 'severitynumber', 'comexampleextension1', 'comexampleextension2']);
 /** Keys of the listen, its consumption strategy and its event filter: misplaced when written under `with`. */
 const MISPLACED: Record<string, string> = {
   correlate: 'beside with (both belong under the event filter)',
@@ -86,54 +83,12 @@ function lintAttributes(rep: Reporter, w: unknown, pointer: string, filter: bool
       rep.warn(at, `'${key}' under 'with' is a correlation (from/expect), read as an event attribute '${key}' that must equal an object: no event matches`, `did you mean correlate: { ${key}: { from: … } } beside with?`, { key: true });
       continue;
     }
-    if (CORE_ATTRIBUTES.includes(key) || KNOWN_EXTENSIONS.has(key)) continue;
     const near = nearAttribute(key, keys, filter);
     if (near) {
       const effect = filter ? 'the filter waits for events that carry an extension attribute of that name' : 'the event is emitted with an extension attribute of that name';
       rep.warn(at, `'${key}' is not a CloudEvents attribute; did you mean '${near}'? (as written, ${effect})`, `write '${near}' (the core attributes: id, source, type, subject, time, datacontenttype, dataschema, specversion; and data)`, { key: true });
     }
   }
-}
-
-/**
- * The core attribute `key` is a near miss of, unless `keys` already give it. Case alone counts in a
- * filter (events carry lower-case names: `dataContentType` never matches), not in an emitted event
- * (swflow lower-cases its attribute names: src/workflow/v1/tasks/emit.ts).
- */
-function nearAttribute(key: string, keys: string[], filter: boolean): string | undefined {
-  const lower = key.toLowerCase();
-  for (const a of CORE_ATTRIBUTES) {
-    if (keys.includes(a)) continue;
-    if (lower === a) {
-      if (filter) return a;
-      continue;
-    }
-    if (key.length < 3 || a === 'id') continue;
-    if (a.length > 4 ? distance(lower, a) <= 2 : nearShort(lower, a)) return a;
-  }
-  return undefined;
-}
-
-/**
- * A near miss of a short name (type, time, data): one letter missing or extra, or two swapped. A
- * changed letter is not (`date`, `tame` are words of their own, likely extensions).
- */
-function nearShort(key: string, a: string): boolean {
-  if (distance(key, a) !== 1) return false;
-  return key.length !== a.length || [...key].sort().join('') === [...a].sort().join('');
-}
-
-/** Optimal string alignment distance (Levenshtein with adjacent transpositions: `tpye` is 1 from `type`). */
-function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
 }
 
 /**
