@@ -75,7 +75,7 @@ function lintAttributes(rep: Reporter, w: unknown, pointer: string, filter: bool
     const value = w[key];
     if (filter && Object.hasOwn(MISPLACED, key)) {
       const hint = key === 'correlate' ? `did you mean to put correlate ${MISPLACED[key]}? one: { with: { type: … }, correlate: { <name>: { from: … } } }` : `did you mean to put ${key} ${MISPLACED[key]}?`;
-      rep.warn(at, `'${key}' under 'with' is read as an event attribute named '${key}' that events must carry, not as the ${key === 'correlate' ? 'filter\'s correlation' : `listen's '${key}'`}: no event matches`, hint, { key: true });
+      rep.warn(at, `'${key}' under 'with' is read as an event attribute named '${key}' that events must carry, not as the ${key === 'correlate' ? "filter's correlation" : key === 'with' ? "filter's with" : `listen's '${key}'`}: no event matches`, hint, { key: true });
       continue;
     }
     // A correlation ({ from, expect? }) written straight under with: an attribute's value is never an object.
