@@ -2,7 +2,7 @@
  * Loading workflow definitions (Node side): parse (JSON/YAML, with positions), detect the
  * dialect (0.8, CWM 0.9, the v0.1 draft) and translate it, resolve external resources,
  * accept known deviations with warnings, validate against the 0.8 JSON schema and the
- * semantic rules, and normalize into the canonical model (./model.ts).
+ * semantic rules, warn about likely mistakes (v08/lint.ts, v1/lint.ts), and normalize into the canonical model (./model.ts).
  *
  * `definition` is set only when there is no error (with `strict`, warnings count as errors).
  */
@@ -14,6 +14,7 @@ import { normalize } from './v08/normalize';
 import { Resolver } from './resolve';
 import { validateSchema } from './v08/schema';
 import { checkSemantics } from './v08/semantic';
+import { lint08 } from './v08/lint';
 import { SourceDoc, SourceMap } from './source';
 import { isV01, translateV01 } from './v01/translate';
 import { kogitoArguments, translateJsonPathDocument } from './v08/kogito';
@@ -165,6 +166,7 @@ export async function loadAnyDefinition(doc: unknown, opts: LoadOptions = {}): P
 
   for (const issue of validateSchema(schemaView(work))) rep.error(issue.pointer, issue.message, issue.hint, { key: issue.key });
   await checkSemantics(work, rep, { knownWorkflows: opts.knownWorkflows, unresolved });
+  lint08(work, rep);
 
   if (rep.hasErrors) return finish();
   let definition: WorkflowDef;

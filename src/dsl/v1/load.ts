@@ -1,6 +1,6 @@
 /**
  * Loading a 1.0.x document (`document.dsl: 1.x`): the 1.0.3 JSON schema (./schema.ts), then
- * the rules the schema cannot say (./semantic.ts), located `file:line:col` through the same
+ * the rules the schema cannot say (./semantic.ts), then likely mistakes (./lint.ts, warnings), located `file:line:col` through the same
  * source map as 0.8 documents. The result keeps the document as written (see ./model.ts).
  */
 import type { Reporter } from '../findings';
@@ -8,6 +8,7 @@ import { isObj, type Obj } from '../v08/walk';
 import { V1_KIND, type V1Definition, type WorkflowDocument } from '../../common/model-v1';
 import { validateV1Schema } from './schema';
 import { checkV1Semantics } from './semantic';
+import { lintV1 } from './lint';
 
 /** True when the document is a 1.x document (it has `document`, the 1.0 header). */
 export function isV1Document(value: unknown): value is Obj {
@@ -25,6 +26,7 @@ export async function loadV1(doc: Obj, rep: Reporter): Promise<V1Definition | un
   if (/^1\.(?!0\.)/.test(dsl)) rep.warn('/document/dsl', `dsl '${dsl}' is newer than 1.0.x: read as 1.0.3`);
   await import('../../expr').then((m) => m.initExpressions());
   checkV1Semantics(doc, rep);
+  lintV1(doc, rep);
   if (rep.hasErrors) return undefined;
   const h = doc.document as WorkflowDocument['document'];
   return {

@@ -28,6 +28,7 @@ import { BUILTIN_CALLS, entryOf, taskTypeOf, type ConsumptionStrategy, type Task
 import { ACTIVITY_OF_CALL } from '../../common/call-kinds';
 import { readsEventOnly, strategyFilters } from '../../common/awaited-events';
 import { isLocalCall, LOCAL_METADATA, localProblem } from '../../common/metadata';
+import { taskLists, type TaskList } from './walk';
 
 const DIRECTIVES = new Set(['continue', 'exit', 'end']);
 const SECRETS_RE = /\$secrets(?![A-Za-z0-9_])/;
@@ -51,6 +52,8 @@ interface Ctx {
   syntax: (expr: string) => string | undefined;
   /** The names `use.<kind>` defines (an object's keys), indexed once: a document refers to them from every task. */
   defined: (kind: 'functions' | 'errors' | 'retries' | 'timeouts' | 'authentications' | 'catalogs') => Set<string>;
+  /** The other lists that hold a task of this name (for the hint of a `then` that leaves its list), indexed once. */
+  listsHolding: (task: string) => TaskList[];
 }
 
 
@@ -62,7 +65,15 @@ export function checkV1Semantics(doc: Obj, rep: Reporter): void {
     if (!names) index.set(kind, (names = new Set(isObj(use[kind]) ? Object.keys(use[kind]) : [])));
     return names;
   };
-  const ctx: Ctx = { rep, use, syntax: oncePerText((expr) => checkExpressionSyntax(expr)), defined };
+  let holding: Map<string, TaskList[]> | undefined;
+  const listsHolding = (task: string): TaskList[] => {
+    if (!holding) {
+      holding = new Map();
+      for (const l of taskLists(doc)) for (const t of l.tasks) holding.set(t.name, [...(holding.get(t.name) ?? []), l]);
+    }
+    return holding.get(task) ?? [];
+  };
+  const ctx: Ctx = { rep, use, syntax: oncePerText((expr) => checkExpressionSyntax(expr)), defined, listsHolding };
   const ev = isObj(doc.evaluate) ? doc.evaluate : {};
   if (ev.language !== undefined && ev.language !== 'jq') rep.error('/evaluate/language', `expression language '${ev.language}' is not supported`, "only 'jq' is");
   if (isObj(doc.schedule)) checkSchedule(doc.schedule, rep);
@@ -177,10 +188,21 @@ function checkList(ctx: Ctx, list: unknown, pointer: string, inFork: boolean, ex
     else names.set(name, i);
   });
   const known = new Set([...names.keys(), ...extraTargets]);
+  // A task of that name in another list: say which (an easy slip is to jump into or out of a nested list).
+  const elsewhere = (t: string): string => {
+    const lists = ctx.listsHolding(t).filter((l) => l.pointer !== pointer);
+    if (!lists.length) return '';
+    const where = lists.map((l) => {
+      const at = ctx.rep.map.locate(l.pointer, true);
+      const line = at.line !== undefined ? `, line ${at.line}` : '';
+      return l.holder !== undefined ? `the ${l.pointer.slice(l.pointer.lastIndexOf('/') + 1)} list of task '${l.holder}' (${l.pointer}${line})` : `the list ${l.pointer}${line}`;
+    });
+    return `'${t}' is in ${where.join(' and in ')}; `;
+  };
   const target = (t: unknown, p: string) => {
     if (typeof t !== 'string' || DIRECTIVES.has(t)) return;
     if (inFork) ctx.rep.error(p, `'then: ${t}' cannot leave a fork branch`, 'branches run concurrently: only continue, exit and end apply');
-    else if (!known.has(t)) ctx.rep.error(p, `'then' names task '${t}', which is not in this task list`, `flow directives may only go to tasks of their own list: ${[...known].join(', ') || 'none'}`);
+    else if (!known.has(t)) ctx.rep.error(p, `'then' names task '${t}', which is not in this task list`, `${elsewhere(t)}flow directives may only go to tasks of their own list: ${[...known].join(', ') || 'none'}`);
   };
   list.forEach((item, i) => {
     if (!isObj(item) || Object.keys(item).length !== 1) return;
