@@ -24,7 +24,8 @@ import { DefinitionRegistry } from '../definitions/registry';
 import { checkEvent } from '../gateway/cloudevents';
 import { recordFromEvent } from '../kafka/binding';
 import { clientSecurity, kafkaSecurityFromEnv, parseBrokers } from '../kafka/connection';
-import { Dispatcher, TARGET_ATTRIBUTE, type EventResult } from '../gateway/dispatch';
+import { TARGET_ATTRIBUTE, type EventResult } from '../gateway/dispatch';
+import { deliverEvent } from '../operations/event';
 import { GATEWAY_PORT } from '../gateway/server';
 import { PROJECT_ROOT } from '../platform/paths';
 import { dataConverterOptions } from '../codec';
@@ -158,9 +159,8 @@ async function viaTemporal(e: CloudEventJson, opts: SendOptions): Promise<boolea
   const connection = await Connection.connect(connectionOptions(target));
   try {
     const registry = new DefinitionRegistry(opts.definitions);
-    const dispatcher = new Dispatcher({ client: new Client({ connection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() }), definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue });
-    // Whoever holds the Temporal connection may signal any instance: direct addressing is allowed.
-    return print(await dispatcher.dispatch(e, true), `Temporal ${target.address} (namespace ${target.namespace})`, opts.json);
+    const client = new Client({ connection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() });
+    return print(await deliverEvent(client, e, () => registry.allDefinitions(), opts.taskQueue), `Temporal ${target.address} (namespace ${target.namespace})`, opts.json);
   } finally {
     await connection.close();
   }
