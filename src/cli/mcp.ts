@@ -8,10 +8,21 @@
  *   SWFLOW_OPERATOR_TOKEN=... swflow mcp --http --port 8235 -d ./workflows
  */
 import { join } from 'node:path';
+import { format } from 'node:util';
 import type { Command } from 'commander';
 import { DefinitionRegistry, requireDefinitionPaths } from '../definitions/registry';
 import { OPERATOR_TOKEN_ENV, operatorToken } from '../operations/token';
 import { PROJECT_ROOT } from '../platform/paths';
+import { createJsonLogger, jsonLogger, logLine } from '../tracing/log';
+
+/** Over stdio, stdout is the protocol's: every log line (text, or JSON with --log-format json) goes to stderr. */
+function logToStderr(): void {
+  const json = jsonLogger() ? createJsonLogger('swflow-mcp', process.stderr) : undefined;
+  for (const method of ['log', 'info', 'warn', 'error'] as const) {
+    const level = method === 'log' ? 'info' : method;
+    console[method] = json ? (...args: unknown[]) => logLine(json, level, args) : (...args: unknown[]) => void process.stderr.write(`${format(...args)}\n`);
+  }
+}
 
 /** `swflow mcp --http`'s default port (the run page's is 8234). */
 export const MCP_PORT = 8235;
@@ -50,11 +61,11 @@ export function register(program: Command): void {
         console.log(`MCP server: ${server.url}  (Temporal ${link.target.address}, namespace ${link.target.namespace}; operator tools ${token ? 'need the bearer token' : `off: no --operator-token or $${OPERATOR_TOKEN_ENV}`})`);
         close = () => server.close();
       } else {
+        logToStderr();
         const { serveStdio } = await import('../mcp/server');
         const why = `start \`swflow mcp\` with --operator-token <token> (or $${OPERATOR_TOKEN_ENV}) to enable it`;
         const server = await serveStdio({ ...context, access: token ? { allowed: true } : { allowed: false, why }, anyPath: true });
-        // stdout is the protocol's: what a person should read goes to stderr.
-        console.error(`swflow MCP server on stdio (Temporal ${link.target.address}; operator tools ${token ? 'on' : 'off'})`);
+        console.info(`swflow MCP server on stdio (Temporal ${link.target.address}; operator tools ${token ? 'on' : 'off'})`);
         close = () => server.close();
         process.stdin.once('end', () => void stop());
       }

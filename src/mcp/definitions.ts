@@ -22,6 +22,8 @@ const SCHEMA_DIRS = [
   { version: '0.8', dir: join(PROJECT_ROOT, 'src', 'dsl', 'v08', 'schema') },
 ];
 
+const schemaListing: Record<string, string[]> = {};
+
 const DOCUMENT = z.string().describe('the definition document itself: YAML or JSON text');
 const PATH = z.string().describe('a definition file (over HTTP: inside the server\'s --definitions folders)');
 
@@ -137,7 +139,8 @@ export function registerDefinitionResources(server: McpServer, ctx: McpContext):
     },
   );
   for (const { version, dir } of SCHEMA_DIRS) {
-    for (const file of schemaFiles(dir)) {
+    // Listed once per process: an HTTP server builds a server per request.
+    for (const file of (schemaListing[version] ??= schemaFiles(dir))) {
       const uri = `swflow://schemas/${version}/${file.split(sep).join('/')}`;
       server.registerResource(`schema ${version} ${file}`, uri, { title: `Serverless Workflow ${version} JSON schema: ${file}`, mimeType: mimeOf(file) }, async () => ({
         contents: [{ uri, mimeType: mimeOf(file), text: readFileSync(join(dir, file), 'utf8') }],
