@@ -7,6 +7,7 @@
 import { WorkflowFailedError, type Client, type WorkflowExecutionDescription, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import { STATE_QUERY, type InstanceState } from '../common/contracts';
 import type { Json } from '../common/model';
@@ -164,7 +165,7 @@ export async function describeRun(client: Client, workflowId: string, runId?: st
   const pendingActivities = (info.raw.pendingActivities ?? []).map((a) => ({
     activityId: a.activityId ?? null,
     activityType: a.activityType?.name ?? null,
-    state: a.state != null ? String(a.state) : null,
+    state: a.state != null ? (temporal.api.enums.v1.PendingActivityState[a.state] ?? String(a.state)).replace(/^PENDING_ACTIVITY_STATE_/, '') : null,
     attempt: a.attempt ?? null,
     lastFailure: a.lastFailure?.message ?? null,
   }));
@@ -195,9 +196,9 @@ export async function describeRun(client: Client, workflowId: string, runId?: st
       stepsFrom: 'state query',
     });
   } else out.queryError = `the run's state query did not answer (${state})`;
-  if (info.status.name === 'RUNNING') {
-    if (typeof state === 'string' && sa.SwState?.[0]) out.currentSteps = [String(sa.SwState[0])];
-  } else {
+  const open = info.status.name === 'RUNNING';
+  if (open && typeof state === 'string' && sa.SwState?.[0]) out.currentSteps = [String(sa.SwState[0])];
+  if (!open || typeof state === 'string') {
     const facts = historyFacts((await handle.fetchHistory()).events ?? []);
     if (typeof state === 'string') Object.assign(out, { stepsEntered: facts.swStates.map((s) => s.state).filter((s, i, all) => s !== all[i - 1]), stepsFrom: 'history' });
     if (facts.closed === 'failed' || facts.closed === 'terminated' || facts.closed === 'timedOut') {

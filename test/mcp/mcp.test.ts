@@ -84,6 +84,16 @@ const FAILING_08 = {
   ],
 };
 
+/** Its call goes to the adapters' task queue, which no worker polls here: the activity stays pending. */
+const PENDING_08 = {
+  id: 'mcppending08',
+  version: '1.0',
+  specVersion: '0.8',
+  start: 'Charge Card',
+  functions: [{ name: 'chargeCard', operation: 'http://pay.example/api.json#charge' }],
+  states: [{ name: 'Charge Card', type: 'operation', actions: [{ functionRef: { refName: 'chargeCard', arguments: { amount: 42 } } }], end: true }],
+};
+
 /** Line 10, column 7: `thn` is not a task property. */
 const BROKEN = `document:
   dsl: '1.0.0'
@@ -166,6 +176,7 @@ before(async () => {
   writeFileSync(join(dir, 'approval.sw.yaml'), APPROVAL);
   writeFileSync(join(dir, 'failing.sw.yaml'), FAILING);
   writeFileSync(join(dir, 'fail08.sw.json'), JSON.stringify(FAILING_08, null, 2));
+  writeFileSync(join(dir, 'pending08.sw.json'), JSON.stringify(PENDING_08, null, 2));
   worker = await createInterpreterWorker({ connection: env.nativeConnection, taskQueue: INTERPRETER_TASK_QUEUE, definitions: [dir] });
   running = worker.run();
   const [withToken, withoutToken] = await Promise.all([httpServer(TOKEN), httpServer('')]);
@@ -246,6 +257,7 @@ test('draw_definition and list_definitions', async () => {
     `mcp/approval@1.0.0 1.0.0 An approval ${join(dir, 'approval.sw.yaml')}`,
     `mcp/failing@1.0.0 1.0.0 failing ${join(dir, 'failing.sw.yaml')}`,
     `mcpfail08@1.0 0.8 mcpfail08 ${join(dir, 'fail08.sw.json')}`,
+    `mcppending08@1.0 0.8 mcppending08 ${join(dir, 'pending08.sw.json')}`,
   ]);
   console.log(`draw: ${byId.structuredContent.mermaid.split('\n').length} Mermaid lines by id; list: ${defs.length} definitions`);
 });
@@ -328,6 +340,22 @@ test('suspend_run, resume_run and cancel_run act on a waiting run', async () => 
   console.log(`run ${workflowId}: suspended, resumed, cancelled → ${status}`);
 });
 
+test('describe_run lists a run\'s pending activity with its step', async () => {
+  const started = await call(httpOp, 'start_run', { definitionId: 'mcppending08' });
+  assert.ok(!started.isError, textOf(started));
+  const { workflowId } = started.structuredContent;
+  const d = await waitFor('the call to be pending', async () => {
+    const r = await call(stdioNoToken, 'describe_run', { workflowId });
+    return r.structuredContent.pendingActivities?.length ? r : undefined;
+  });
+  assert.deepEqual(d.structuredContent.currentSteps, ['Charge Card']);
+  const [a] = d.structuredContent.pendingActivities;
+  assert.equal(a.state, 'SCHEDULED', JSON.stringify(a));
+  assert.ok(a.activityType, JSON.stringify(a));
+  await call(httpOp, 'cancel_run', { workflowId });
+  console.log(`run ${workflowId} at ${d.structuredContent.currentSteps.join(',')}: pending ${a.activityType} ${a.state} attempt ${a.attempt}`);
+});
+
 test('the operator tools are refused without the token, with a wrong one, and when the server has none', async () => {
   const probe = `mcp-refused-${Date.now()}`;
   const calls: [string, Record<string, unknown>][] = [
@@ -404,7 +432,7 @@ test('without a Temporal server the definition tools work and the run tools say 
   const v = await call(client, 'validate_definition', { document: BROKEN });
   assert.equal(v.structuredContent.findings[0].line, 10);
   const list = await call(client, 'list_definitions');
-  assert.equal(list.structuredContent.definitions.length, 3);
+  assert.equal(list.structuredContent.definitions.length, 4);
   const d = await call(client, 'describe_run', { workflowId: 'anything' });
   assert.equal(d.isError, true);
   assert.match(textOf(d), new RegExp(`^describe_run: The Temporal server at TEMPORAL_ADDRESS=${deadAddress} does not answer`));
