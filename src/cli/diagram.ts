@@ -4,6 +4,12 @@ import { formatFinding, loadAnyDefinitionFile } from '../dsl';
 import { toMermaid } from '../dsl/v08/diagram';
 import { toMermaidV1 } from '../dsl/v1/diagram';
 import { isV1Definition } from '../common/model-v1';
+import type { Definition } from '../common/model';
+
+/** The Mermaid text of a loaded definition (also what the MCP server's `draw_definition` answers). */
+export function mermaidOf(def: Definition): string {
+  return isV1Definition(def) ? toMermaidV1(def) : toMermaid(def);
+}
 
 export function register(program: Command): void {
   program
@@ -18,6 +24,6 @@ export function register(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      process.stdout.write(isV1Definition(r.definition) ? toMermaidV1(r.definition) : toMermaid(r.definition));
+      process.stdout.write(mermaidOf(r.definition));
     });
 }
