@@ -28,8 +28,6 @@ import { waitFor } from '../helpers/wait';
  * answer its error. Set to true once src/operations/redrive.ts is implemented: the tool must then
  * answer the redriven run.
  */
-const REDRIVE_IMPLEMENTED = false;
-
 const ROOT = resolve(__dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'swflow.js');
 const TOKEN = 'mcp-test-operator-token-0123456789';
@@ -311,13 +309,8 @@ test('a failed run is described with its failure and the failing task; redrive_r
   assert.equal(missing.isError, true);
   assert.match(textOf(missing), /no run with workflow id "no-such-run"/);
   const r = await call(stdioOp, 'redrive_run', { workflowId, dryRun: true });
-  if (REDRIVE_IMPLEMENTED) {
-    assert.ok(!r.isError, textOf(r));
-    assert.equal(r.structuredContent.step, '/do/1/explode');
-  } else {
-    assert.equal(r.isError, true);
-    assert.match(textOf(r), /^redrive_run: redrive: not implemented yet/);
-  }
+  assert.ok(!r.isError, textOf(r));
+  assert.equal(r.structuredContent.step, '/do/1/explode');
   console.log(`failed 0.8 run ${s08.structuredContent.workflowId}: step ${d08.structuredContent.failure.step} (steps from the ${d08.structuredContent.stepsFrom})`);
   console.log(`failed run ${workflowId}: step ${d.structuredContent.failure.step}, "${d.structuredContent.failure.message}"; redrive_run: ${textOf(r).split('\n')[0]}`);
 });

@@ -408,7 +408,7 @@
     if (!ok) return actionResult(name + ': ' + (a.error || 'refused'), 'error');
     if (action === 'redrive') {
       var href = '/runs/' + encodeURIComponent(a.workflowId) + (a.newRunId ? '?runId=' + encodeURIComponent(a.newRunId) : '');
-      return actionResult('Redriven from ' + a.step + ' (' + a.reused + ' calls kept)' + (a.definitionVersion ? ' onto version ' + a.definitionVersion : '') + '; new run', 'ok', el('a', { href: href, id: 'redrive-link' }, a.newRunId || a.workflowId));
+      return actionResult('Redriven from ' + a.step + ' (' + a.reused + ' later calls answered from the old run)' + (a.definitionVersion ? ' onto version ' + a.definitionVersion : '') + '; new run', 'ok', el('a', { href: href, id: 'redrive-link' }, a.newRunId || a.workflowId));
     }
     if (action === 'events') {
       var d = (a.delivered || [])[0];
