@@ -79,6 +79,11 @@ export interface StartOptions {
    * continue-as-new so the chain never fetches them again (feature `v1-catalogs`).
    */
   functions?: Record<string, PinnedFunction>;
+  /**
+   * A child run started again by a redriven parent in place of one that failed (src/common/redrive.ts):
+   * its calls that succeeded in that run are answered from its ledger, not made again.
+   */
+  redriveOf?: { workflowId: string; runId: string };
 }
 
 /**

@@ -37,7 +37,17 @@ export interface LedgerEntry {
   /** {@link digestOf} the command's arguments (activities and children; a local activity's marker keeps no input). */
   digest?: string;
   /** What the command returned. */
-  result: unknown;
+  result?: unknown;
+  /**
+   * A child run that failed (no result): a redriven parent starts it again with `redriveOf`, so the
+   * child answers its own successful calls from that run's ledger (a failure inside a subflow).
+   */
+  failedRun?: { workflowId: string; runId: string };
+}
+
+/** What the ledger activity is asked: the last reset's ledger, or (a child run started again) the whole of `base`. */
+export interface LedgerRequest {
+  base?: { workflowId: string; runId: string };
 }
 
 export interface RedriveLedger {

@@ -17,7 +17,7 @@ import { isV1Definition } from '../common/model-v1';
 import { RESOLVE_DEFINITION_ACTIVITY } from '../common/pinning';
 import { STATE_QUERY, type InstanceState } from '../common/contracts';
 import { redriveReason, type RedriveReason } from '../common/redrive';
-import { SwflowError } from '../common/errors';
+import { errorClass, SwflowError } from '../common/errors';
 import type { DefinitionRegistry } from '../definitions/registry';
 import { nodeOfSummary } from '../ui/history';
 import { PayloadReader, ledgerEntries } from '../worker/activities/redrive-ledger';
@@ -67,7 +67,9 @@ export interface RedriveResult extends RedrivePlan {
 
 /** A run that cannot be redriven, or a definition it cannot be carried over to: says why. */
 export class RedriveRefused extends SwflowError {
-  readonly errorClass = 'RedriveRefused';
+  static {
+    errorClass(this, 'RedriveRefused');
+  }
 }
 
 /** Largest definition a redrive carries in its reset reason (`--definition`); larger: deploy it and use a version. */

@@ -25,7 +25,7 @@ export async function startRedriveService(): Promise<RedriveService> {
     openapi: '3.0.3',
     info: { title: 'redrive', version: '1' },
     servers: [{ url: base }],
-    paths: { '/a': op('get', 'a'), '/b': op('post', 'b'), '/c': op('get', 'c'), '/cwrong': op('get', 'cwrong') },
+    paths: { '/a': op('get', 'a'), '/b': op('post', 'b'), '/c': op('get', 'c'), '/cwrong': op('get', 'cwrong'), '/undo': op('get', 'undo') },
   });
   const server = createServer((req, res) => {
     req.resume();
@@ -70,13 +70,42 @@ export function redriveDefinitions(base: string): Record<string, unknown> {
     { name: 'C', type: 'operation', actions: [{ functionRef: { refName: 'getC', arguments: { run: '${ .run }' } }, actionDataFilter: { toStateData: '${ .c }' } }], end: true },
   ];
   const seq = (id: string, version: string, c = 'c', aNote = 'a') => ({ id, version, specVersion: '0.8', name: id, start: 'A', functions: fns(c), states: states(aNote) });
-  const call = (path: string) => ({ call: 'http', with: { method: 'get', endpoint: `\${ "${base}${path}?run=" + $workflow.input.run }` } });
+  const call = (path: string, method = 'get') => ({ call: 'http', with: { method, endpoint: `\${ "${base}${path}?run=" + $workflow.input.run }` } });
   return {
     'seq.sw.json': seq('redrive-seq', '1'),
     'bulk.sw.json': seq('redrive-bulk', '1'),
     'fix-1.sw.json': seq('redrive-fix', '1', 'cwrong'),
     'fix-2.sw.json': seq('redrive-fix', '2', 'c'),
     'fix-3.sw.json': seq('redrive-fix', '3', 'c', 'A'),
+    'child.sw.json': seq('redrive-child', '1'),
+    'parent.sw.json': {
+      id: 'redrive-parent',
+      version: '1',
+      specVersion: '0.8',
+      start: 'P',
+      functions: fns(),
+      states: [
+        { name: 'P', type: 'operation', actions: [{ functionRef: { refName: 'getA', arguments: { run: '${ .run }' } }, actionDataFilter: { toStateData: '${ .p }' } }], transition: 'Sub' },
+        { name: 'Sub', type: 'operation', actions: [{ subFlowRef: 'redrive-child', actionDataFilter: { toStateData: '${ .child }' } }], end: true },
+      ],
+    },
+    'comp.sw.json': {
+      id: 'redrive-comp',
+      version: '1',
+      specVersion: '0.8',
+      start: 'A',
+      functions: [...fns(), { name: 'undo', operation: `${base}/openapi.json#undo` }],
+      states: [
+        { name: 'A', type: 'operation', actions: [{ functionRef: { refName: 'getA', arguments: { run: '${ .run }' } }, actionDataFilter: { toStateData: '${ .a }' } }], compensatedBy: 'UndoA', transition: 'B' },
+        { name: 'B', type: 'operation', actions: [{ functionRef: { refName: 'postB', arguments: { run: '${ .run }' } }, actionDataFilter: { toStateData: '${ .b }' } }], compensatedBy: 'UndoB', end: { compensate: true } },
+        { name: 'UndoA', type: 'operation', usedForCompensation: true, actions: [{ functionRef: { refName: 'undo', arguments: { run: '${ .run }' } } }] },
+        { name: 'UndoB', type: 'operation', usedForCompensation: true, actions: [{ functionRef: { refName: 'undo', arguments: { run: '${ .run }' } } }] },
+      ],
+    },
+    'fork-listen.sw.json': {
+      document: { dsl: '1.0.0', namespace: 'redrive', name: 'fork-listen', version: '1.0.0' },
+      do: [{ both: { fork: { branches: [{ go: { listen: { to: { one: { with: { type: 'redrive.go' } } } } } }, { fb: call('/fb', 'post') }] } } }],
+    },
     'fork.sw.json': {
       document: { dsl: '1.0.0', namespace: 'redrive', name: 'fork', version: '1.0.0' },
       do: [{ both: { fork: { branches: [{ fa: call('/fa') }, { fb: call('/fb') }] } } }],

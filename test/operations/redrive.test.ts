@@ -23,6 +23,8 @@ import { dataConverterOptions } from '../../src/codec';
 import { startWorkflow } from '../../src/client/start';
 import { DefinitionRegistry } from '../../src/definitions/registry';
 import { redrive, redriveMany, RedriveRefused } from '../../src/operations/redrive';
+import { cloudEvent, sendEvent } from '../../src/operations/event';
+import { STATE_QUERY, type InstanceState } from '../../src/common/contracts';
 import { startDevEnv } from '../helpers/temporal';
 import { runSwflow } from '../helpers/cli';
 import { saveHistory } from '../workflow/helpers';
@@ -117,6 +119,73 @@ test('1.0: a fork branch and for iteration 7 of 10 failed; redriven, no successf
   assert.deepEqual(afterCalls, [1, 1, 1, 1, 1, 1, 2, 1, 1, 1], 'items 1-6 once, 7 twice, 8-10 once');
   await saveHistory(client, 'loop-1', 'interpreter-redrive-for');
   console.log(`1.0 for: redriven from ${l.step} (${l.reused} reused); item calls ${afterCalls.join(',')}`);
+});
+
+test('a failure inside a subflow and inside compensation: redriven, no successful call repeated', async () => {
+  // The child (A, B, C) fails at C: the parent is reset before its subflow state, and the child
+  // started again answers A and B from its failed run's ledger.
+  service.down.add('/c');
+  await startWorkflow(client, { id: 'redrive-parent', workflowId: 'parent-1', input: { run: 'parent-1' } });
+  await failed('parent-1');
+  assert.deepEqual([service.count('/a', 'parent-1'), service.count('/b', 'parent-1'), service.count('/c', 'parent-1')], [2, 1, 1], 'a: parent and child');
+  service.down.delete('/c');
+  const p = await redrive(client, { workflowId: 'parent-1' });
+  assert.equal(p.step, 'Sub');
+  const out = (await completes('parent-1', p.newRunId!)) as { child: { c: unknown } };
+  assert.deepEqual(out.child.c, { c: '/c-ok' });
+  assert.deepEqual([service.count('/a', 'parent-1'), service.count('/b', 'parent-1'), service.count('/c', 'parent-1')], [2, 1, 2], 'no successful call of the parent or the child made again');
+  await saveHistory(client, 'parent-1', 'interpreter-redrive-subflow');
+  const parentEvents = (await client.workflow.getHandle('parent-1', p.newRunId).fetchHistory()).events!;
+  const childId = parentEvents.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)!.startChildWorkflowExecutionInitiatedEventAttributes!.workflowId!;
+  await saveHistory(client, childId, 'interpreter-redrive-subflow-child');
+  console.log(`subflow: redriven from "${p.step}"; a=2 (parent, child) b=1 c=2`);
+
+  // Compensation (UndoB, then UndoA) fails at UndoB: redriven, the compensation goes on from UndoB.
+  service.down.add('/undo');
+  await startWorkflow(client, { id: 'redrive-comp', workflowId: 'comp-1', input: { run: 'comp-1' } });
+  await failed('comp-1');
+  assert.deepEqual([service.count('/a', 'comp-1'), service.count('/b', 'comp-1'), service.count('/undo', 'comp-1')], [1, 1, 1]);
+  service.down.delete('/undo');
+  const c = await redrive(client, { workflowId: 'comp-1' });
+  assert.equal(c.step, 'UndoB');
+  await completes('comp-1', c.newRunId!);
+  assert.deepEqual([service.count('/a', 'comp-1'), service.count('/b', 'comp-1'), service.count('/undo', 'comp-1')], [1, 1, 3], 'UndoB again, then UndoA');
+  await saveHistory(client, 'comp-1', 'interpreter-redrive-compensation');
+  console.log(`compensation: redriven from "${c.step}"; a=1 b=1 undo=3 (failed UndoB, UndoB, UndoA)`);
+});
+
+test('events received after the reset point are applied again, or not with reapplySignals: false', async () => {
+  const go = (workflowId: string) => sendEvent(client, cloudEvent({ type: 'redrive.go', source: 'test', workflowId, data: { go: workflowId } }), { definitions: async () => [] });
+  const runOnce = async (workflowId: string) => {
+    service.down.add('/fb');
+    await startWorkflow(client, { id: 'redrive/fork-listen', workflowId, input: { run: workflowId } });
+    // The event arrives while the failing call is in flight: after the reset point (before that call).
+    for (let t = 0; t < 100 && service.count('/fb', workflowId) === 0; t++) await delay(20);
+    assert.equal((await go(workflowId)).status, 202);
+    await failed(workflowId);
+    service.down.delete('/fb');
+  };
+  await runOnce('listen-1');
+  const r = await redrive(client, { workflowId: 'listen-1' });
+  await completes('listen-1', r.newRunId!);
+  const reapplied = (await client.workflow.getHandle('listen-1', r.newRunId).fetchHistory()).events!.filter((e) => e.workflowExecutionSignaledEventAttributes).length;
+  assert.equal(reapplied, 1, 'the event, once, in the new run');
+  console.log('reapplied: the redriven run got its event again and completed');
+
+  await runOnce('listen-2');
+  const n = await redrive(client, { workflowId: 'listen-2', reapplySignals: false });
+  const handle = client.workflow.getHandle('listen-2', n.newRunId);
+  let state: InstanceState | undefined;
+  for (let t = 0; t < 50; t++) {
+    state = await handle.query<InstanceState>(STATE_QUERY);
+    if (state.awaitedEvents.includes('redrive.go') && service.count('/fb', 'listen-2') === 2) break;
+    await delay(100);
+  }
+  assert.deepEqual(state?.awaitedEvents, ['redrive.go'], 'without its event again, the listen waits');
+  assert.equal((await handle.describe()).status.name, 'RUNNING');
+  assert.equal((await go('listen-2')).status, 202);
+  await completes('listen-2', n.newRunId!);
+  console.log('not reapplied: the redriven run waited for a new event, then completed');
 });
 
 test('a fix in version 2 is redriven onto; version 3 changed a completed state and is refused', async () => {

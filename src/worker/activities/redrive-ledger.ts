@@ -9,7 +9,7 @@ import { Context } from '@temporalio/activity';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
-import { REDRIVE_LEDGER_ACTIVITY, digestOf, parseRedriveReason, type LedgerEntry, type RedriveLedger, type RedriveReason } from '../../common/redrive';
+import { REDRIVE_LEDGER_ACTIVITY, digestOf, parseRedriveReason, type LedgerEntry, type LedgerRequest, type RedriveLedger, type RedriveReason } from '../../common/redrive';
 import { PayloadValues } from '../../payloads/values';
 import { dataConverterOptions } from '../../codec';
 import { payloadSettings } from '../../payloads/config';
@@ -94,7 +94,17 @@ export async function ledgerEntries(events: readonly Event[], from: number, read
       const c = init.startChildWorkflowExecutionInitiatedEventAttributes!;
       out.push({
         at: Number(init.eventId),
-        entry: (async () => ({ kind: 'child', type: c.workflowType?.name ?? '', summary: await summaryOf(init, reader), digest: digestOf(await reader.all(c.input?.payloads)), result: await reader.one(e.childWorkflowExecutionCompletedEventAttributes!.result?.payloads?.[0]) }))(),
+        entry: (async () => ({ kind: 'child', type: c.workflowType?.name ?? '', summary: await summaryOf(init, reader), digest: childDigest(await reader.all(c.input?.payloads)), result: await reader.one(e.childWorkflowExecutionCompletedEventAttributes!.result?.payloads?.[0]) }))(),
+      });
+    } else if (e.childWorkflowExecutionFailedEventAttributes || e.childWorkflowExecutionTimedOutEventAttributes) {
+      const ended = (e.childWorkflowExecutionFailedEventAttributes ?? e.childWorkflowExecutionTimedOutEventAttributes)!;
+      const init = byChild.get(Number(ended.initiatedEventId));
+      if (!init || Number(init.eventId) < from || !ended.workflowExecution?.runId) continue;
+      const c = init.startChildWorkflowExecutionInitiatedEventAttributes!;
+      const failedRun = { workflowId: ended.workflowExecution.workflowId ?? '', runId: ended.workflowExecution.runId };
+      out.push({
+        at: Number(init.eventId),
+        entry: (async () => ({ kind: 'child', type: c.workflowType?.name ?? '', summary: await summaryOf(init, reader), digest: childDigest(await reader.all(c.input?.payloads)), failedRun }))(),
       });
     } else if (e.markerRecordedEventAttributes && id >= from) {
       const m = e.markerRecordedEventAttributes;
@@ -122,6 +132,16 @@ export async function ledgerEntries(events: readonly Event[], from: number, read
   return entries;
 }
 
+/** A child's arguments as its parent gave them: without the `redriveOf` a redriven parent added. */
+function childDigest(args: unknown[]): string {
+  const [input, start, ...rest] = args;
+  if (start && typeof start === 'object' && 'redriveOf' in start) {
+    const { redriveOf: _again, ...given } = start as Record<string, unknown>;
+    return digestOf([input, given, ...rest]);
+  }
+  return digestOf(args);
+}
+
 async function summaryOf(e: Event, reader: PayloadReader): Promise<string | undefined> {
   const s = await reader.one(e.userMetadata?.summary as Payload | undefined).catch(() => undefined);
   return typeof s === 'string' ? s : undefined;
@@ -137,8 +157,13 @@ export async function currentRedrive(connection: Pick<NativeConnection, 'workflo
 /** The `swflow.redriveLedger` local activity. */
 export function createRedriveLedgerActivity(connection: Pick<NativeConnection, 'workflowService'> | undefined, namespace: string) {
   return {
-    async [REDRIVE_LEDGER_ACTIVITY](): Promise<RedriveLedger> {
+    async [REDRIVE_LEDGER_ACTIVITY](req: LedgerRequest = {}): Promise<RedriveLedger> {
       if (!connection) return { entries: [] };
+      if (req.base) {
+        // A child run started again in place of one that failed: all that run's successful calls.
+        const base = await runEvents(connection, namespace, req.base.workflowId, req.base.runId);
+        return { baseRunId: req.base.runId, entries: await ledgerEntries(base, 0, PayloadReader.fromEnvironment()) };
+      }
       const { reset } = await currentRedrive(connection, namespace);
       if (!reset?.reason || !reset.baseRunId) return { entries: [] };
       const run = Context.current().info.workflowExecution!;

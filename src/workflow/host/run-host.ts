@@ -114,7 +114,7 @@ export class RunHost {
     if (this.features.has(FEATURE_YIELD_LOCAL_RESULTS)) this.effects = this.budget.yieldingLocalResults(this.effects);
     if (resolved.payloadLimit) this.effects = limitPayloads(this.effects, resolved.payloadLimit);
     // Outermost: a call the ledger answers is not made, so neither checked nor counted.
-    if (this.features.has(FEATURE_REDRIVE_LEDGER)) this.effects = redriveEffects(this.effects);
+    if (this.features.has(FEATURE_REDRIVE_LEDGER)) this.effects = redriveEffects(this.effects, this.options.redriveOf);
     this.functions = this.options.functions ?? resolved.functions;
   }
 
