@@ -59,14 +59,14 @@ function mutate(code: string, r: () => number): string {
   }
 }
 
-/** `count` expressions in the forms validation sees: `${ }`, bare jq, templates; about half broken. */
-function table(seed: number, count: number): string[] {
+/** `count` expressions in the forms validation sees: `${ }`, bare jq, templates; `rate` of them mutated (about half broken at 0.5). */
+function table(seed: number, count: number, rate = 0.5): string[] {
   const r = rng(seed);
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
     let code = SHAPES[i % SHAPES.length](i);
-    if (r() < 0.5) code = mutate(code, r);
-    if (r() < 0.2) code = mutate(code, r);
+    if (r() < rate) code = mutate(code, r);
+    if (r() < rate * 0.4) code = mutate(code, r);
     const form = r();
     out.push(form < 0.6 ? `\${ ${code} }` : form < 0.8 ? code : `Order \${ .id } of \${ ${code} } (${i})`);
   }
@@ -124,6 +124,10 @@ test('the batch check gives each of 600 generated expressions its one-by-one mes
   const r = compare(exprs);
   console.log(`600 generated expressions, any fn:/$var: ${r.valid} valid, ${r.broken} broken, identical results; jq compiles: batch ${r.batchCompiles}, one by one ${r.aloneCompiles}`);
   assert.ok(r.valid >= 150 && r.broken >= 150, 'the table holds both');
+  // As documents are: a few broken among many valid (groups that compile, groups halved).
+  const few = compare(table(35, 1500, 0.03));
+  console.log(`1,500 generated expressions, 3% mutated: ${few.valid} valid, ${few.broken} broken, identical results; jq compiles: batch ${few.batchCompiles}, one by one ${few.aloneCompiles}`);
+  assert.ok(few.broken >= 10 && few.batchCompiles < few.aloneCompiles / 2);
 });
 
 test('the same with the definition\'s functions and variables (unknown fn:, undefined $var reported alike)', () => {
