@@ -14,6 +14,8 @@
  * arguments hold jq expressions, plus a stateDataFilter, a few switch states with data conditions
  * and expression functions called through `fn:`. Expressions repeat as they do in real documents
  * (the same `${ .order.id }` in many actions): a few hundred distinct texts in all.
+ * `08-20k-distinct` adds a first state, a switch of 20,000 DISTINCT data conditions (five shapes,
+ * each text different: a generated routing table), which no per-text cache can help.
  * The 1.0 documents: T tasks in `do` (call: http with expressions in `with`, set, switch, calls of
  * `use.functions`, `then` jumps forward), F functions under `use.functions`.
  */
