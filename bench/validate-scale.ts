@@ -14,6 +14,8 @@
  * arguments hold jq expressions, plus a stateDataFilter, a few switch states with data conditions
  * and expression functions called through `fn:`. Expressions repeat as they do in real documents
  * (the same `${ .order.id }` in many actions): a few hundred distinct texts in all.
+ * `08-20k-distinct` adds a first state, a switch of 20,000 DISTINCT data conditions (five shapes,
+ * each text different: a generated routing table), which no per-text cache can help.
  * The 1.0 documents: T tasks in `do` (call: http with expressions in `with`, set, switch, calls of
  * `use.functions`, `then` jumps forward), F functions under `use.functions`.
  */
@@ -83,6 +85,31 @@ export function document10(tasks: number, functions: number): Record<string, unk
   return { document: { dsl: '1.0.0', namespace: 'bench', name: `scale-${tasks}`, version: '1.0.0' }, use: { functions: use }, do: list };
 }
 
+/**
+ * A distinct condition per index: five shapes (paths, comparisons, `select`, `//`, `any`,
+ * string literals, `$CONST`), each text different, as a generated routing table would be.
+ */
+export const distinctCondition = (i: number): string =>
+  [
+    `\${ .orders[${i}].total > ${i} }`,
+    `\${ .customer.tier == "tier-${i}" and (.items | length) > ${i % 17} }`,
+    `\${ [.items[] | select(.price > ${i})] | length > 0 }`,
+    `\${ (.score // 0) + ${i} >= $CONST.limit }`,
+    `\${ .tags | any(. == "t${i}") }`,
+  ][i % 5];
+
+/**
+ * {@link document08} whose first state is a switch of `conditions` DISTINCT data conditions
+ * (each goes on to the chain): every condition is an expression never seen before, so each
+ * costs its own jq check (the case `oncePerText` cannot help).
+ */
+export function document08Distinct(functions: number, states: number, conditions: number): Record<string, unknown> {
+  const doc = document08(functions, states);
+  const dataConditions = Array.from({ length: conditions }, (_, i) => ({ name: `c${i}`, condition: distinctCondition(i), transition: 'S0' }));
+  const route = { name: 'Route', type: 'switch', dataConditions, defaultCondition: { transition: 'S0' } };
+  return { ...doc, id: `distinct-${functions}-${conditions}`, start: 'Route', states: [route, ...(doc.states as unknown[])] };
+}
+
 interface Case {
   name: string;
   what: string;
@@ -95,6 +122,7 @@ const CASES: Case[] = [
   { name: '08-5k', what: '0.8, 5,000 functions, 2,500 states', doc: () => document08(5000, 2500) },
   { name: '08-20k', what: '0.8, 20,000 functions, 10,000 states', doc: () => document08(20000, 10000) },
   { name: '08-20k-yaml', what: '0.8, 20,000 functions, 10,000 states (YAML)', doc: () => document08(20000, 10000), yaml: true },
+  { name: '08-20k-distinct', what: '0.8, 20,000 functions, 10,000 states, a switch of 20,000 distinct conditions', doc: () => document08Distinct(20000, 10000, 20000) },
   { name: '08-30k-states', what: '0.8, 100 functions, 30,000 states', doc: () => document08(100, 30000) },
   { name: '10-5k', what: '1.0, 5,000 tasks, 500 functions', doc: () => document10(5000, 500) },
   { name: '10-20k', what: '1.0, 20,000 tasks, 2,000 functions', doc: () => document10(20000, 2000) },

@@ -3,7 +3,7 @@
  * program assembly as the runtime, but compiles without running (`if false then (...)`), so
  * checking never executes user code.
  */
-import { checkSyntaxWithEngine, expressionsReady, initExpressions, referencesSecrets } from './index';
+import { checkSyntaxBatchWithEngine, checkSyntaxWithEngine, expressionsReady, initExpressions, referencesSecrets } from './index';
 
 export { referencesSecrets, initExpressions };
 
@@ -25,4 +25,14 @@ export function checkExpressionSyntax(expr: string, functionNames?: string[], va
 export async function checkExpressionSyntaxAsync(expr: string, functionNames?: string[], variables?: string[]): Promise<string | undefined> {
   await initExpressions();
   return checkSyntaxWithEngine(expr, functionNames, variables);
+}
+
+/**
+ * {@link checkExpressionSyntax} for many expressions at once: the same message (or undefined)
+ * for each, in order, from far fewer jq compiles (valid expressions are compiled in groups; see
+ * `checkSyntaxBatchWithEngine` in index.ts). Validation checks a document's distinct texts so.
+ */
+export function checkExpressionsSyntax(exprs: readonly string[], functionNames?: string[], variables?: string[]): (string | undefined)[] {
+  if (!expressionsReady()) throw new Error('checkExpressionsSyntax: the jq engine failed to load');
+  return checkSyntaxBatchWithEngine(exprs, functionNames, variables);
 }

@@ -192,3 +192,44 @@ export function fnIdentifier(name: string): string {
   for (const ch of name) safe += /[A-Za-z0-9]/.test(ch) ? ch : '_' + ch.codePointAt(0)!.toString(16) + '_';
   return 'fn__' + safe;
 }
+
+/**
+ * True when jq code is self-contained for jq's lexer: every string closed, every `(`, `[`, `{`
+ * (also inside `\( )` interpolations) closed by its own kind, and no comment (a comment ending
+ * in a backslash goes on to the next line, so it could swallow what follows the code). Such code
+ * placed between `(` and `)` can only parse as that parenthesis's inner expression: validation
+ * uses this to check many expressions in one jq compile (see `checkSyntaxBatchWithEngine`).
+ */
+export function isSelfContained(code: string): boolean {
+  const stack: string[] = [];
+  // A string's text from `i`: the index past its closing quote, or past a `\(` (its `)` then
+  // resumes the string: pushed as '"'); -1 when unterminated.
+  const text = (i: number): number => {
+    while (i < code.length) {
+      if (code[i] === '"') return i + 1;
+      if (code[i] !== '\\') i++;
+      else if (code[i + 1] === '(') {
+        stack.push('"');
+        return i + 2;
+      } else i += 2;
+    }
+    return -1;
+  };
+  let i = 0;
+  while (i < code.length) {
+    const c = code[i];
+    let next = i + 1;
+    if (c === '#') return false;
+    if (c === '"') next = text(i + 1);
+    else if (c === ')' && stack[stack.length - 1] === '"') {
+      stack.pop();
+      next = text(i + 1);
+    } else if (c === '(') stack.push(')');
+    else if (c === '[') stack.push(']');
+    else if (c === '{') stack.push('}');
+    else if ((c === ')' || c === ']' || c === '}') && stack.pop() !== c) return false;
+    if (next < 0) return false;
+    i = next;
+  }
+  return stack.length === 0;
+}

@@ -1,13 +1,16 @@
 /**
  * Validation stays linear in the size of the document: each distinct expression is compiled by
- * jq once however often the document repeats it (counted through the engine, not timed), and
- * every use still gets its own problem, at its own place. Timings: bench/validate-scale.ts.
+ * jq once however often the document repeats it, and distinct valid expressions are compiled
+ * many to a jq program (counted through the engine, not timed); every use still gets its own
+ * problem, at its own place, with the message the expression gets alone. Timings:
+ * bench/validate-scale.ts.
  */
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { loadAnyDefinition } from '../../src/dsl';
 import { jqCheckCount } from '../../src/expr/engine';
 import { oncePerText } from '../../src/dsl/v08/expressions';
+import { checkExpressionSyntax } from '../../src/expr/syntax';
 
 type Doc = Record<string, any>;
 
@@ -72,4 +75,37 @@ test('oncePerText: one call per distinct text, the result of the first reused (p
   });
   assert.deepEqual(await Promise.all(['a', 'abcd', 'a', 'abcd', 'a'].map(check)), [undefined, 'long abcd', undefined, 'long abcd', undefined]);
   assert.deepEqual(calls, ['a', 'abcd']);
+});
+
+/** Distinct conditions (a generated routing table): `broken` indexes get a broken text. */
+const distinct = (i: number, broken: Set<number>): string => (broken.has(i) ? `\${ .orders[${i}].total > }` : `\${ .orders[${i}].total > ${i} and (.tags | any(. == "t${i}")) }`);
+
+test('0.8: 2,000 distinct conditions cost a few jq compiles; the broken ones are reported at their place with their own message', async () => {
+  const broken = new Set([3, 1200, 1999]);
+  const conditions = (b: Set<number>) => Array.from({ length: 2000 }, (_, i) => ({ condition: distinct(i, b), transition: 'S0' }));
+  const route = (b: Set<number>) => ({ name: 'Route', type: 'switch', dataConditions: conditions(b), defaultCondition: { transition: 'S0' } });
+  const base = doc08(1, () => ({ id: '${ .id }' }));
+  const valid = await compiles({ ...base, start: 'Route', states: [route(new Set()), ...base.states] });
+  assert.deepEqual(valid.problems, []);
+  assert.ok(valid.valid);
+  const bad = await compiles({ ...base, start: 'Route', states: [route(broken), ...base.states] });
+  console.log(`0.8, 2,000 distinct conditions: ${valid.checks} jq compiles when valid, ${bad.checks} with 3 broken`);
+  assert.ok(valid.checks <= 12, `compiles: ${valid.checks}`);
+  assert.ok(bad.checks <= 100, `compiles: ${bad.checks} (a few per broken one, not one per expression)`);
+  assert.deepEqual(bad.problems.map((p) => p.pointer), [...broken].map((i) => `/states/0/dataConditions/${i}/condition`));
+  for (const [k, i] of [...broken].entries()) {
+    const alone = checkExpressionSyntax(distinct(i, broken))!;
+    assert.equal(bad.problems[k].message, `expression does not compile: ${alone.split('\n')[0].trim()}: ${JSON.stringify(distinct(i, broken))}`);
+  }
+});
+
+test('1.0: 2,000 distinct expressions cost a few jq compiles; the broken ones are reported at their place with their own message', async () => {
+  const broken = new Set([0, 777]);
+  const valid = await compiles(doc10(2000, (i) => distinct(i, new Set())));
+  assert.deepEqual(valid.problems, []);
+  const bad = await compiles(doc10(2000, (i) => distinct(i, broken)));
+  console.log(`1.0, 2,000 distinct expressions: ${valid.checks} jq compiles when valid, ${bad.checks} with 2 broken`);
+  assert.ok(valid.checks <= 12, `compiles: ${valid.checks}`);
+  assert.deepEqual(bad.problems.map((p) => p.pointer), ['/do/0/t0/set/v', '/do/777/t777/set/v']);
+  for (const [k, i] of [...broken].entries()) assert.equal(bad.problems[k].message, `invalid runtime expression: ${checkExpressionSyntax(distinct(i, broken))}`);
 });

@@ -5,7 +5,7 @@
  */
 import { durationProblem } from '../../common/duration';
 import { parseCron, parseDateTime, parseInterval, timezoneProblem } from './schedule';
-import { fnRefs, jqProblem, oncePerText, referencesSecrets, unwrap } from './expressions';
+import { fnRefs, jqProblems, oncePerText, referencesSecrets, unwrap } from './expressions';
 import { hasUntranslatedJsonPath } from './kogito';
 import { HEARTBEAT_METADATA, heartbeatProblem, isLocalCall, LOCAL_METADATA, localProblem, servedByBuiltinAdapters } from '../../common/metadata';
 import type { Reporter } from '../findings';
@@ -265,11 +265,13 @@ export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOpti
   const exprFunctions = [...functions.values()].filter((f) => f.type === 'expression').map((f) => String(f.name));
   const exprOps: Record<string, string> = Object.fromEntries(exprFunctions.map((n) => [n, String(functions.get(n)?.operation ?? '')]));
   const isJq = (doc.expressionLang === undefined || doc.expressionLang === 'jq') && !hasUntranslatedJsonPath(doc);
-  const problemOf = oncePerText(jqProblem);
+  const slots = [...expressionSlots(doc)];
+  // Every distinct text checked once, together (one jq compile per group of valid expressions).
+  const problems = isJq ? await jqProblems(slots.map((s) => s.text)) : undefined;
   const secretsIn = oncePerText((text) => referencesSecrets(text, exprOps));
-  for (const slot of expressionSlots(doc)) {
+  for (const slot of slots) {
     const jq = unwrap(slot.text);
-    const problem = isJq ? await problemOf(slot.text) : undefined;
+    const problem = problems?.get(slot.text);
     if (problem) rep.error(slot.pointer, `expression does not compile: ${problem.split('\n')[0].trim()}: ${JSON.stringify(slot.text)}`);
     for (const fn of fnRefs(jq)) {
       const f = functions.get(fn);

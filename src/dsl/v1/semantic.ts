@@ -16,13 +16,12 @@
  * - what swflow cannot run yet is a warning (an error with --strict), named in the
  *   conformance matrix (docs/dsl-1.0-conformance.md).
  */
-import { checkExpressionSyntax } from '../../expr/syntax';
+import { checkExpressionsSyntax } from '../../expr/syntax';
 import { durationProblem } from '../../common/duration';
 import { parseCron } from '../v08/schedule';
 import type { Reporter } from '../findings';
 import { joinPointer } from '../source';
 import { isObj, type Obj } from '../v08/walk';
-import { oncePerText } from '../v08/expressions';
 import { endpointParts, isUriCall, parseCatalogCall } from '../../common/catalogs';
 import { BUILTIN_CALLS, entryOf, taskTypeOf, type ConsumptionStrategy, type Task } from '../../common/model-v1';
 import { ACTIVITY_OF_CALL } from '../../common/call-kinds';
@@ -48,8 +47,8 @@ export const UNSUPPORTED = {
 interface Ctx {
   rep: Reporter;
   use: Obj;
-  /** jq's message for an expression, or undefined: each distinct text compiled once. */
-  syntax: (expr: string) => string | undefined;
+  /** jq's message for each expression, or undefined: each distinct text checked once, valid ones compiled together. */
+  syntax: (exprs: readonly string[]) => Map<string, string | undefined>;
   /** The names `use.<kind>` defines (an object's keys), indexed once: a document refers to them from every task. */
   defined: (kind: 'functions' | 'errors' | 'retries' | 'timeouts' | 'authentications' | 'catalogs') => Set<string>;
   /** The other lists that hold a task of this name (for the hint of a `then` that leaves its list), indexed once. */
@@ -73,7 +72,7 @@ export function checkV1Semantics(doc: Obj, rep: Reporter): void {
     }
     return holding.get(task) ?? [];
   };
-  const ctx: Ctx = { rep, use, syntax: oncePerText((expr) => checkExpressionSyntax(expr)), defined, listsHolding };
+  const ctx: Ctx = { rep, use, syntax: syntaxOfMany, defined, listsHolding };
   const ev = isObj(doc.evaluate) ? doc.evaluate : {};
   if (ev.language !== undefined && ev.language !== 'jq') rep.error('/evaluate/language', `expression language '${ev.language}' is not supported`, "only 'jq' is");
   if (isObj(doc.schedule)) checkSchedule(doc.schedule, rep);
@@ -376,16 +375,15 @@ function isName(key: string, parentKey: string | undefined): boolean {
 
 /** Every runtime expression compiles; `$secrets` only inside call arguments. */
 function checkExpressions(ctx: Ctx, doc: Obj, base: string): void {
+  // The walk only collects; findings are reported afterwards in the walk's order, once every
+  // distinct text has been checked in one batch.
+  const found: { p: string; v: string; secrets: boolean }[] = [];
   const visit = (v: unknown, p: string, key: string | undefined, parentKey: string | undefined, data: boolean, inWith: boolean) => {
     if (typeof v === 'string') {
       // A jitter's `from` is a duration: an expression only when written `${ }`.
       const always = !data && key !== undefined && ALWAYS_EXPRESSION.has(key) && !(key === 'from' && parentKey === 'jitter');
       if (!always && !v.includes('${')) return;
-      if (SECRETS_RE.test(v) && !inWith) {
-        ctx.rep.error(p, '$secrets may only be used in the arguments (with) of a call and in a catalog endpoint\'s authentication', 'secret values are resolved by the worker, so they never enter workflow history');
-      }
-      const problem = ctx.syntax(v);
-      if (problem) ctx.rep.error(p, `invalid runtime expression: ${problem}`);
+      found.push({ p, v, secrets: SECRETS_RE.test(v) && !inWith });
       return;
     }
     // Below a data key, only `${ }` strings are expressions.
@@ -399,4 +397,17 @@ function checkExpressions(ctx: Ctx, doc: Obj, base: string): void {
     }
   };
   for (const [k, v] of Object.entries(doc)) if (k !== 'document') visit(v, `${base}${joinPointer(k)}`, k, undefined, false, false);
+  const problems = ctx.syntax(found.map((f) => f.v));
+  for (const { p, v, secrets } of found) {
+    if (secrets) ctx.rep.error(p, '$secrets may only be used in the arguments (with) of a call and in a catalog endpoint\'s authentication', 'secret values are resolved by the worker, so they never enter workflow history');
+    const problem = problems.get(v);
+    if (problem) ctx.rep.error(p, `invalid runtime expression: ${problem}`);
+  }
+}
+
+/** jq's message (or undefined) for each distinct text, checked together. */
+function syntaxOfMany(exprs: readonly string[]): Map<string, string | undefined> {
+  const distinct = [...new Set(exprs)];
+  const problems = checkExpressionsSyntax(distinct);
+  return new Map(distinct.map((e, i) => [e, problems[i]]));
 }
