@@ -116,7 +116,12 @@ function targetOf(summary: string | undefined): string {
   return i >= 0 ? s.slice(i + 3) : s;
 }
 
-/** The local call ran out of its bound (both its timeouts: which one Core reports varies). */
+/**
+ * The local call ran out of its bound (either of its timeouts: which one Core reports varies). Live,
+ * the failure is an ActivityFailure caused by the timeout; replayed from its marker, the timeout
+ * itself: both are taken, so the replay takes the path the run took.
+ */
 function outlived(err: unknown): boolean {
-  return err instanceof ActivityFailure && err.cause instanceof TimeoutFailure && (err.cause.timeoutType === 'SCHEDULE_TO_CLOSE' || err.cause.timeoutType === 'START_TO_CLOSE');
+  const timeout = err instanceof ActivityFailure ? err.cause : err;
+  return timeout instanceof TimeoutFailure && (timeout.timeoutType === 'SCHEDULE_TO_CLOSE' || timeout.timeoutType === 'START_TO_CLOSE');
 }
