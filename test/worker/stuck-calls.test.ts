@@ -23,7 +23,7 @@ import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Browser, Page } from 'playwright-core';
-import { INTERPRETER_TASK_QUEUE, STATE_QUERY, type InstanceState } from '../../src/common/contracts';
+import { INTERPRETER_TASK_QUEUE, STATE_QUERY, type InstanceState, type StartOptions } from '../../src/common/contracts';
 import { FEATURE_LOCAL_CALL_HAND_OVER } from '../../src/common/features';
 import { startDevServer, type DevServer } from '../../src/platform/dev-server';
 import { resolveTemporalCli } from '../../src/platform/temporal-binary';
@@ -242,4 +242,24 @@ test('a bad swflow.localBound is refused with where and why (0.8 and 1.0)', asyn
   console.log(`1.0 swflow.localBound "PT0.1S": ${f1?.message}`);
   assert.ok(f1, JSON.stringify(v1.problems));
   assert.match(f1.message, /shorter than a second/);
+});
+
+test('1.0: a call: http GET past its bound is handed over likewise (the same run host)', { timeout: 60_000 }, async () => {
+  held = [];
+  answering = false;
+  received.length = 0;
+  const { loadAnyDefinition } = await import('../../src/dsl');
+  const loaded = await loadAnyDefinition({ document: { dsl: '1.0.0', namespace: 'stuck', name: 'get', version: '1.0.0' }, do: [{ fetch: { call: 'http', metadata: { 'swflow.localBound': 'PT2S' }, with: { method: 'get', endpoint: `${base}/thing` }, output: { as: '.thing' } } }] });
+  assert.ok(loaded.definition, JSON.stringify(loaded.problems));
+  const started = Date.now();
+  const start: StartOptions = { definition: loaded.definition };
+  const handle = await client.workflow.start(loaded.definition.id, { taskQueue: INTERPRETER_TASK_QUEUE, workflowId: `stuck-v1-${Date.now()}`, args: [{}, start] });
+  const pending = await waitFor('a pending activity', async () => (await temporal('describe', handle.workflowId)).pendingActivities?.[0], 20_000);
+  const state = await handle.query<InstanceState>(STATE_QUERY);
+  console.log(`1.0: pending ${pending.activityType?.name} ${Date.now() - started} ms after the start; listed: ${JSON.stringify(state.callsInFlight)}`);
+  assert.deepEqual(state.callsInFlight?.map((c) => [c.step, c.function, c.target, c.kind, c.handedOver]), [['/do/0/fetch', 'http', `GET ${base}/thing`, 'activity', true]]);
+  answer();
+  assert.equal(await handle.result(), 'found');
+  const { calls } = await callsOf(client, handle.workflowId);
+  assert.deepEqual(calls.map((c) => c.kind), ['local', 'activity']);
 });
