@@ -171,6 +171,25 @@ export interface InstanceState {
    */
   steps?: StepRecord[];
   stepsTotal?: number;
+  /** The function calls in flight (query output only: host/calls-in-flight.ts). */
+  callsInFlight?: CallInFlight[];
+}
+
+/** A function call in flight: its step, function, target, kind, start (workflow time, epoch ms) and attempt. */
+export interface CallInFlight {
+  /** The 0.8 state, or the 1.0 task's reference. */
+  step: string;
+  action?: string;
+  function: string;
+  /** What it calls (its summary's target: a function, `GET <url>`). */
+  target: string;
+  /** A local activity on the interpreter worker, or an activity (pending in Temporal). */
+  kind: 'local' | 'activity';
+  startedAt: number;
+  /** 1 for the first call of the step, counting the definition's retries and calls made again. */
+  attempt: number;
+  /** A local call that outlived its bound, made again as an activity (feature local-call-hand-over). */
+  handedOver?: boolean;
 }
 
 export interface StepRecord {

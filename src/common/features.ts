@@ -251,6 +251,13 @@ export const FEATURE_YIELD_LOCAL_RESULTS = 'yield-local-results';
  * (one local activity, `swflow.redriveLedger`) instead of making them again (host/redrive.ts).
  */
 export const FEATURE_REDRIVE_LEDGER = 'redrive-ledger';
+/**
+ * A local call without a timeout of its own that outlives its bound (`swflow.localBound`, default
+ * PT30S: src/common/metadata.ts) is made again as a regular activity on the run's queue, so it
+ * shows as a pending activity (host/calls-in-flight.ts, docs/stuck-calls.md). The local call gets
+ * that bound as its schedule-to-close timeout; runs recorded without it keep unlimited local calls.
+ */
+export const FEATURE_LOCAL_CALL_HAND_OVER = 'local-call-hand-over';
 export const INTERPRETER_FEATURES = [
   FEATURE_REDRIVE_LEDGER,
   FEATURE_YIELD_LOCAL_RESULTS,
@@ -293,4 +300,5 @@ export const INTERPRETER_FEATURES = [
   FEATURE_STATE_AT_WAITS,
   FEATURE_LOCAL_READS,
   FEATURE_V1_LISTEN_UNTIL_ANY_EVENT,
+  FEATURE_LOCAL_CALL_HAND_OVER,
 ];

@@ -86,3 +86,32 @@ export function localSetting(metadata: Record<string, unknown> | undefined, work
   if (v === false || v === 'false') return false;
   return undefined;
 }
+
+/**
+ * `swflow.localBound` bounds how long a local call without a timeout of its own (no 0.8
+ * `actionExecTimeout`) may run as a local activity: past it, the local attempt is cancelled and the
+ * same call is made as a regular activity on the run's queue — pending, heartbeating, shown by
+ * `temporal workflow describe` and the Web UI (feature `local-call-hand-over`, host/calls-in-flight.ts).
+ * A duration (`PT5S`), or `off` (the call stays local however long it runs). docs/stuck-calls.md.
+ */
+export const LOCAL_BOUND_METADATA = 'swflow.localBound';
+
+/** The bound of a local call when its metadata does not set one. */
+export const DEFAULT_LOCAL_BOUND = 'PT30S';
+
+/** Why `value` is not a valid `swflow.localBound`, or undefined when it is. */
+export function localBoundProblem(value: unknown): string | undefined {
+  if (typeof value === 'string' && OFF.has(value.trim().toLowerCase())) return undefined;
+  const problem = durationProblem(value);
+  if (problem) return `${problem}, or "off"`;
+  if (parseDuration(value as string) < 1000) return `"${String(value)}" is shorter than a second`;
+  return undefined;
+}
+
+/** The bound (ms) of a local call with this metadata; undefined = none (`off`). */
+export function localBoundMs(metadata: Record<string, unknown> | undefined): number | undefined {
+  const v = metadata?.[LOCAL_BOUND_METADATA];
+  if (typeof v !== 'string' || v === '') return parseDuration(DEFAULT_LOCAL_BOUND);
+  if (OFF.has(v.trim().toLowerCase())) return undefined;
+  return parseDuration(v);
+}

@@ -14,6 +14,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { temporalLogger } from '../tracing/log';
+import { registerCallsInFlight } from './in-flight';
 
 export interface SwflowMetrics {
   readonly registry: Registry;
@@ -75,6 +76,7 @@ export function enableMetrics(): SwflowMetrics {
     definitionsLoaded: new Gauge({ name: 'swflow_definitions_loaded', help: 'Definitions the registry loaded at its last scan', registers: r }),
     definitionsRejected: new Gauge({ name: 'swflow_definitions_rejected', help: 'Definition files the registry could not load at its last scan', registers: r }),
   };
+  registerCallsInFlight(registry, Gauge);
   return current;
 }
 

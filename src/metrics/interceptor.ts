@@ -8,6 +8,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { isFunctionCall } from '../adapter-sdk/call';
 import { metrics } from './index';
+import { callStarted } from './in-flight';
 
 export const metricsInterceptor: ActivityInterceptorsFactory = () => ({
   inbound: {
@@ -16,7 +17,9 @@ export const metricsInterceptor: ActivityInterceptorsFactory = () => ({
       const call = input.args[0];
       if (!m || !isFunctionCall(call)) return next(input);
       const labels = { definition: call.workflow.definitionId, function: call.function.name };
-      if (Context.current().info.attempt > 1) m.callRetries.inc(labels);
+      const info = Context.current().info;
+      if (info.attempt > 1) m.callRetries.inc(labels);
+      const ended = callStarted(info.isLocal ? 'local' : 'activity');
       const started = process.hrtime.bigint();
       const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
       try {
@@ -27,6 +30,8 @@ export const metricsInterceptor: ActivityInterceptorsFactory = () => ({
         m.callDuration.observe({ ...labels, outcome: 'error' }, seconds());
         m.callErrors.inc({ ...labels, code: errorCode(err) });
         throw err;
+      } finally {
+        ended();
       }
     },
   },

@@ -5,7 +5,7 @@
  * it, from the history alone (SwState writes and command summaries: only the nodes that wrote
  * or waited on something).
  */
-import type { StepRecord } from '../common/contracts';
+import type { CallInFlight, StepRecord } from '../common/contracts';
 import { END, START } from './graph';
 import type { HistoryFacts } from './history';
 
@@ -39,6 +39,8 @@ export interface RunOverlay {
   failure?: { node?: string; message: string };
   /** Steps not listed by the query (a long run: counts cover the latest ones). */
   stepsNotListed?: number;
+  /** The function calls in flight (the `state` query's), with their age (ms, workflow start to `now`). */
+  callsInFlight?: (CallInFlight & { ageMs: number })[];
 }
 
 export interface RunFacts {
@@ -47,6 +49,8 @@ export interface RunFacts {
   /** The `state` query's steps, if it answered. */
   steps?: StepRecord[];
   stepsTotal?: number;
+  /** The `state` query's calls in flight, if it answered. */
+  callsInFlight?: CallInFlight[];
   history: HistoryFacts;
   now: number;
 }
@@ -149,6 +153,7 @@ export function overlayOf(graph: GraphShape, run: RunFacts): RunOverlay {
     current,
     ...(failed ? { failure: { ...(failedAt ? { node: failedAt } : {}), message: run.history.failure ?? run.status } } : {}),
     ...(run.stepsTotal !== undefined && run.steps && run.stepsTotal > run.steps.length ? { stepsNotListed: run.stepsTotal - run.steps.length } : {}),
+    ...(open && run.callsInFlight?.length ? { callsInFlight: run.callsInFlight.map((c) => ({ ...c, ageMs: Math.max(0, run.now - c.startedAt) })) } : {}),
   };
 }
 

@@ -192,7 +192,7 @@ export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
     if (!def) throw new HttpError(422, `run "${workflowId}" has no definition this page can read (not a swflow run, or its payloads are encrypted and its definition is not among the worker's)`);
     const graph = await laidOut(def);
     const queried = 'error' in state ? undefined : state;
-    const overlay: RunOverlay = overlayOf(graph, { status, steps: queried?.steps, stepsTotal: queried?.stepsTotal, history: facts, now: Date.now() });
+    const overlay: RunOverlay = overlayOf(graph, { status, steps: queried?.steps, stepsTotal: queried?.stepsTotal, callsInFlight: queried?.callsInFlight, history: facts, now: Date.now() });
     const body = {
       workflowId,
       runId: info.runId,

@@ -7,7 +7,7 @@ import { durationProblem } from '../../common/duration';
 import { parseCron, parseDateTime, parseInterval, timezoneProblem } from './schedule';
 import { fnRefs, jqProblems, oncePerText, referencesSecrets, unwrap } from './expressions';
 import { hasUntranslatedJsonPath } from './kogito';
-import { HEARTBEAT_METADATA, heartbeatProblem, isLocalCall, LOCAL_METADATA, localProblem, servedByBuiltinAdapters } from '../../common/metadata';
+import { HEARTBEAT_METADATA, heartbeatProblem, isLocalCall, LOCAL_BOUND_METADATA, LOCAL_METADATA, localBoundProblem, localProblem, servedByBuiltinAdapters } from '../../common/metadata';
 import type { Reporter } from '../findings';
 import {
   actionsOf,
@@ -189,6 +189,9 @@ export async function checkSemantics(doc: Obj, rep: Reporter, opts: SemanticOpti
     const heartbeat = isObj(f.metadata) ? f.metadata[HEARTBEAT_METADATA] : undefined;
     const hbProblem = heartbeat === undefined ? undefined : heartbeatProblem(typeof heartbeat === 'boolean' ? String(heartbeat) : heartbeat);
     if (hbProblem) rep.error(`/functions/${i}/metadata/${HEARTBEAT_METADATA}`, `${HEARTBEAT_METADATA}: ${hbProblem}`, 'the heartbeat timeout of the calls of this function (default PT30S), or "off" for an adapter that cannot heartbeat');
+    const bound = isObj(f.metadata) ? f.metadata[LOCAL_BOUND_METADATA] : undefined;
+    const boundProblem = bound === undefined ? undefined : localBoundProblem(bound);
+    if (boundProblem) rep.error(`/functions/${i}/metadata/${LOCAL_BOUND_METADATA}`, `${LOCAL_BOUND_METADATA}: ${boundProblem}`, 'how long a local call without actionExecTimeout runs locally before it is made as an activity (default PT30S), or "off"');
     const local = isObj(f.metadata) ? f.metadata[LOCAL_METADATA] : undefined;
     if (local !== undefined) {
       const lp = `/functions/${i}/metadata/${LOCAL_METADATA}`;

@@ -26,7 +26,7 @@ import { endpointParts, isUriCall, parseCatalogCall } from '../../common/catalog
 import { BUILTIN_CALLS, entryOf, taskTypeOf, type ConsumptionStrategy, type Task } from '../../common/model-v1';
 import { ACTIVITY_OF_CALL } from '../../common/call-kinds';
 import { readsEventOnly, strategyFilters } from '../../common/awaited-events';
-import { isLocalCall, LOCAL_METADATA, localProblem } from '../../common/metadata';
+import { isLocalCall, LOCAL_BOUND_METADATA, LOCAL_METADATA, localBoundProblem, localProblem } from '../../common/metadata';
 import { taskLists, type TaskList } from './walk';
 
 const DIRECTIVES = new Set(['continue', 'exit', 'end']);
@@ -264,6 +264,9 @@ function checkCall(ctx: Ctx, task: Task, tp: string): void {
   const call = task.call;
   if (typeof call !== 'string') return;
   const w = isObj(task.with) ? task.with : {};
+  const bound = isObj(task.metadata) ? task.metadata[LOCAL_BOUND_METADATA] : undefined;
+  const boundProblem = bound === undefined ? undefined : localBoundProblem(bound);
+  if (boundProblem) ctx.rep.error(`${tp}/metadata/${LOCAL_BOUND_METADATA}`, `${LOCAL_BOUND_METADATA}: ${boundProblem}`, 'how long a local call runs locally before it is made as an activity (default PT30S), or "off"');
   const local = isObj(task.metadata) ? task.metadata[LOCAL_METADATA] : undefined;
   if (local !== undefined) {
     const problem = localProblem(local);

@@ -271,6 +271,27 @@
 
   // ------------------------------------------------------------------ a run
 
+  // The calls in flight (a run stuck in a call shows as stuck: docs/stuck-calls.md).
+  function showCalls(calls) {
+    var box = $('calls');
+    box.hidden = !calls.length;
+    var list = $('calls-list');
+    list.textContent = '';
+    calls.forEach(function (c) {
+      var node = view.nodes[c.step];
+      var text = (node ? node.node.label : c.step) + ' › ' + c.function + ' → ' + c.target + ' · ' + (c.kind === 'local' ? 'local call' : c.handedOver ? 'activity (handed over from a local call)' : 'activity') +
+        ' · running for ' + ageText(c.ageMs) + ' (since ' + new Date(c.startedAt).toLocaleTimeString() + ') · attempt ' + c.attempt;
+      list.appendChild(el('li', { class: 'call' }, text));
+    });
+  }
+
+  function ageText(ms) {
+    var s = Math.floor(ms / 1000);
+    if (s < 60) return s + ' s';
+    if (s < 3600) return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
+    return Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min';
+  }
+
   function showRun(body) {
     var first = !view.run || view.run.runId !== body.runId;
     var statusChanged = !view.run || view.run.status !== body.status;
@@ -290,6 +311,7 @@
     if (body.webUi) line.appendChild(el('a', { href: body.webUi, id: 'webui-link', target: '_blank', rel: 'noopener' }, 'Open in the Temporal Web UI'));
     if (ov.source === 'history') line.appendChild(document.createTextNode(' · drawn from the history (no worker answered: ' + (body.queryError || '') + ')'));
     if (ov.stepsNotListed) line.appendChild(document.createTextNode(' · counts cover the latest steps (' + ov.stepsNotListed + ' earlier not listed)'));
+    showCalls(ov.callsInFlight || []);
     var failure = $('failure');
     failure.hidden = !ov.failure;
     if (ov.failure) failure.textContent = 'Failed' + (ov.failure.node ? ' at ' + (view.nodes[ov.failure.node] ? view.nodes[ov.failure.node].node.label : ov.failure.node) : '') + ': ' + ov.failure.message;

@@ -22,7 +22,8 @@ import { nowIso, temporalEffects, type Effects } from '../effects';
 import { checkPayload, limitPayloads } from './payload-limit';
 import { redriveEffects } from './redrive';
 import { WalkBudget } from './walk-budget';
-import { FEATURE_HOST_LIFECYCLE, FEATURE_REDRIVE_LEDGER, FEATURE_YIELD_LOCAL_RESULTS, FEATURE_YIELD_LONG_WALKS } from '../../common/features';
+import { FEATURE_EAGER_CALLS, FEATURE_HOST_LIFECYCLE, FEATURE_LOCAL_CALL_HAND_OVER, FEATURE_REDRIVE_LEDGER, FEATURE_YIELD_LOCAL_RESULTS, FEATURE_YIELD_LONG_WALKS } from '../../common/features';
+import { CallsInFlight } from './calls-in-flight';
 import { type ResolveResult } from '../../common/pinning';
 import { ENTERED_KEPT, readCarried, type Carried, type HostCarry } from './carry';
 import { HOST_LIFECYCLE_TYPES, Lifecycle, type LifecycleType } from './lifecycle';
@@ -80,6 +81,8 @@ export class RunHost {
   private front?: FrontEnd;
   private description?: RunDescription;
   private readonly budget: WalkBudget;
+  /** The function calls in flight (host/calls-in-flight.ts). */
+  calls?: CallsInFlight;
   private suspended = false;
 
   /**
@@ -113,6 +116,9 @@ export class RunHost {
     // Before the front end exists: its pipelines take these effects.
     if (this.features.has(FEATURE_YIELD_LOCAL_RESULTS)) this.effects = this.budget.yieldingLocalResults(this.effects);
     if (resolved.payloadLimit) this.effects = limitPayloads(this.effects, resolved.payloadLimit);
+    // The calls in flight, listed where operators look (and local ones handed over past their bound).
+    this.calls = new CallsInFlight(() => this.effects.now(), this.features.has(FEATURE_LOCAL_CALL_HAND_OVER), this.features.has(FEATURE_EAGER_CALLS));
+    this.effects = this.calls.wrap(this.effects);
     // Outermost: a call the ledger answers is not made, so neither checked nor counted.
     if (this.features.has(FEATURE_REDRIVE_LEDGER)) this.effects = redriveEffects(this.effects, this.options.redriveOf);
     this.functions = this.options.functions ?? resolved.functions;
@@ -124,6 +130,7 @@ export class RunHost {
     this.front = front;
     // A tracker set beforehand is kept (a unit test's stand-in).
     this.tracker ??= new Tracker(description.title, new Set(this.resolved.searchAttributes), this.resolved.features ?? [], description.stepHeading);
+    if (this.calls) [this.tracker.details, this.calls.onChange] = [() => this.calls!.markdown(), () => this.tracker.render()];
     this.tracker.upsert('SwDefinitionId', description.id);
     if (description.version) this.tracker.upsert('SwDefinitionVersion', description.version);
     this.tracker.upsert('SwDefinitionHash', this.resolved.hash);
@@ -354,6 +361,7 @@ export class RunHost {
       status: this.tracker.status,
       steps: this.tracker.steps.slice(-STEPS_LISTED).map((s) => ({ step: s.state, type: s.type, status: s.status, ...(s.enteredAt !== undefined ? { enteredAt: s.enteredAt } : {}), ...(s.leftAt !== undefined ? { leftAt: s.leftAt } : {}) })),
       stepsTotal: this.tracker.steps.length,
+      ...(this.calls?.calls.length ? { callsInFlight: this.calls.calls.map((c) => ({ ...c })) } : {}),
     };
   }
 

@@ -79,6 +79,8 @@ export class Tracker {
   private readonly dirty = new Map<string, AttributeValue>();
   private pendingState?: string;
   private awaitedEvents?: () => string[];
+  /** More of the current details, after the steps (the calls in flight: host/calls-in-flight.ts). */
+  details?: () => string;
   /** Told of every step entered and left (the run host's metrics). */
   observer?: { enter(step: Step): void; leave(step: Step): void };
 
@@ -170,7 +172,7 @@ export class Tracker {
     const rows = shown.map((s, i) => `| ${this.steps.length - shown.length + i + 1} | ${esc(s.state)} | ${s.type} | ${s.status} |`);
     const more = this.steps.length > shown.length ? `\n_${this.steps.length - shown.length} earlier steps not shown_` : '';
     setCurrentDetails(
-      `### ${esc(this.title)}\n\nCurrent: ${cur} (${this.status})\n\n| # | ${this.stepHeading} | Type | Status |\n|---|---|---|---|\n${rows.join('\n')}${more}`,
+      `### ${esc(this.title)}\n\nCurrent: ${cur} (${this.status})\n\n| # | ${this.stepHeading} | Type | Status |\n|---|---|---|---|\n${rows.join('\n')}${more}${this.details?.() ?? ''}`,
     );
   }
 }
