@@ -54,6 +54,8 @@ let dir = '';
 const received: string[] = [];
 let held: ServerResponse[] = [];
 let answering = false;
+let nativeConnection: NativeConnection | undefined;
+let clientConnection: Connection | undefined;
 
 function respond(res: ServerResponse): void {
   if (!res.writableEnded && !res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ thing: 'found' }));
@@ -91,10 +93,13 @@ before(async () => {
   writeFileSync(join(dir, 'stuck.sw.json'), JSON.stringify(doc('stuck', 'PT4S')));
   metricsServer = await startMetricsServer({ port: 0 });
   server = await startDevServer({ binary: cli, port: await freePort(), uiPort: await freePort(), dbFile: join(dir, 'db.sqlite') });
-  const connection = await NativeConnection.connect({ address: server.address });
-  worker = await createInterpreterWorker({ connection, taskQueue: INTERPRETER_TASK_QUEUE, definitions: [dir], builtinCalls: true });
+  nativeConnection = await NativeConnection.connect({ address: server.address });
+  const connection = nativeConnection;
+  // A local call still held when the file ends must not keep the worker (and the file) from stopping.
+  worker = await createInterpreterWorker({ connection, taskQueue: INTERPRETER_TASK_QUEUE, definitions: [dir], builtinCalls: true, workerOptions: { shutdownGraceTime: '2s', shutdownForceTime: '10s' } });
   running = worker.run();
-  client = new Client({ connection: await Connection.connect({ address: server.address }) });
+  clientConnection = await Connection.connect({ address: server.address });
+  client = new Client({ connection: clientConnection });
   runPage = await startRunPage({ client, registry: new DefinitionRegistry([dir]), webUiUrl: server.uiUrl });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -102,14 +107,23 @@ before(async () => {
 
 after(async () => {
   answer();
-  await browser?.close();
-  await runPage?.close();
-  worker?.shutdown();
-  await running.catch(() => undefined);
-  await server?.stop();
-  await metricsServer?.close();
+  // Each step bounded: a worker still holding a local call must not keep the file from ending.
+  const bounded = (p: Promise<unknown> | undefined) => Promise.race([Promise.resolve(p).catch(() => undefined), new Promise((r) => setTimeout(r, 20_000).unref())]);
+  await bounded(browser?.close());
+  await bounded(runPage?.close());
+  try {
+    worker?.shutdown();
+  } catch {
+    /* already stopping */
+  }
+  await bounded(running);
+  // Open connections keep the process (and so this file) alive.
+  await bounded(nativeConnection?.close());
+  await bounded(clientConnection?.close());
+  await bounded(server?.stop());
+  await bounded(metricsServer?.close());
   service?.closeAllConnections();
-  await new Promise((r) => service?.close(r));
+  await bounded(new Promise((r) => service?.close(r)));
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
