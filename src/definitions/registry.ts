@@ -236,8 +236,9 @@ export class DefinitionRegistry {
   }
 
   /** Lists the folders (depth ≤ MAX_DEPTH, no hidden folders or node_modules): each definition file with its stat. */
-  private list(): { files: Map<string, { stamp: string; order: string }>; dirs: string[] } {
-    const files = new Map<string, { stamp: string; order: string }>();
+  private list(): { files: Map<string, { stamp: string; root: number }>; dirs: string[] } {
+    // The source's index, not yet the order key: that is made only for a file (re)loaded.
+    const files = new Map<string, { stamp: string; root: number }>();
     const dirs: string[] = [];
     this.fileSources.forEach((p, i) => {
       let st: nodeFs.Stats | undefined;
@@ -246,9 +247,9 @@ export class DefinitionRegistry {
       } catch {
         st = undefined;
       }
-      files.set(p, { stamp: st ? stampOf(st) : 'missing', order: this.orderOf(i, '') });
+      files.set(p, { stamp: st ? stampOf(st) : 'missing', root: i });
     });
-    const walk = (root: string, index: number, dir: string, depth: number) => {
+    const walk = (index: number, dir: string, depth: number) => {
       let names: string[];
       try {
         names = this.fs.readdirSync(dir);
@@ -267,11 +268,11 @@ export class DefinitionRegistry {
         }
         if (!st) continue;
         if (st.isDirectory()) {
-          if (depth < MAX_DEPTH) walk(root, index, p, depth + 1);
-        } else if (definitionFileName(n)) files.set(p, { stamp: stampOf(st), order: this.orderOf(index, relative(root, p)) });
+          if (depth < MAX_DEPTH) walk(index, p, depth + 1);
+        } else if (definitionFileName(n)) files.set(p, { stamp: stampOf(st), root: index });
       }
     };
-    this.folders.forEach((f, i) => walk(f, this.fileSources.length + i, f, 0));
+    this.folders.forEach((f, i) => walk(this.fileSources.length + i, f, 0));
     return { files, dirs };
   }
 
@@ -286,8 +287,11 @@ export class DefinitionRegistry {
     const { files, dirs } = this.list();
     this.watching?.watch.follow(dirs);
     for (const path of [...this.files.keys()]) if (!files.has(path)) this.forget(path);
-    for (const [path, { stamp, order }] of files) {
-      if (this.files.get(path)?.stamp !== stamp) await this.load(path, stamp, order);
+    for (const [path, { stamp, root }] of files) {
+      const known = this.files.get(path);
+      if (known?.stamp === stamp) continue;
+      const folder = root - this.fileSources.length;
+      await this.load(path, stamp, known?.order ?? this.orderOf(root, folder < 0 ? '' : relative(this.folders[folder], path)));
     }
     this.scannedOnce = true;
     this.count();
@@ -380,9 +384,10 @@ export class DefinitionRegistry {
   private touched(dir: string, name: string | undefined): void {
     const path = name ? join(dir, name) : undefined;
     if (path && (this.files.has(path) || this.orderFor(path) !== undefined)) this.pendingPaths.add(path);
-    // A folder added or removed (a name without extension), or no name: list again. Other files are not ours.
-    else if (!name || (!skipped(name) && extname(name) === '')) this.pendingPaths.add('');
-    else return;
+    // A folder added or removed (a name without extension), a Kubernetes volume's `..data` swapped
+    // (a ConfigMap updated: every file behind its links changes), or no name: list again.
+    else if (!name || name.startsWith('..') || (!skipped(name) && extname(name) === '')) this.pendingPaths.add('');
+    else return; // other files are not ours
     if (this.pendingTimer) return;
     this.pendingTimer = setTimeout(() => {
       this.pendingTimer = undefined;

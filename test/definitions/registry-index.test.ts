@@ -184,3 +184,31 @@ test('a deleted file stops resolving at the next run start; the watch drops it f
   assert.ok(!(await r.allDefinitions()).some((d) => d.id === 'def12'));
   console.log(`a deleted file fails its next run start (DefinitionNotFound); another is dropped by the watch in ${ms} ms: "${logs.find((l) => l.includes('def12'))}"`);
 });
+
+test('a Kubernetes ConfigMap volume updated (its `..data` link swapped) is re-read through the watch', { timeout: 60_000 }, async () => {
+  // The layout the kubelet writes: files are links through `..data` to a timestamped folder, and
+  // an update swaps `..data` at once (no event names the files themselves).
+  const cm = mkdtempSync(join(tmpdir(), 'swflow-configmap-'));
+  try {
+    fs.mkdirSync(join(cm, '..2026_11_28_a'));
+    writeFileSync(join(cm, '..2026_11_28_a', 'cm.sw.json'), doc('cm'));
+    fs.symlinkSync('..2026_11_28_a', join(cm, '..data'));
+    fs.symlinkSync(join('..data', 'cm.sw.json'), join(cm, 'cm.sw.json'));
+    const logs: string[] = [];
+    const r = new DefinitionRegistry([cm], { log: (m) => logs.push(m), rescanMs: 3_600_000 });
+    registries.push(r);
+    assert.equal((await r.resolve('cm')).def.version, '1.0');
+    assert.deepEqual(r.problems(), []);
+
+    fs.mkdirSync(join(cm, '..2026_11_28_b'));
+    writeFileSync(join(cm, '..2026_11_28_b', 'cm.sw.json'), '{ "id": "cm", ');
+    fs.symlinkSync('..2026_11_28_b', join(cm, '..data_tmp'));
+    fs.renameSync(join(cm, '..data_tmp'), join(cm, '..data'));
+    const ms = await within(5_000, 'the broken update reported', async () => r.problems().length === 1);
+    assert.match(r.problems()[0].problem, /cm\.sw\.json:\d+:\d+: error: /);
+    assert.equal(logs.filter((l) => l.startsWith('definition file skipped')).length, 1);
+    console.log(`a ConfigMap update (..data swapped) to a broken file is reported ${ms} ms later without a run start: "${logs.find((l) => l.startsWith('definition file skipped'))}"`);
+  } finally {
+    rmSync(cm, { recursive: true, force: true });
+  }
+});
