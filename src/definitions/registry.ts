@@ -207,7 +207,14 @@ export class DefinitionRegistry {
   watch(): Promise<void> {
     if (!this.watching) {
       const watch = new FolderWatch(this.fs, (dir, name) => this.touched(dir, name), (message) => this.log?.(message));
-      const timer = setInterval(() => void this.scan().catch(() => undefined), this.rescanEveryMs);
+      let due = false; // a re-scan slower than the period (a first load of many files) is not queued again
+      const timer = setInterval(() => {
+        if (due) return;
+        due = true;
+        void this.scan()
+          .catch(() => undefined)
+          .finally(() => (due = false));
+      }, this.rescanEveryMs);
       timer.unref();
       // A scan even after an earlier one: the watch learns the folders from it.
       this.watching = { watch, timer, first: this.scan() };
