@@ -8,9 +8,10 @@
  * inject state: the run is its definition's resolve plus one state), `1000` the same file plus
  * 999 others (half 0.8 JSON, half 1.0 YAML, 5 states or tasks each). With `--main-tree <dir>`, the
  * same two on another checkout's `swflow worker` through tsx (`1-main`, `1000-main`: the registry
- * as it was, listing the folder at every run start).
+ * as it was, listing the folder at every run start). With `--control`, a second worker of one
+ * definition (`1-again`): its ratio to `1` is this run's noise floor.
  *
- *   npx tsx bench/definitions-scale.ts [--runs 300] [--batch 25] [--warmup 20] [--idle 10] [--main-tree /work/main]
+ *   npx tsx bench/definitions-scale.ts [--runs 300] [--batch 25] [--warmup 20] [--idle 10] [--main-tree /work/main] [--control]
  *
  * Runs are sequential (one in flight), in batches alternating between the sides so both see the
  * same machine. Per side: run-start latency (client `execute` → its result: the start, the
@@ -34,6 +35,7 @@ const BATCH = Number(option('batch', '25'));
 const WARMUP = Number(option('warmup', '20'));
 const IDLE_S = Number(option('idle', '10'));
 const MAIN_TREE = option('main-tree', '');
+const CONTROL = process.argv.includes('--control');
 
 const started = (id: string) => ({ id, version: '1.0', specVersion: '0.8', start: 'Start', states: [{ name: 'Start', type: 'inject', data: { started: true }, end: true }] });
 
@@ -74,6 +76,7 @@ async function main(): Promise<void> {
   const sides: Side[] = [
     { name: '1', folder: one, taskQueue: 'defscale-1', latencies: [], cpu: 0 },
     { name: '1000', folder: many, taskQueue: 'defscale-1000', latencies: [], cpu: 0 },
+    ...(CONTROL ? [{ name: '1-again', folder: one, taskQueue: 'defscale-1-again', latencies: [], cpu: 0 }] : []),
     ...(MAIN_TREE
       ? [
           { name: '1-main', folder: one, taskQueue: 'defscale-1-main', main: true, latencies: [], cpu: 0 },
@@ -133,6 +136,7 @@ async function main(): Promise<void> {
       return { p50: round(x.p50ms / y.p50ms, 3), p99: round(x.p99ms / y.p99ms, 3), mean: round(x.meanMs / y.meanMs, 3), cpuPerStart: round(x.cpuMsPerStart / y.cpuMsPerStart, 3) };
     };
     console.log(`1000 vs 1 (goal ≤ 1.05×): ${JSON.stringify(ratio('1000', '1'))}`);
+    if (CONTROL) console.log(`1-again vs 1 (the noise floor: the same worker twice): ${JSON.stringify(ratio('1-again', '1'))}`);
     if (MAIN_TREE) console.log(`1000-main vs 1-main: ${JSON.stringify(ratio('1000-main', '1-main'))}`);
     console.log(`runs per side ${RUNS} (batches of ${BATCH}, one in flight), warm-up ${WARMUP}, idle ${IDLE_S} s; load average ${round(load0, 2)} → ${round(loadavg()[0], 2)}`);
   } finally {
