@@ -152,7 +152,7 @@ export function requireDefinitionPaths(paths: string[], option = '--definitions'
 export async function requireSomeDefinition(registry: DefinitionRegistry, option = '--definitions'): Promise<void> {
   const { entries, broken } = await registry.all();
   if (entries.length > 0) return;
-  const why = broken.length ? `; ${broken.length} file(s) do not load, e.g. ${broken[0].path}: ${broken[0].problem}` : ' (*.sw.json, *.sw.yaml, ...); is the folder mounted?';
+  const why = broken.length ? `; ${broken.length} file(s) do not load, e.g. ${located(broken[0])}` : ' (*.sw.json, *.sw.yaml, ...); is the folder mounted?';
   throw new Error(`${option} ${registry.places().join(', ')}: no workflow definition found${why}`);
 }
 
@@ -343,7 +343,7 @@ export class DefinitionRegistry {
       this.files.set(path, result);
       this.byId = undefined;
       // Reported once per change: a file is loaded again only when its stamp changed.
-      if (result.problem && stamp !== 'missing') this.log?.(`definition file skipped: ${result.problem.startsWith(path) ? result.problem : `${path}: ${result.problem}`}`);
+      if (result.problem && stamp !== 'missing') this.log?.(`definition file skipped: ${located({ path, problem: result.problem })}`);
       else if (result.entry && this.scannedOnce) this.log?.(`definition ${nameOf(result.entry.def)} ${before?.entry ? 'changed' : 'added'} (${path})`);
       return result;
     })().finally(() => {
@@ -500,9 +500,12 @@ export class DefinitionRegistry {
       known.length ? `Known definitions: ${known.join(', ')}.` : 'No definitions were found there.',
     ];
     const relevant = broken.filter((b) => /\.sw\.(json|ya?ml)$/i.test(b.path) || b.path.toLowerCase().includes(id.toLowerCase()));
-    if (relevant.length) lines.push(`Files that did not load: ${relevant.slice(0, 5).map((b) => `${b.path}: ${b.problem}`).join('; ')}`);
+    if (relevant.length) lines.push(`Files that did not load: ${relevant.slice(0, 5).map(located).join('; ')}`);
     throw new DefinitionNotFound(lines.join(' '));
   }
 }
+
+/** A file's problem with its path once (a finding names its file:line already). */
+const located = (b: { path: string; problem: string }): string => (b.problem.startsWith(`${b.path}:`) ? b.problem : `${b.path}: ${b.problem}`);
 
 const nameOf = (def: Definition): string => (def.version ? `${def.id}@${def.version}` : def.id);
