@@ -94,7 +94,8 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const taskQueue = opts.taskQueue ?? INTERPRETER_TASK_QUEUE;
   // Bad options fail before anything connects.
   requireDefinitionPaths(opts.definitions);
-  const registry = new DefinitionRegistry(opts.definitions);
+  // Files that do not load are logged (file:line) at the first scan and whenever they change again.
+  const registry = new DefinitionRegistry(opts.definitions, { log: (m) => console.log(`[swflow worker] ${m}`) });
   await requireSomeDefinition(registry);
   dataConverterOptions();
   const workerOptions = servingWorkerOptions(opts, true);
@@ -111,6 +112,7 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
     namespace: target.namespace,
     taskQueue,
     definitions: opts.definitions,
+    registry,
     secrets: opts.secrets ? loadSecrets(opts.secrets) : undefined,
     builtinCalls: opts.eagerCalls !== false,
     eventSinks: sinks.sinks,
@@ -124,7 +126,8 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const schedules = clientConnection
     ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() }), () => registry.allDefinitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
     : undefined;
-  log(`serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}; produced events: ${sinks.shown.length ? sinks.shown.join(', ') : 'logged only'}${lifecycleEvents ? ' (with lifecycle events)' : ''}${deployment ? `; build ${deployment.version.deploymentName}.${deployment.version.buildId} (${deployment.defaultVersioningBehavior})` : ''}`);
+  const skipped = registry.problems().length;
+  log(`serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}${skipped ? ` (${skipped} file(s) skipped, see above)` : ''}; produced events: ${sinks.shown.length ? sinks.shown.join(', ') : 'logged only'}${lifecycleEvents ? ' (with lifecycle events)' : ''}${deployment ? `; build ${deployment.version.deploymentName}.${deployment.version.buildId} (${deployment.defaultVersioningBehavior})` : ''}`);
   const running = worker.run();
   if (deployment && (opts.setCurrent || process.env.SWFLOW_SET_CURRENT === 'true')) {
     await setCurrentVersion(connection, target.namespace, deployment.version).then(

@@ -40,6 +40,8 @@ export interface InterpreterWorkerOptions {
   taskQueue?: string;
   /** Folders or files of definitions, and/or loaded definitions (0.8-family or 1.0). Default: the project's examples/. */
   definitions?: (string | Definition)[];
+  /** The registry of `definitions` when the caller has one already (`swflow worker`: one index and one watch per process). */
+  registry?: DefinitionRegistry;
   /** Where produced events go (the gateway, a test recorder, ...). */
   eventSinks?: EventSink[];
   /** 1.0 runs publish lifecycle CloudEvents (io.serverlessworkflow.workflow.*, ….task.*) to the event sinks. Off by default (one activity per event). */
@@ -201,7 +203,9 @@ export function withoutMappings(code: string): string {
 
 export async function createInterpreterWorker(opts: InterpreterWorkerOptions): Promise<Worker> {
   const definitions = opts.definitions ?? [DEFAULT_DEFINITIONS_DIR];
-  const registry = new DefinitionRegistry(definitions);
+  const registry = opts.registry ?? new DefinitionRegistry(definitions, { log: opts.log });
+  // Indexed and watched from the start: broken files are said now, and a run start stats one file.
+  void registry.watch().catch(() => undefined);
   // One worker's secrets and OAuth2 tokens, for local calls and for fetching 1.0 schema resources.
   const services = adapterServices(opts.secrets);
   const localCalls = opts.localCalls ?? builtinCallActivities(definitions.filter((d): d is string => typeof d === 'string'), services);
