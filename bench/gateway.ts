@@ -14,11 +14,14 @@
  *   the event of its key (event-wake.sw.yaml, `correlate … expect`): the gateway finds it through
  *   visibility (SwAwaitedEvents), the direct client names it.
  *
- *   npx tsx bench/gateway.ts [--events 1000] [--concurrency 32] [--instances 20] [--scenarios 0.8-wake,…]
+ *   npx tsx bench/gateway.ts [--events 1000] [--concurrency 32] [--instances 20] [--rounds 1] [--scenarios 0.8-wake,…]
  *
  * Per scenario: a warm-up both ways, then the direct side and the gateway side (`--events` each;
- * the order alternates per scenario). Prints events/s both ways, their ratio (goal ≥ 0.8×) and
- * the latency of the answers (the gateway's 202, the direct call's return): p50 and p99.
+ * the order alternates per scenario). With `--rounds R` each side's events go in R rounds, the
+ * sides taking turns (the first side alternating per round), so a shared machine's load drifting
+ * during the run weighs on both sides alike. Prints events/s both ways (events over the time of
+ * the side's rounds), their ratio (goal ≥ 0.8×) and the latency of the answers (the gateway's
+ * 202, the direct call's return): p50 and p99.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -44,12 +47,25 @@ interface Run {
   p99: number;
 }
 
+/** One measured batch: its latencies and how long it took. */
+interface Batch {
+  latencies: number[];
+  seconds: number;
+}
+
+/** Rounds of one side as one run: events over the time of its rounds, percentiles of all answers. */
+function combine(batches: Batch[]): Run {
+  const latencies = batches.flatMap((b) => b.latencies).sort((a, b) => a - b);
+  const seconds = batches.reduce((a, b) => a + b.seconds, 0);
+  return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 /** Sends `count` events with `concurrency` in flight; each send resolves when the event was taken. */
-async function measure(count: number, concurrency: number, send: (i: number) => Promise<void>): Promise<Run> {
+async function measure(count: number, concurrency: number, send: (i: number) => Promise<void>): Promise<Batch> {
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -63,9 +79,7 @@ async function measure(count: number, concurrency: number, send: (i: number) => 
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { perSecond: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return { latencies, seconds: (performance.now() - started) / 1000 };
 }
 
 /** How one scenario's events are made and delivered directly; `prepare` starts what they go to. */
@@ -84,12 +98,14 @@ async function main(): Promise<void> {
       events: { type: 'string', default: '1000' },
       concurrency: { type: 'string', default: '32' },
       instances: { type: 'string', default: '20' },
+      rounds: { type: 'string', default: '1' },
       scenarios: { type: 'string', default: '0.8-wake,0.8-start,1.0-start,1.0-wake' },
     },
   });
   const events = Number(values.events);
   const concurrency = Number(values.concurrency);
   const instances = Number(values.instances);
+  const rounds = Number(values.rounds);
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const cli = await resolveTemporalCli();
   const server = await startDevServer({ binary: cli!.path, port: await freePort(), uiPort: await freePort(), dbFile: join(mkdtempSync(join(tmpdir(), 'swflow-gwbench-')), 'db.sqlite') });
@@ -155,27 +171,33 @@ async function main(): Promise<void> {
         gateway: (n: number) => measure(n, concurrency, (i) => viaGateway(s.event('g', i))),
       };
       const order = k % 2 ? (['gateway', 'direct'] as const) : (['direct', 'gateway'] as const);
-      const out: Partial<Record<'direct' | 'gateway', Run>> = {};
+      const batches: Record<'direct' | 'gateway', Batch[]> = { direct: [], gateway: [] };
       for (const side of order) {
         const warm = s.name === '0.8-wake' ? instances * 5 : 50;
         await s.prepare?.(side[0], warm);
         await sides[side](warm);
-        await s.prepare?.(side[0], events);
-        out[side] = await sides[side](events);
       }
-      results[s.name] = { direct: out.direct!, gateway: out.gateway!, ratio: out.gateway!.perSecond / out.direct!.perSecond };
+      for (let r = 0; r < rounds; r++) {
+        const n = Math.floor(events / rounds) + (r < events % rounds ? 1 : 0);
+        for (const side of r % 2 ? [...order].reverse() : order) {
+          await s.prepare?.(side[0], n);
+          batches[side].push(await sides[side](n));
+        }
+      }
+      const out = { direct: combine(batches.direct), gateway: combine(batches.gateway) };
+      results[s.name] = { direct: out.direct, gateway: out.gateway, ratio: out.gateway.perSecond / out.direct.perSecond };
       load.push(loadavg()[0]);
       console.error(`[gateway] ${s.name}: ${JSON.stringify(results[s.name])}`);
     }
   });
   const ms = (v: number) => `${v.toFixed(1)} ms`;
-  console.log(`\n${events} events per side and scenario, ${concurrency} in flight; load average ${load.map((x) => x.toFixed(1)).join(', ')}\n`);
+  console.log(`\n${events} events per side and scenario (${rounds} round${rounds > 1 ? 's' : ''} each), ${concurrency} in flight; load average ${load.map((x) => x.toFixed(1)).join(', ')}\n`);
   console.log('| scenario | gateway events/s (p50, p99) | direct signalWithStart events/s (p50, p99) | ratio (goal ≥ 0.8×) |');
   console.log('|---|---|---|---|');
   for (const [name, r] of Object.entries(results)) {
     console.log(`| ${name} | ${r.gateway.perSecond.toFixed(0)} (${ms(r.gateway.p50)}, ${ms(r.gateway.p99)}) | ${r.direct.perSecond.toFixed(0)} (${ms(r.direct.p50)}, ${ms(r.direct.p99)}) | ${r.ratio.toFixed(2)}× |`);
   }
-  console.log(JSON.stringify({ events, concurrency, instances, loadAverage: load, results }));
+  console.log(JSON.stringify({ events, concurrency, instances, rounds, loadAverage: load, results }));
   await gateway.close();
   await connection.close();
   await native.close();

@@ -57,6 +57,30 @@ function documentFilters(def: V1Definition): EventFilter[] {
   return out.map((f) => f.filter);
 }
 
+/** What routing reads of a document: its `schedule.on` strategy and filters, and its listen filters. */
+interface DocumentRouting {
+  on?: ConsumptionStrategy;
+  onFilters: EventFilter[];
+  listens: EventFilter[];
+}
+
+/**
+ * The routing of each document, computed once: the registry hands out the same object while its
+ * file is unchanged (a changed file is a new object), so an event does not walk every task tree.
+ */
+const routings = new WeakMap<V1Definition, DocumentRouting>();
+
+function routingOf(def: V1Definition): DocumentRouting {
+  let r = routings.get(def);
+  if (!r) {
+    const on = def.workflow.schedule?.on as ConsumptionStrategy | undefined;
+    const scheduled = on && typeof on === 'object' ? on : undefined;
+    r = { on: scheduled, onFilters: scheduled ? strategyFilters(scheduled) : [], listens: documentFilters(def) };
+    routings.set(def, r);
+  }
+  return r;
+}
+
 /** Whether a `with` value may match the event's attribute (an expression may: the run decides). */
 const mayMatch = (want: Json, have: Json | undefined) => attributeMatches(want, have, () => true);
 
@@ -134,12 +158,12 @@ function startDelivery(def: V1Definition, on: ConsumptionStrategy, found: Filter
 export function routeV1(definitions: V1Definition[], e: CloudEventJson): Delivery[] {
   const out: Delivery[] = [];
   for (const def of latestVersions(definitions)) {
-    const on = def.workflow.schedule?.on as ConsumptionStrategy | undefined;
-    if (on && typeof on === 'object') {
-      const found = hits(strategyFilters(on), e);
+    const { on, onFilters, listens } = routingOf(def);
+    if (on) {
+      const found = hits(onFilters, e);
       if (found.length) out.push(startDelivery(def, on, found, e));
     }
-    const found = hits(documentFilters(def), e);
+    const found = hits(listens, e);
     if (found.length) {
       out.push({ via: 'visibility', workflowType: def.id, eventType: e.type, entries: entriesOf(found), events: labelOf(found).map((t) => `listen ${t}`) } satisfies AwaitingDelivery);
     }

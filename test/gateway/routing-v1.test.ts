@@ -125,3 +125,18 @@ test('schedule.on: named after the event when uncorrelated (started once); by th
     'version 2.0.0 no longer starts by the event: only its listens are routed',
   );
 });
+
+test('the routing of a document is kept per loaded document: the same object routes alike, a changed file (a new object) by its new filters', async () => {
+  const before = await v1('changing', { do: [{ w: listen({ one: { with: { type: 't.old' } } }) }] });
+  const first = routeV1([before], ce('t.old'));
+  assert.deepEqual(routeV1([before], ce('t.old')), first);
+  assert.equal(first.length, 1);
+  assert.deepEqual(routeV1([before], ce('t.new')), []);
+  // The registry loads a changed file into a new object: the event types it listens for now decide.
+  const after = await v1('changing', { do: [{ w: listen({ one: { with: { type: 't.new' } } }) }], schedule: { on: { one: { with: { type: 't.begin' } } } } });
+  assert.deepEqual(routeV1([after], ce('t.old')), []);
+  assert.deepEqual(routeV1([after], ce('t.new')).map((d) => [d.via, d.workflowType]), [['visibility', 'test/changing']]);
+  assert.deepEqual(routeV1([after], ce('t.begin')).map((d) => [d.via, d.workflowType]), [['id', 'test/changing']]);
+  assert.deepEqual(routeV1([before], ce('t.old')), first);
+  console.log('routing kept per document object: an unchanged document routes alike; a changed one (new object) by its new listen and schedule.on filters');
+});
