@@ -94,10 +94,11 @@ export const DEFAULT_DEFINITIONS_DIR = join(PROJECT_ROOT, 'examples');
 
 /**
  * The sticky cache's default bound. The SDK's own default follows V8's heap limit (600 runs per
- * GB above 200 MB: ~2,300 on a 4 GB heap), so RSS grew with every waiting run up to that many;
- * a waiting interpreter run costs ~0.2–0.3 MB cached (bench/README.md, "Waiting runs and the
- * sticky cache"), so 500 keeps them under ~150 MB over the idle worker, and an evicted run pays
- * one replay (a few ms for a waiting run's short history) when its event comes.
+ * GB above 200 MB: 2,284 with a worker's 4 GB heap), so RSS grew with every waiting run up to that
+ * many: ~0.9 GB by the per-run cost below, near the Helm chart's 1 GiB limit. A waiting interpreter run costs ~0.3 MB cached
+ * (bench/README.md, "Waiting runs and the sticky cache"): 500 is ~150 MB over an uncached worker,
+ * ~370 MB in all, under the chart's 512 MiB request; an evicted run pays one replay of its
+ * history when its event comes.
  */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
 
