@@ -16,7 +16,7 @@ import { DefinitionRegistry, requireDefinitionPaths, requireSomeDefinition } fro
 import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, connectTo, targetFromEnv, workerTarget } from '../client/connection';
 import { PROJECT_ROOT } from '../platform/paths';
-import { createInterpreterWorker } from '../worker/interpreter-worker';
+import { createInterpreterWorker, DEFAULT_MAX_CACHED_WORKFLOWS, maxCachedWorkflows } from '../worker/interpreter-worker';
 import { loadAdapters, runAdapterWorker } from '../adapter-sdk';
 import { loadSecrets } from './secrets';
 import { dataConverterOptions } from '../codec';
@@ -37,6 +37,7 @@ interface WorkerCliOptions extends DeploymentCliOptions {
   setCurrent?: boolean;
   eventSink?: string[];
   lifecycleEvents?: boolean;
+  maxCachedWorkflows?: string;
 }
 
 export const EVENT_SINK_HELP =
@@ -65,6 +66,7 @@ export function register(program: Command): void {
     .option('--lifecycle-events', LIFECYCLE_EVENTS_HELP)
     .option('--no-schedules', 'do not create/update/delete the Temporal Schedules of scheduled definitions')
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics (default $SWFLOW_METRICS_PORT; unset: off)')
+    .option('--max-cached-workflows <runs>', `runs kept in the sticky cache (their state in memory, ready for their next event); past it the least recently used is evicted and replays from its history when its event comes; 0: no cache (default $SWFLOW_MAX_CACHED_WORKFLOWS, else ${DEFAULT_MAX_CACHED_WORKFLOWS})`)
     .option('--health-port <port>', 'serve /healthz and /readyz on this port (default $SWFLOW_HEALTH_PORT; unset: off)')
     .option('--shutdown-grace <duration>', 'on SIGTERM, let in-flight tasks finish for this long, e.g. 30s (default $SWFLOW_SHUTDOWN_GRACE, else 0)')
     .option('--build-id <id>', 'Worker Versioning: this build of the interpreter; runs are pinned to the build that started them (default $SWFLOW_BUILD_ID; unset: unversioned)')
@@ -104,6 +106,7 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const { urls, what } = sinkUrls(opts.eventSink);
   const sinks = eventSinks(urls, what);
   const lifecycleEvents = lifecycleEventsWanted(opts.lifecycleEvents);
+  const cacheSize = maxCachedWorkflows(opts.maxCachedWorkflows);
   // Before the connection: Core's metrics exporter is part of the runtime it creates.
   const metricsServer = await serveMetricsIf(opts.metricsPort, (m) => console.log(`[swflow worker] ${m}`));
   const connection = await connectTo(target, (o) => NativeConnection.connect(o));
@@ -117,6 +120,7 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
     builtinCalls: opts.eagerCalls !== false,
     eventSinks: sinks.sinks,
     lifecycleEvents,
+    maxCachedWorkflows: cacheSize,
     log: (m) => console.log(`[swflow worker] ${m}`),
     workerOptions,
   });
@@ -127,7 +131,7 @@ export async function runWorker(opts: WorkerCliOptions): Promise<void> {
     ? keepSchedulesInSync(new Client({ connection: clientConnection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() }), () => registry.allDefinitions(), { taskQueue: taskQueue, intervalMs: scheduleSyncMs(), log })
     : undefined;
   const skipped = registry.problems().length;
-  log(`serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}${skipped ? ` (${skipped} file(s) skipped, see above)` : ''}; produced events: ${sinks.shown.length ? sinks.shown.join(', ') : 'logged only'}${lifecycleEvents ? ' (with lifecycle events)' : ''}${deployment ? `; build ${deployment.version.deploymentName}.${deployment.version.buildId} (${deployment.defaultVersioningBehavior})` : ''}`);
+  log(`serving task queue ${taskQueue} on ${target.address} (namespace ${target.namespace}); definitions: ${opts.definitions.join(', ')}${skipped ? ` (${skipped} file(s) skipped, see above)` : ''}; produced events: ${sinks.shown.length ? sinks.shown.join(', ') : 'logged only'}${lifecycleEvents ? ' (with lifecycle events)' : ''}; sticky cache: ${cacheSize} runs${deployment ? `; build ${deployment.version.deploymentName}.${deployment.version.buildId} (${deployment.defaultVersioningBehavior})` : ''}`);
   const running = worker.run();
   if (deployment && (opts.setCurrent || process.env.SWFLOW_SET_CURRENT === 'true')) {
     await setCurrentVersion(connection, target.namespace, deployment.version).then(

@@ -80,12 +80,41 @@ export interface InterpreterWorkerOptions {
   catalogs?: CatalogOptions;
   /** Extra activities to register on the interpreter queue. */
   activities?: Record<string, (...args: any[]) => Promise<unknown>>;
+  /**
+   * How many runs this worker keeps in its sticky cache (their sandbox state, ready for their next
+   * event without a replay); the least recently used is evicted past it and replays from its
+   * history when its next task comes. Default: {@link maxCachedWorkflows} (SWFLOW_MAX_CACHED_WORKFLOWS,
+   * else {@link DEFAULT_MAX_CACHED_WORKFLOWS}); 0 turns the cache off (every task replays).
+   */
+  maxCachedWorkflows?: number;
   /** Passed through to Worker.create (e.g. identity, concurrency). */
   workerOptions?: Partial<WorkerOptions>;
   log?: (msg: string) => void;
 }
 
 export const DEFAULT_DEFINITIONS_DIR = join(PROJECT_ROOT, 'examples');
+
+/**
+ * The sticky cache's default bound. The SDK's own default follows V8's heap limit (600 runs per
+ * GB above 200 MB: 2,284 with a worker's 4 GB heap), so RSS grew with every waiting run up to that
+ * many: ~0.9 GB by the per-run cost below, near the Helm chart's 1 GiB limit. A waiting interpreter run costs ~0.3 MB cached
+ * (bench/README.md, "Waiting runs and the sticky cache"): 500 is ~150 MB over an uncached worker,
+ * ~370 MB in all, under the chart's 512 MiB request; an evicted run pays one replay of its
+ * history when its event comes.
+ */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
+
+/**
+ * The sticky cache's bound from `--max-cached-workflows`, else SWFLOW_MAX_CACHED_WORKFLOWS, else
+ * {@link DEFAULT_MAX_CACHED_WORKFLOWS}: 0 (no cache) or a whole number ≥ 2 (the SDK's floor).
+ */
+export function maxCachedWorkflows(option?: string, env: NodeJS.ProcessEnv = process.env): number {
+  const [raw, where] = option !== undefined ? [option, '--max-cached-workflows'] : [env.SWFLOW_MAX_CACHED_WORKFLOWS, 'SWFLOW_MAX_CACHED_WORKFLOWS'];
+  if (raw === undefined || raw.trim() === '') return DEFAULT_MAX_CACHED_WORKFLOWS;
+  const n = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || n === 1) throw new Error(`${where} must be 0 (no sticky cache) or a whole number of runs ≥ 2, not ${JSON.stringify(raw)}`);
+  return n;
+}
 
 /**
  * A module of the workflow code, as the bundle takes it: its TypeScript source (bundled through
@@ -215,6 +244,7 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
     ...(opts.activities ?? {}),
   };
   const extra = opts.workerOptions ?? {};
+  const cached = opts.maxCachedWorkflows ?? maxCachedWorkflows();
   // Bundled in a child process unless given (webpack's memory is not kept by the worker), and
   // given by path: the Worker reads the file while it is created and keeps no copy of the text.
   const bundled = opts.workflowBundle ? undefined : await bundleInterpreterApart({ tracing: workflowInterceptorModules().length > 0 });
@@ -227,6 +257,9 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
       activities,
       // Encrypted payloads when codec keys are configured (docs/encryption.md).
       ...dataConverterOptions(),
+      maxCachedWorkflows: cached,
+      // The SDK lowers concurrent workflow tasks to the cache's size anyway (with a warning).
+      ...(cached > 0 && cached < 40 && !extra.tuner ? { maxConcurrentWorkflowTaskExecutions: cached } : {}),
       ...extra,
       // Runs report to the `swflow.metrics` sink when this process serves metrics (src/metrics).
       // …and workflow spans to the `exporter` sink when it traces (src/tracing).
