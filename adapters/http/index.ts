@@ -4,7 +4,8 @@
  * read through `ctx.secret` (so it is redacted), an OAuth2/OIDC policy's token is requested by
  * the worker (`tokenAuthentication`), the request goes out through `ctx.fetch`
  * (cancellation, connection failures with codes) and its answer is shaped per `output` (the SDK's
- * sendCall). Pure request building in ./request.ts. (`call: openapi` is the OpenAPI adapter's,
+ * sendCall). An unsafe request (POST, PATCH, PUT, DELETE...) carries the call's `Idempotency-Key`
+ * (src/adapter-sdk/idempotency.ts). Pure request building in ./request.ts. (`call: openapi` is the OpenAPI adapter's,
  * adapters/rest.)
  *
  * Failures: a status the call does not accept, or a connection failure, is a communication
@@ -12,7 +13,7 @@
  * authentication problem (401); a definition problem (no URI, unknown secret, an unsupported
  * policy) is a non-retryable configuration problem.
  */
-import { BUILTIN_ADAPTER, builtinActivityName, HTTP_CALL_ACTIVITY, ConfigurationError, configurationFailure, defineAdapter, sendCall, tokenAuthentication, type ActivityContext, type Adapter, type Json } from '../../src/adapter-sdk';
+import { addIdempotencyKey, BUILTIN_ADAPTER, builtinActivityName, HTTP_CALL_ACTIVITY, ConfigurationError, configurationFailure, defineAdapter, sendCall, tokenAuthentication, type ActivityContext, type Adapter, type Json } from '../../src/adapter-sdk';
 import { httpRequest } from './request';
 
 /** One `call: http`: the request its evaluated `with` describes, sent. */
@@ -22,6 +23,7 @@ export async function invokeHttp(args: Json, ctx: ActivityContext): Promise<Json
   let auth;
   try {
     req = httpRequest(w, ctx);
+    addIdempotencyKey(req, ctx);
     auth = await tokenAuthentication(endpointAuthentication(w.endpoint), ctx);
   } catch (err) {
     if (err instanceof ConfigurationError) throw configurationFailure(`${ctx.state}: ${err.message}`);

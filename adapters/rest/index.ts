@@ -11,8 +11,11 @@
  * Definition problems (document or operation not found, arguments that fit no parameter) are
  * non-retryable `OperationError`s; a document that cannot be fetched now is `OperationUnavailable`;
  * network failures have the SDK's codes (ConnectionRefused, HostNotFound, ...).
+ *
+ * An unsafe request (POST, PATCH, PUT, DELETE...) carries the call's `Idempotency-Key`, the same on
+ * every attempt (src/adapter-sdk/idempotency.ts; `swflow.idempotencyKey: false` switches it off).
  */
-import { AdapterError, BUILTIN_ADAPTER, builtinActivityName, REST_FUNCTION_ACTIVITY, OPENAPI_CALL_ACTIVITY, defineAdapter, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter-sdk';
+import { AdapterError, addIdempotencyKey, BUILTIN_ADAPTER, ConfigurationError, builtinActivityName, REST_FUNCTION_ACTIVITY, OPENAPI_CALL_ACTIVITY, defineAdapter, ErrorCodes, type ActivityContext, type Adapter, type Json } from '../../src/adapter-sdk';
 import { DocumentUnavailable, OperationError, resolveOperation } from './openapi';
 import { buildRequest } from './request';
 import { invokeOpenApi } from './openapi-call';
@@ -30,11 +33,12 @@ export async function invokeRest(args: Json, ctx: ActivityContext, opts: RestAda
     const resourceHeaders = ctx.resourceAuth ? await ctx.resourceAuth.headers() : {};
     const op = await resolveOperation(ctx.function.operation, opts.baseDirs ?? [process.cwd()], resourceHeaders);
     const request = buildRequest(op, args);
+    addIdempotencyKey(request, ctx);
     const auth = await applySecurity(op, request, ctx.auth);
     const { body } = await ctx.http(request, { auth });
     return body;
   } catch (err) {
-    if (err instanceof OperationError) throw new AdapterError(ErrorCodes.OperationError, `${where}: ${err.message}`, { nonRetryable: true });
+    if (err instanceof OperationError || err instanceof ConfigurationError) throw new AdapterError(ErrorCodes.OperationError, `${where}: ${err.message}`, { nonRetryable: true });
     if (err instanceof DocumentUnavailable) throw new AdapterError(ErrorCodes.OperationUnavailable, `${where}: ${err.message}`);
     throw err;
   }

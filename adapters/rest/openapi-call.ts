@@ -4,7 +4,7 @@
  * `with.authentication`, its answer shaped per `with.output` — the same OpenAPI code as 0.8's
  * `rest` functions (./openapi.ts, ./request.ts), 1.0's errors (RFC 7807 problems).
  */
-import { authenticationHeader, tokenAuthentication, ConfigurationError, configurationFailure, ErrorTypes, problemFailure, sendCall, type ActivityContext, type Json } from '../../src/adapter-sdk';
+import { addIdempotencyKey, authenticationHeader, tokenAuthentication, ConfigurationError, configurationFailure, ErrorTypes, problemFailure, sendCall, type ActivityContext, type Json } from '../../src/adapter-sdk';
 import { DocumentUnavailable, OperationError, resolveOperation } from './openapi';
 import { buildRequest } from './request';
 
@@ -20,6 +20,7 @@ export async function invokeOpenApi(args: Json, ctx: ActivityContext, baseDirs: 
     const built = buildRequest(op, (w.parameters ?? null) as Json);
     const authorization = authenticationHeader(w.authentication, ctx);
     req = { ...built, headers: { ...built.headers, ...(authorization ? { authorization } : {}) } };
+    addIdempotencyKey(req, ctx);
     auth = await tokenAuthentication(w.authentication, ctx);
   } catch (err) {
     if (err instanceof OperationError || err instanceof ConfigurationError) throw configurationFailure(`${ctx.state}: ${err.message}`);

@@ -30,6 +30,8 @@ export { traceHeaders } from '../tracing/context';
 export { type Auth, TokenCache } from './auth';
 export { authenticationHeader, authenticationHeaders, secretObject, tokenAuthentication, type SecretSource, type TokenSource } from './authentication';
 export { ConfigurationError, ErrorTypes, configurationFailure, problemFailure, type Problem } from './problems';
+/** The `Idempotency-Key` of a call's unsafe requests (stable across its attempts), as the built-in HTTP adapters send it. */
+export { addIdempotencyKey, idempotencyKey, idempotencyKeyEnabled, IDEMPOTENCY_KEY_HEADER } from './idempotency';
 export { decodeContent, sendCall, shapeOutput, statusProblem, type ReceivedResponse } from './http-output';
 export { Redactor, REDACTED, MIN_SECRET_LENGTH } from './redact';
 export type { SecretValues } from './secrets';

@@ -115,3 +115,16 @@ export function localBoundMs(metadata: Record<string, unknown> | undefined): num
   if (OFF.has(v.trim().toLowerCase())) return undefined;
   return parseDuration(v);
 }
+
+/**
+ * `swflow.idempotencyKey: false` (or "false") on a function's (0.8) or call task's (1.0) metadata:
+ * its HTTP calls are sent without the `Idempotency-Key` header the built-in HTTP adapters add to
+ * every unsafe request (src/adapter-sdk/idempotency.ts). Absent or true: the header is sent.
+ */
+export const IDEMPOTENCY_KEY_METADATA = 'swflow.idempotencyKey';
+
+/** Why `value` is not a valid `swflow.idempotencyKey`, or undefined when it is. */
+export function idempotencyKeyProblem(value: unknown): string | undefined {
+  if (value === true || value === false || value === 'true' || value === 'false') return undefined;
+  return `${JSON.stringify(value)} is not true or false`;
+}
