@@ -16,7 +16,7 @@
 import { defaultPayloadConverter, scheduleLocalActivity, type ActivityOptions, type Payload, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
 import type { CallContext } from '../common/contracts';
 import { CALL_HEADER } from '../common/calls';
-import { beforeBlocking } from './host/tracker';
+import { beforeBlocking, drawDetails } from './host/tracker';
 import { aroundCall } from './host/tracing';
 import { noteActivation } from './host/resets';
 
@@ -74,6 +74,11 @@ export const interceptors: WorkflowInterceptorsFactory = () => ({
     {
       activate(input, next) {
         noteActivation(input.activation);
+        return next(input);
+      },
+      // The current details once per activation, however many steps and calls it saw.
+      concludeActivation(input, next) {
+        drawDetails();
         return next(input);
       },
     },

@@ -12,8 +12,10 @@
  */
 import { context as otelContext, trace, SpanStatusCode, type Context, type Span } from '@opentelemetry/api';
 import type { Step } from './tracker';
+import { runSlot } from './run-local';
 
-let active: RunTrace | undefined;
+/** The run's trace (the run's own: ./run-local.ts). */
+const activeTrace = runSlot<RunTrace>('trace');
 
 export class RunTrace {
   private readonly tracer = trace.getTracer('swflow');
@@ -33,7 +35,7 @@ export class RunTrace {
     }, parent);
     this.runContext = trace.setSpan(parent, this.run);
     this.kind = definition.stepHeading === 'Task' ? 'task' : 'state';
-    active = this;
+    activeTrace.set(this);
   }
 
   private readonly kind: 'task' | 'state';
@@ -63,7 +65,7 @@ export class RunTrace {
     this.run.setAttribute('swflow.status', status);
     this.run.setStatus({ code: status === 'failed' ? SpanStatusCode.ERROR : SpanStatusCode.OK });
     this.run.end(this.now());
-    if (active === this) active = undefined;
+    if (activeTrace.get() === this) activeTrace.set(undefined);
   }
 
   /**
@@ -102,5 +104,6 @@ export class RunTrace {
 
 /** Runs `fn` within the traced run's context for a call of `state`/`action` (see RunTrace.around); just `fn()` when the run is not traced. */
 export function aroundCall<T>(state: string | undefined, action: string | undefined, fn: () => Promise<T>): Promise<T> {
+  const active = activeTrace.get();
   return active ? active.around(state, action, fn) : fn();
 }

@@ -7,6 +7,7 @@ import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow'
 import { FEATURE_STATE_AT_WAITS, FEATURE_UPSERTS_BEFORE_BLOCKING } from '../../common/features';
 import type { ActionDef } from '../../common/model';
 import type { InstanceState } from '../../common/contracts';
+import { runSlot } from './run-local';
 
 export interface Step {
   state: string;
@@ -20,8 +21,8 @@ export interface Step {
 /** How many of the last steps the `state` query lists (a long run's page shows the latest). */
 export const STEPS_LISTED = 1000;
 
-/** The run's tracker (module state is per workflow run in the sandbox). */
-let active: Tracker | undefined;
+/** The run's tracker (the run's own: ./run-local.ts). */
+const activeTracker = runSlot<Tracker>('tracker');
 
 /**
  * Called just before the workflow schedules a command that makes it wait (activity, timer, child,
@@ -29,9 +30,15 @@ let active: Tracker | undefined;
  * the search attributes changed since the last write, as ONE UpsertWorkflowSearchAttributes.
  */
 export function beforeBlocking(on: 'call' | 'wait' = 'wait'): void {
+  const active = activeTracker.get();
   if (!active?.coalesced) return;
   if (on === 'call') active.flushBeforeCall();
   else active.flush();
+}
+
+/** Called as each activation concludes (../interceptors.ts): the run's current details, drawn if they changed. */
+export function drawDetails(): void {
+  activeTracker.get()?.draw();
 }
 
 export class Tracker {
@@ -60,7 +67,7 @@ export class Tracker {
   ) {
     this.coalesced = features.includes(FEATURE_UPSERTS_BEFORE_BLOCKING);
     this.onceAcrossCalls = this.coalesced && features.includes(FEATURE_STATE_AT_WAITS);
-    active = this;
+    activeTracker.set(this);
   }
 
   /**
@@ -79,6 +86,7 @@ export class Tracker {
   private readonly dirty = new Map<string, AttributeValue>();
   private pendingState?: string;
   private awaitedEvents?: () => string[];
+  private detailsStale = false;
   /** More of the current details, after the steps (the calls in flight: host/calls-in-flight.ts). */
   details?: () => string;
   /** Told of every step entered and left (the run host's metrics). */
@@ -166,7 +174,18 @@ export class Tracker {
     this.render();
   }
 
+  /**
+   * The current details (the Web UI, `describe`) are out of date: drawn once at the end of the
+   * activation ({@link drawDetails}), not at every step and call (queries read them between activations).
+   */
   render(): void {
+    this.detailsStale = true;
+  }
+
+  /** Draws the current details if they changed since last drawn. */
+  draw(): void {
+    if (!this.detailsStale) return;
+    this.detailsStale = false;
     const cur = this.current.length ? this.current.map((s) => `**${esc(s)}**`).join(', ') : '—';
     const shown = this.steps.slice(-25);
     const rows = shown.map((s, i) => `| ${this.steps.length - shown.length + i + 1} | ${esc(s.state)} | ${s.type} | ${s.status} |`);
@@ -175,6 +194,7 @@ export class Tracker {
       `### ${esc(this.title)}\n\nCurrent: ${cur} (${this.status})\n\n| # | ${this.stepHeading} | Type | Status |\n|---|---|---|---|\n${rows.join('\n')}${more}${this.details?.() ?? ''}`,
     );
   }
+
 }
 
 /** A Keyword (string) or KeywordList (string[]) value. */
