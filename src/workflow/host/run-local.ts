@@ -1,10 +1,9 @@
 /**
- * State that belongs to one run, for the modules a worker shares between runs. The interpreter's
- * modules are preloaded (src/worker/interpreter-worker.ts `preloadModules`): evaluated once per
- * workflow thread instead of once per run, so a module variable would be every run's. A
- * workflow's globals are its own (the SDK swaps them per run in its reused V8 context), so what a
- * run keeps for code below the host (its tracker, its trace, its metrics, where a reset re-did its
- * history) lives in a slot on `globalThis`. No imports: any module may use it.
+ * State that belongs to one run, kept where it stays the run's own even in a module shared between
+ * runs (a preloaded module is evaluated once per workflow thread, so a module variable would be
+ * every run's). A workflow's globals are its own (the SDK swaps them per run in its reused V8
+ * context), so what a run keeps for code below the host (its tracker, its trace, its metrics,
+ * where a reset re-did its history) lives in a slot on `globalThis`. No imports: any module may use it.
  */
 type Slots = Record<string, unknown>;
 
