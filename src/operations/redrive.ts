@@ -19,8 +19,8 @@ import { STATE_QUERY, type InstanceState } from '../common/contracts';
 import { redriveReason, type RedriveReason } from '../common/redrive';
 import { errorClass, SwflowError } from '../common/errors';
 import type { DefinitionRegistry } from '../definitions/registry';
-import { nodeOfSummary } from '../ui/history';
-import { PayloadReader, ledgerEntries } from '../worker/activities/redrive-ledger';
+import { failureText, nodeOfSummary } from '../ui/history';
+import { PayloadReader, ledgerEntries, runEvents } from '../worker/activities/redrive-ledger';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 const { EventType } = temporal.api.enums.v1;
@@ -114,7 +114,7 @@ export async function planRedrive(client: Client, options: RedriveOptions): Prom
   if (status !== 'FAILED' && status !== 'TIMED_OUT') {
     throw new RedriveRefused(`run ${runId} of ${workflowId} is ${status.toLowerCase().replace(/_/g, ' ')}: only a failed (or timed out) run can be redriven`);
   }
-  const events = await historyEvents(client, workflowId, runId);
+  const events = await runEvents(client, client.options.namespace, workflowId, runId);
   const reader = PayloadReader.fromEnvironment();
   const failed = await failedStep(events, reader);
   const onto = options.definition ?? (options.definitionVersion !== undefined ? await definitionVersion(events, reader, options) : undefined);
@@ -135,17 +135,6 @@ export async function planRedrive(client: Client, options: RedriveOptions): Prom
   } else resetEventId = failed.resetEventId;
   const reused = (await ledgerEntries(events, resetEventId, reader)).length;
   return { result: { workflowId, runId, step: failed.step, failure: failed.failure, resetEventId, reused, ...(onto?.version && !options.definition ? { definitionVersion: onto.version } : {}) }, reason };
-}
-
-async function historyEvents(client: Client, workflowId: string, runId: string): Promise<Event[]> {
-  const events: Event[] = [];
-  let nextPageToken: Uint8Array | undefined;
-  do {
-    const page = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId, runId }, nextPageToken, maximumPageSize: 1000 });
-    events.push(...(page.history?.events ?? []));
-    nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
-  } while (nextPageToken);
-  return events;
 }
 
 interface FailedStep {
@@ -229,12 +218,6 @@ async function commandsOf(events: readonly Event[], reader: PayloadReader): Prom
     }
   }
   return out;
-}
-
-function failureText(f: temporal.api.failure.v1.IFailure | null | undefined): string | undefined {
-  const parts: string[] = [];
-  for (let c = f; c && parts.length < 5; c = c.cause) if (c.message) parts.push(c.message);
-  return parts.length ? parts.join(': ') : undefined;
 }
 
 /** The step a failure names: a 0.8 `state "X"`, or a 1.0 problem's `instance` pointer (in the message or its details). */

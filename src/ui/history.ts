@@ -56,7 +56,8 @@ export function nodeOfSummary(summary: string): string {
   return cut.length ? summary.slice(0, Math.min(...cut)) : summary;
 }
 
-function failureText(f: temporal.api.failure.v1.IFailure | null | undefined): string | undefined {
+/** A failure's message and its causes' (up to five), joined. */
+export function failureText(f: temporal.api.failure.v1.IFailure | null | undefined): string | undefined {
   const parts: string[] = [];
   for (let c = f; c && parts.length < 5; c = c.cause) if (c.message) parts.push(c.message);
   return parts.length ? parts.join(': ') : undefined;

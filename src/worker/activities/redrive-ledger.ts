@@ -17,8 +17,8 @@ import { payloadSettings } from '../../payloads/config';
 type Event = temporal.api.history.v1.IHistoryEvent;
 const RESET_CAUSE = temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW;
 
-/** The events of one run (all pages). */
-export async function runEvents(connection: Pick<NativeConnection, 'workflowService'>, namespace: string, workflowId: string, runId: string): Promise<Event[]> {
+/** The events of one run (all pages), through a worker's or a client's connection. */
+export async function runEvents(connection: { workflowService: temporal.api.workflowservice.v1.WorkflowService }, namespace: string, workflowId: string, runId: string): Promise<Event[]> {
   const events: Event[] = [];
   let nextPageToken: Uint8Array | undefined;
   do {
