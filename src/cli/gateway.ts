@@ -177,7 +177,7 @@ async function runGateway(opts: GatewayCommandOptions): Promise<void> {
   // Lazy: the gateway starts (and /readyz says so) while Temporal is still down.
   const connection = Connection.lazy(connectionOptions(target));
   const client = new Client({ connection, namespace: target.namespace, ...dataConverterOptions(), ...clientInterceptors() });
-  const common = { client, definitions: () => registry.allDefinitions(), taskQueue: opts.taskQueue, temporalTimeoutMs: settings.temporalTimeoutMs, log: say };
+  const common = { client, definitions: () => registry.indexedDefinitions(), taskQueue: opts.taskQueue, temporalTimeoutMs: settings.temporalTimeoutMs, log: say };
   // Not ready, and events refused with 503, name the setting while the server does not answer.
   let kafka: KafkaInbound | undefined;
   const readiness = kafkaReadiness(settings.kafka, () => kafka);

@@ -178,7 +178,7 @@ async function start(opts: StartCommandOptions): Promise<void> {
     // Runs this process starts (the gateway) link to the page from the Web UI (src/ui/link.ts).
     if (runPage && !process.env.SWFLOW_UI_URL) process.env.SWFLOW_UI_URL = runPage.url;
     if (runPage) log(actionsLine(token));
-    const common = { client, definitions: () => registry.allDefinitions(), temporalTimeoutMs: settings.temporalTimeoutMs, log: (m: string) => log(`gateway: ${m}`) };
+    const common = { client, definitions: () => registry.indexedDefinitions(), temporalTimeoutMs: settings.temporalTimeoutMs, log: (m: string) => log(`gateway: ${m}`) };
     let kafka: KafkaInbound | undefined;
     const gateway: Gateway = await startGateway({
       ...common,

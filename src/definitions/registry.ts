@@ -167,6 +167,8 @@ export class DefinitionRegistry {
   private readonly rescanEveryMs: number;
   /** id → its definitions, highest version first (ties: objects, then listing order); rebuilt after a change. */
   private byId?: Map<string, Entry[]>;
+  /** The loaded definitions in order, for routing; rebuilt after a change, as `byId`. */
+  private loaded?: Definition[];
   /** Loads under way, by path: one read per file and stamp however many ask. */
   private readonly loading = new Map<string, { stamp: string; done: Promise<FileCache> }>();
   /** Full scans run one after another (each lists after the previous one finished). */
@@ -313,7 +315,7 @@ export class DefinitionRegistry {
       if (gone.problem === 'file not found') return;
       this.files.set(path, { stamp: 'missing', order: gone.order, problem: 'file not found' });
     } else this.files.delete(path);
-    this.byId = undefined;
+    this.byId = this.loaded = undefined;
     if (gone.entry) this.log?.(`definition ${nameOf(gone.entry.def)} removed (${path} is gone)`);
   }
 
@@ -341,7 +343,7 @@ export class DefinitionRegistry {
           result = { stamp, order, problem: (err as Error).message };
         }
       this.files.set(path, result);
-      this.byId = undefined;
+      this.byId = this.loaded = undefined;
       // Reported once per change: a file is loaded again only when its stamp changed.
       if (result.problem && stamp !== 'missing') this.log?.(`definition file skipped: ${located({ path, problem: result.problem })}`);
       else if (result.entry && this.scannedOnce) this.log?.(`definition ${nameOf(result.entry.def)} ${before?.entry ? 'changed' : 'added'} (${path})`);
@@ -456,6 +458,17 @@ export class DefinitionRegistry {
   /** Every loaded definition, 0.8-model and 1.0 alike (files that do not load are left out): what schedules and event routing read. */
   async allDefinitions(): Promise<Definition[]> {
     return (await this.all()).entries.map((e) => e.def);
+  }
+
+  /**
+   * Every loaded definition as the index has it: what event routing reads, per event. No listing
+   * or stat per call (1,000 definitions cost an event what one does): the watch started here keeps
+   * the index current (a change is seen within ~20 ms, or by the next re-scan), where
+   * `allDefinitions` lists the folders again.
+   */
+  async indexedDefinitions(): Promise<Definition[]> {
+    await this.watch();
+    return (this.loaded ??= this.snapshot().entries.map((e) => e.def));
   }
 
   /** Every loadable 0.8-family definition. */

@@ -87,7 +87,7 @@ export function registerRunTools(server: McpServer, ctx: McpContext): void {
     (args) =>
       operatorTool(ctx, 'send_event', async () => {
         const event = cloudEvent({ workflowId: args.workflowId, type: args.type, source: args.source ?? 'swflow.operator', data: args.data as Json | undefined, subject: args.subject, extensions: args.extensions });
-        const r = await sendEvent(await ctx.client(), event, { definitions: () => ctx.registry.allDefinitions() });
+        const r = await sendEvent(await ctx.client(), event, { definitions: () => ctx.registry.indexedDefinitions() });
         const out = { eventId: event.id, status: r.status, delivered: r.delivered ?? [], ...(r.error ? { error: r.error } : {}) };
         if (r.status !== 202) return refusal(`send_event: the event was not taken (${r.status}): ${r.error}`, out);
         return answer(`event ${event.type} ${event.id} delivered to ${args.workflowId}`, out);

@@ -99,7 +99,7 @@ export async function startRunPage(opts: RunPageOptions): Promise<RunPage> {
   const values = new PayloadValues(store, converter.payloadCodecs);
   /** Stored values by key (content-addressed: a key's value never changes), so polling a running run does not read them again. */
   const storedInfos = new Map<string, Omit<ValueInfo, 'href'>>();
-  const act = runActions({ client: opts.client, token: opts.operatorToken, definitions: () => opts.registry.allDefinitions() });
+  const act = runActions({ client: opts.client, token: opts.operatorToken, definitions: () => opts.registry.indexedDefinitions() });
 
   const laidOut = (def: Definition): Promise<LaidOutGraph> => {
     const key = definitionHash(def);

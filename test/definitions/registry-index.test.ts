@@ -83,6 +83,31 @@ test('1,000 definitions: a run start stats at most the file it resolves and list
   console.log(`first scan of ${COUNT} files: ${scan.stat} stats, ${scan.readdir} listing(s), ${scan.watch} watch(es), ${scan.ms} ms; ${starts} run starts: ${counter.calls.stat} stats (${counter.calls.stat / starts} per start), ${counter.calls.readdir} listings`);
 });
 
+test('1,000 definitions: event routing reads the index, no listing or stat per event', { timeout: 120_000 }, async () => {
+  const counter = countingFs();
+  const r = registry({ fs: counter.fs, rescanMs: 3_600_000 });
+  await r.watch();
+  counter.reset();
+  const events = 200;
+  const t0 = process.cpuUsage();
+  for (let k = 0; k < events; k++) assert.ok((await r.indexedDefinitions()).length >= COUNT - 2);
+  const indexed = process.cpuUsage(t0);
+  assert.deepEqual({ stat: counter.calls.stat, readdir: counter.calls.readdir }, { stat: 0, readdir: 0 }, 'no file-system call per event');
+  // What the gateway did before: a listing of the folder and a stat of every file, per event.
+  counter.reset();
+  const t1 = process.cpuUsage();
+  for (let k = 0; k < 20; k++) await r.allDefinitions();
+  const listed = process.cpuUsage(t1);
+  assert.equal(counter.calls.readdir, 20);
+  assert.ok(counter.calls.stat >= 20 * (COUNT - 2), `${counter.calls.stat} stats`);
+  // A file added is routed without a restart: the watch puts it in the index.
+  writeFileSync(join(dir, 'routed-late.sw.json'), doc('routedLate'));
+  const ms = await within(5_000, 'routedLate in the index', async () => (await r.indexedDefinitions()).some((d) => d.id === 'routedLate'));
+  unlinkSync(join(dir, 'routed-late.sw.json'));
+  const per = (u: NodeJS.CpuUsage, n: number) => ((u.user + u.system) / n / 1000).toFixed(3);
+  console.log(`${events} routings from the index: 0 stats, 0 listings, ${per(indexed, events)} ms CPU each; a listing per routing (before): ${COUNT}+ stats, ${per(listed, 20)} ms CPU each; a file added is routed ${ms} ms after it was written`);
+});
+
 test('a file added, a new version and a changed file are served without a restart', { timeout: 60_000 }, async () => {
   const counter = countingFs();
   const r = registry({ fs: counter.fs, rescanMs: 3_600_000 }); // the watch alone
