@@ -19,9 +19,9 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import type { Client } from '@temporalio/client';
 import { CONSUMED_QUERY, EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../common/contracts';
 import type { Definition } from '../common/model';
-import { isV1Definition, type V1Definition } from '../common/model-v1';
 import { route, type AwaitingDelivery, type Delivery, type InstanceDelivery } from './routing';
 import { routeV1 } from './routing-v1';
+import { candidatesFor } from './type-index';
 import { withRunPageLink } from '../ui/link';
 import { BoundedMap } from '../common/bounded-map';
 import { consumedKey } from '../common/events';
@@ -129,8 +129,8 @@ export class Dispatcher {
       if (typeof target !== 'string' || !target) return { ok: false, result: { ...base, status: 404, error: `${TARGET_ATTRIBUTE} must name a workflow id` } };
       return { ok: true, event: e, deliveries: [{ via: 'direct', workflowId: target }] };
     }
-    const v1 = definitions.filter((d): d is V1Definition => isV1Definition(d));
-    const deliveries = [...route(definitions.filter((d) => !isV1Definition(d)) as Exclude<Definition, V1Definition>[], e), ...routeV1(v1, e)];
+    const { v08, v1 } = candidatesFor(definitions, e.type);
+    const deliveries = [...route(v08, e), ...routeV1(v1, e)];
     if (!deliveries.length) {
       return {
         ok: false,

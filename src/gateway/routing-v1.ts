@@ -58,7 +58,7 @@ function documentFilters(def: V1Definition): EventFilter[] {
 }
 
 /** What routing reads of a document: its `schedule.on` strategy and filters, and its listen filters. */
-interface DocumentRouting {
+export interface DocumentRouting {
   on?: ConsumptionStrategy;
   onFilters: EventFilter[];
   listens: EventFilter[];
@@ -70,7 +70,7 @@ interface DocumentRouting {
  */
 const routings = new WeakMap<V1Definition, DocumentRouting>();
 
-function routingOf(def: V1Definition): DocumentRouting {
+export function routingOf(def: V1Definition): DocumentRouting {
   let r = routings.get(def);
   if (!r) {
     const on = def.workflow.schedule?.on as ConsumptionStrategy | undefined;
