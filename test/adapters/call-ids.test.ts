@@ -3,7 +3,8 @@
  * the `Idempotency-Key`, on the default path (the interpreter worker serving built-in calls) on
  * the dev server: a definition retry that makes the call again as a NEW activity (0.8 `retryRef`
  * retried by a timer, 1.0 `try`/`catch.retry`) carries the first attempt's key, so the service
- * performs the write once; two iterations of a loop are two calls with two keys. (kill -9 of the
+ * performs the write once; a write that failed its run and is made again by `swflow redrive` (a
+ * reset: a new run) keeps its key; two iterations of a loop are two calls with two keys. (kill -9 of the
  * worker mid-write: test/reliability/write-kill.test.ts.)
  */
 import { after, before, test } from 'node:test';
@@ -19,6 +20,7 @@ import { formatFinding, loadAnyDefinition, loadDefinition } from '../../src/dsl'
 import { installQuietRuntime } from '../../src/testing/env';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { idempotencyKey } from '../../src/adapter-sdk';
+import { redrive } from '../../src/operations/redrive';
 import { startDevEnv } from '../helpers/temporal';
 
 // ---- the service: honours the key (a key seen before is answered from its first answer, not performed again);
@@ -85,13 +87,18 @@ after(async () => {
   await new Promise((r) => server?.close(r));
 });
 
+/** The workflow ids started, in order. */
+const ids: string[] = [];
+
 async function run(doc: Record<string, unknown>) {
   seen.length = 0;
   const loaded = doc.document ? await loadAnyDefinition(doc) : await loadDefinition({ specVersion: '0.8', ...doc } as never);
   assert.ok(loaded.definition, loaded.problems.map(formatFinding).join('\n'));
+  const workflowId = `callids-${randomUUID().slice(0, 8)}`;
+  ids.push(workflowId);
   const handle = await client.workflow.start(loaded.definition.id, {
     taskQueue: INTERPRETER_TASK_QUEUE,
-    workflowId: `callids-${randomUUID().slice(0, 8)}`,
+    workflowId,
     args: [{}, { definition: loaded.definition }],
     workflowExecutionTimeout: '1 minute',
   });
@@ -166,6 +173,35 @@ test('two iterations of a loop (1.0 for) and two steps: a key each, every write 
   assert.equal(performed - before, 3, 'each performed');
   assert.equal(seen[1].key, keyOf(handle.workflowId, `${handle.firstExecutionRunId}//do/0/each/do/0/create#2`), 'the second iteration is the step\'s second call');
   console.log(`call-ids loop: 2 iterations + 1 step = 3 requests, 3 keys, 3 writes performed`);
+});
+
+test('a write made again by swflow redrive (a reset, another run id): the same key', async () => {
+  failFirst.add('/orders/redriven');
+  const doc = {
+    document: { dsl: '1.0.0', namespace: 'callids', name: 'redriven', version: '1.0.0' },
+    do: [{ first: post('/orders/first') }, { create: post('/orders/redriven') }],
+  };
+  const failed = await run(doc).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  assert.ok(failed, 'the run fails on the 503');
+  const requestsBefore = [...seen];
+  seen.length = 0;
+  const workflowId = [...new Set(ids)].at(-1)!;
+  const redriven = await redrive(client, { workflowId });
+  assert.ok(redriven.newRunId);
+  const result = await client.workflow.getHandle(workflowId, redriven.newRunId).result();
+  const again = seen.filter((s) => s.path === '/orders/redriven');
+  assert.deepEqual(
+    [...requestsBefore, ...seen].filter((s) => s.path === '/orders/redriven').map((s) => s.status),
+    [503, 201],
+    JSON.stringify({ requestsBefore, seen }),
+  );
+  assert.equal(again[0].key, requestsBefore.find((s) => s.path === '/orders/redriven')!.key, 'the new run sends the failed run\'s key');
+  assert.notEqual(redriven.newRunId, redriven.runId);
+  assert.deepEqual(result, { order: performed });
+  console.log(`call-ids redrive: the write failed (503) in run ${redriven.runId.slice(0, 8)}, made again by the redriven run ${redriven.newRunId!.slice(0, 8)} with the same key ${again[0].key}; ${redriven.reused} call(s) reused from the ledger`);
 });
 
 /** A 0.8 rest function POSTing to `path` (its OpenAPI document served by the service). */
