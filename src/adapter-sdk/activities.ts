@@ -81,6 +81,7 @@ async function activityContext(call: FunctionCall, services: AdapterServices, re
     ...(call.selectionSet !== undefined ? { selectionSet: call.selectionSet } : {}),
     ...(auth ? { auth } : {}),
     ...(resourceAuth ? { resourceAuth } : {}),
+    ...(call.callId !== undefined ? { callId: call.callId } : {}),
     // A call made again after its worker was lost carries that attempt's last heartbeat details.
     info: call.heartbeatDetails !== undefined && temporal.info.heartbeatDetails === undefined ? { ...temporal.info, heartbeatDetails: call.heartbeatDetails } : temporal.info,
     signal: temporal.cancellationSignal,

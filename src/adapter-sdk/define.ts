@@ -26,6 +26,12 @@ export interface ActivityContext {
   readonly auth?: Auth;
   /** Credentials for fetching the function's resource, e.g. its OpenAPI document (`authRef.resource`). */
   readonly resourceAuth?: Auth;
+  /**
+   * The logical call this is (runs with the `call-ids` feature): the same every time the run makes
+   * the call again (retries, a lost worker, a local call handed over, a redrive). Name what the
+   * call does with it (an idempotency key), never with the activity id, which those repeats change.
+   */
+  readonly callId?: string;
   /** Temporal's activity info: attempt, task queue, activity id, ... */
   readonly info: Info;
   /** Aborted when Temporal cancels the call (or the worker shuts down): pass it on to what you wait for. */

@@ -134,6 +134,12 @@ export interface FunctionCall {
    * long operation instead of starting it again: adapters/a2a follows the agent task it recorded).
    */
   heartbeatDetails?: Json;
+  /**
+   * The logical call this is (feature `call-ids`, src/workflow/call-ids.ts): the same every time
+   * the run makes this call again (retries, platform failures, a hand-over, a redrive), another
+   * for another call. The built-in adapters' `Idempotency-Key` derives from it. Not secret.
+   */
+  callId?: string;
 }
 
 /**

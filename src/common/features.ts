@@ -258,6 +258,15 @@ export const FEATURE_REDRIVE_LEDGER = 'redrive-ledger';
  * that bound as its schedule-to-close timeout; runs recorded without it keep unlimited local calls.
  */
 export const FEATURE_LOCAL_CALL_HAND_OVER = 'local-call-hand-over';
+/**
+ * Each function call (0.8 and 1.0, activity or local activity) carries a call id in its
+ * `swflow-call` header (FunctionCall.callId, src/workflow/call-ids.ts): the same for every time the
+ * same logical call is made (Temporal's retries, a call made again after a platform failure, a
+ * definition retry, a local call handed over, a redrive), different for two calls (a loop's next
+ * iteration). The built-in adapters derive the `Idempotency-Key` from it (was: from the activity's
+ * identity, which each of those repeats changes).
+ */
+export const FEATURE_CALL_IDS = 'call-ids';
 export const INTERPRETER_FEATURES = [
   FEATURE_REDRIVE_LEDGER,
   FEATURE_YIELD_LOCAL_RESULTS,
@@ -301,4 +310,5 @@ export const INTERPRETER_FEATURES = [
   FEATURE_LOCAL_READS,
   FEATURE_V1_LISTEN_UNTIL_ANY_EVENT,
   FEATURE_LOCAL_CALL_HAND_OVER,
+  FEATURE_CALL_IDS,
 ];

@@ -91,8 +91,11 @@ async function start(doc: Record<string, unknown>) {
   });
 }
 
-/** The key as the adapters derive it, for an activity of a run (sent as a structured-field string). */
-const expected = (workflowId: string, runId: string, activityId: string) => `"${idempotencyKey({ workflowNamespace: 'default', workflowExecution: { workflowId, runId }, activityId })}"`;
+/**
+ * The key as the adapters derive it for a call of a run (sent as a structured-field string): from
+ * its call id (feature call-ids: `<first run id>/<step>#<n>`), not the activity id.
+ */
+const expected = (workflowId: string, runId: string, activityId: string, callId: string) => `"${idempotencyKey({ workflowNamespace: 'default', workflowExecution: { workflowId, runId }, activityId }, callId)}"`;
 
 /** Each sw.http / sw.rest activity scheduled in a run: its summary's step and its activity id. */
 async function scheduled(handle: Awaited<ReturnType<typeof start>>) {
@@ -138,15 +141,15 @@ test('1.0 call: http and call: openapi: POST, PUT and a local POST carry the cal
   assert.equal(key('/orders/own'), 'mine-1', "the definition's header wins");
   assert.equal(key('/orders/off'), undefined, 'swflow.idempotencyKey: false sends none');
 
-  // The derivation, from the run's history: sha256 of namespace, workflow id, run id, activity id.
+  // The derivation, from the run's history: sha256 of namespace, workflow id and the call's id.
   const activities = await scheduled(handle);
   const create1 = activities.find((a) => a.step === '/do/0/create1');
   const create2 = activities.find((a) => a.step === '/do/1/create2');
   assert.ok(create1 && create2, JSON.stringify(activities));
   const runId = handle.firstExecutionRunId;
   const firstPostKey = key('/orders/1');
-  assert.equal(firstPostKey, expected(handle.workflowId, runId, create1.activityId));
-  assert.equal(key('/orders/2'), expected(handle.workflowId, runId, create2.activityId));
+  assert.equal(firstPostKey, expected(handle.workflowId, runId, create1.activityId, `${runId}//do/0/create1#1`));
+  assert.equal(key('/orders/2'), expected(handle.workflowId, runId, create2.activityId, `${runId}//do/1/create2#1`));
 
   // The same definition run again: new keys (another run).
   const again = await keysOf();
@@ -176,7 +179,7 @@ test('0.8 rest POST retried by Temporal (503, then 201): both attempts carry the
   assert.equal(seen[1].key, seen[0].key, 'the retry carries the first attempt\'s key');
   const activities = await scheduled(handle);
   assert.equal(activities.length, 1, 'one activity, retried by Temporal');
-  assert.equal(seen[0].key, expected(handle.workflowId, handle.firstExecutionRunId, activities[0].activityId));
+  assert.equal(seen[0].key, expected(handle.workflowId, handle.firstExecutionRunId, activities[0].activityId, `${handle.firstExecutionRunId}/Place/action 1#1`));
   console.log(`idempotency-key 0.8 retry: 2 attempts (503, 201) of activity ${activities[0].activityId}, one key ${seen[0].key}`);
 });
 

@@ -128,6 +128,8 @@ test('1.0 call: http with $secrets in a header: the service gets the secret; the
     workflow: { id: workflowId, instanceId: info.runId, definitionId: 'tests/bearer' },
     state: '/do/0/callApi',
     action: 'callApi',
+    // call-ids: the logical call (the Idempotency-Key of a write derives from it).
+    callId: `${info.runId}//do/0/callApi#1`,
   });
   assert.ok(!call.text.includes(INPUT_MARKER), 'the workflow input is not in the scheduled event');
   assert.ok(!call.text.includes(DEFINITION_MARKER), 'the definition is not in the scheduled event');

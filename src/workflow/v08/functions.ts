@@ -19,8 +19,9 @@ import { merge } from './data/merge';
 import { nativeRetryOf, withRetries } from './retry';
 import { throughPlatformFailures } from '../platform-failures';
 import { actionTimeoutError, callTimeouts, LEGACY_CALL_TIMEOUT_MS } from '../timeouts';
-import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_EAGER_CALLS, FEATURE_LOCAL_CALLS, FEATURE_LOCAL_READS, FEATURE_PLATFORM_FAILURES, FEATURE_SCALED_HEARTBEATS, FEATURE_SELECTION_SET_EXPRESSIONS } from '../../common/features';
+import { FEATURE_CALL_CONTEXT_HEADERS, FEATURE_CALL_IDS, FEATURE_EAGER_CALLS, FEATURE_LOCAL_CALLS, FEATURE_LOCAL_READS, FEATURE_PLATFORM_FAILURES, FEATURE_SCALED_HEARTBEATS, FEATURE_SELECTION_SET_EXPRESSIONS } from '../../common/features';
 import { callActivityArgs, secretContextOfCall } from '../call-context';
+import { nextCallId } from '../call-ids';
 import type { StateContext } from './states/context';
 
 const NO_READS: ReadonlySet<string> = new Set();
@@ -137,6 +138,8 @@ export async function callFunction(
     workflow: { id: info.workflowId, instanceId: info.runId, definitionId: ctx.def.id },
     state: state.name,
     action: action.name ?? action.id ?? label,
+    // call-ids: one id for this call however often it is made (its retries are inside this function).
+    ...(withHeaders && ctx.features.has(FEATURE_CALL_IDS) ? { callId: nextCallId(`${state.name}/${label}`, ctx.effects) } : {}),
   };
   const summary = ctx.summary(state.name, label, fn.name);
   const platform = ctx.features.has(FEATURE_PLATFORM_FAILURES);

@@ -16,6 +16,8 @@ import { durationAt, durationIso } from '../durations';
 import { mayRetry, resolvePolicyDurations, retryDelayMs } from '../retry';
 import { withTimeout } from '../../timeouts';
 import { countRetry } from '../../host/metrics';
+import { markCalls, rewindCalls } from '../../call-ids';
+import { FEATURE_CALL_IDS } from '../../../common/features';
 
 async function holds(ctx: TaskContext, at: TaskAt, expr: string | undefined, e: Json, name: string, what: string): Promise<boolean | undefined> {
   if (expr === undefined) return undefined;
@@ -31,10 +33,14 @@ export async function runTry(task: Task, at: TaskAt, input: Json, ctx: TaskConte
     durationAt(ctx, d, `retry.${property}${typeof c.retry === 'string' ? ` (use.retries.${c.retry})` : ''}`, input, args);
   const policy = written && resolvePolicyDurations(written, 'limits', durations(() => ctx.args(at, { input })));
   const started = ctx.effects.now();
+  // call-ids: a retry makes the try's calls again, with the ids of its first attempt (../../call-ids.ts).
+  const tried = `${at.reference}/try`;
+  const calls = ctx.features.has(FEATURE_CALL_IDS) ? markCalls(`${tried}/`, ctx.effects) : undefined;
   for (let retry = 1; ; retry++) {
+    if (calls && retry > 1) rewindCalls(`${tried}/`, calls, ctx.effects);
     let caught: WorkflowError;
     try {
-      const attempt = () => ctx.runList(task.try!, `${at.reference}/try`, input, at.locals);
+      const attempt = () => ctx.runList(task.try!, tried, input, at.locals);
       const perAttempt = policy?.limit?.attempt?.duration;
       const r = perAttempt
         ? await withTimeout(durationIso(perAttempt), ctx.summary(at.reference, `attempt timeout ${durationIso(perAttempt)}`), `an attempt of ${at.reference} did not finish within ${durationIso(perAttempt)} (retry limit.attempt.duration)`, attempt, ctx.effects)

@@ -59,6 +59,8 @@ test('call http: arguments evaluated, URI template expanded, $secrets kept out, 
     workflow: { id: 'wf-1', instanceId: 'run-1', definitionId: 'test/units' },
     state: '/do/0/getPet',
     action: 'getPet',
+    // call-ids: the first call of the step in the run (of the chain's run `run-1`).
+    callId: 'run-1//do/0/getPet#1',
   });
 });
 

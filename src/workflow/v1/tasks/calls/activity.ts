@@ -19,12 +19,13 @@ import type { Json } from '../../../../common/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../../common/contracts';
 import { heartbeatTimeoutMs, isLocalCall } from '../../../../common/metadata';
 import { lastHeartbeatDetails, platformFailure, throughPlatformFailures } from '../../../platform-failures';
-import { FEATURE_EAGER_CALLS, FEATURE_LOCAL_CALLS, FEATURE_LOCAL_READS, FEATURE_SCALED_HEARTBEATS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_SUBSCRIPTION_STREAMING } from '../../../../common/features';
+import { FEATURE_CALL_IDS, FEATURE_EAGER_CALLS, FEATURE_LOCAL_CALLS, FEATURE_LOCAL_READS, FEATURE_SCALED_HEARTBEATS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_SUBSCRIPTION_STREAMING } from '../../../../common/features';
 import { iterateMessages, splitSubscription, streamMessages, streams, subscribes, subscriptionArgument } from '../asyncapi-subscription';
 import { scaledHeartbeatMs, UNLIMITED_CALL_MS } from '../../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../../context';
 import { splitSecrets } from '../../secrets';
 import { callActivityArgs, secretContextOfCall } from '../../../call-context';
+import { nextCallId } from '../../../call-ids';
 
 /** Start-to-close timeout of a call activity on runs without the v1-call-platform-failures feature. */
 export const CALL_ACTIVITY_TIMEOUT_MS = 10 * 60_000;
@@ -117,6 +118,8 @@ export async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: Task
     workflow: { id: ctx.workflowId, instanceId: ctx.runId, definitionId: ctx.def.id },
     state: at.reference,
     action: at.name,
+    // call-ids: one id for this call however often it is made (a try's retry rewinds the count: ../try.ts).
+    ...(ctx.features.has(FEATURE_V1_CALL_HEADERS) && ctx.features.has(FEATURE_CALL_IDS) ? { callId: nextCallId(at.reference, ctx.effects) } : {}),
   };
   const queue = typeof task.metadata?.worker === 'string' ? task.metadata.worker : ADAPTER_TASK_QUEUE;
   const summary = ctx.summary(at.reference, target);
