@@ -11,7 +11,7 @@
  *   npx tsx bench/worker-mixed.ts [--reps 2] [--sides ts-floor,swflow-worker,swflow-worker-arena2,swflow-worker-base]
  *     [--base-tree <another checkout>] [--probe] [--after 5]
  *
- * `swflow-worker-arena2`: the same with MALLOC_ARENA_MAX=2 (as the image, the chart, compose and
+ * `swflow-worker-arena2` (against `ts-floor-arena2` when both run): the same with MALLOC_ARENA_MAX=2 (as the image, the chart, compose and
  * `npm start` run it); `-base`: the command of another checkout (`--base-tree`), for a before and
  * after in one run. `--probe` loads bench/memory-probe.cjs into the swflow worker (its main
  * thread's heap every 500 ms on stderr); BENCH_WORKER_NODE_ARGS adds node flags (e.g. --trace-gc).
@@ -45,6 +45,7 @@ interface Side {
 }
 const SIDES = ([
   { name: 'ts-floor', floor: true },
+  { name: 'ts-floor-arena2', floor: true, env: { MALLOC_ARENA_MAX: '2' } },
   { name: 'swflow-worker' },
   { name: 'swflow-worker-arena2', env: { MALLOC_ARENA_MAX: '2' } },
   { name: 'swflow-worker-base', tree: BASE_TREE },
@@ -165,7 +166,7 @@ async function main(): Promise<void> {
     }
     const toFloor: Record<string, unknown> = {};
     for (const s of SIDES.filter((x) => !x.floor)) {
-      const base = rows['ts-floor'];
+      const base = rows[s.name.endsWith('-arena2') && rows['ts-floor-arena2']?.length ? 'ts-floor-arena2' : 'ts-floor'];
       if (!base?.length) continue;
       toFloor[s.name] = {
         cpu: rows[s.name].map((r, i) => round(r.cpuMs / base[i].cpuMs, 2)),
