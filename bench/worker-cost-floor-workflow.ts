@@ -21,3 +21,19 @@ export async function tenPosts(): Promise<unknown> {
   for (let i = 1; i <= 10; i++) out = await remote.post(i);
   return out;
 }
+
+/** bench/worker-mixed.ts's long run: `n` sequential local GETs (a 100-iteration loop with a call each). */
+export async function loopGets(n: number): Promise<unknown> {
+  let out: unknown = null;
+  for (let i = 1; i <= n; i++) out = await local.get(i);
+  return out;
+}
+
+/** bench/worker-mixed.ts's fork: `branches` branches at once, each `calls` sequential local GETs. */
+export async function forkGets(branches: number, calls: number): Promise<unknown[]> {
+  return Promise.all(Array.from({ length: branches }, async (_, b) => {
+    let out: unknown = null;
+    for (let i = 1; i <= calls; i++) out = await local.get(b * 100 + i);
+    return out;
+  }));
+}

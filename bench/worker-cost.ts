@@ -49,6 +49,7 @@ const IDLE_S = Number(arg('idle', '10'));
 const SNAPSHOT = process.argv.includes('--snapshot');
 const ONLY = arg('sides', 'zigflow,swflow-1.0,swflow-1.0-local').split(',');
 const MAIN_TREE = arg('main-tree', '');
+const BASE_TREE = arg('base-tree', '');
 
 interface Side {
   name: string;
@@ -62,7 +63,7 @@ interface Side {
    * JavaScript as bin/swflow.js runs it (default), the sources through tsx, another tree's sources
    * (--main-tree) through tsx; or `cli`: the `swflow worker` command itself (bin/swflow.js).
    */
-  launch?: 'compiled' | 'tsx' | 'main' | 'cli';
+  launch?: 'compiled' | 'tsx' | 'main' | 'cli' | 'cli-base';
   /** Another worker program than swflow's (bench/worker-cost-floor.ts: the TypeScript floor). */
   entry?: string;
 }
@@ -76,6 +77,9 @@ const SIDES = ([
   // What `swflow worker` runs (the interpreter worker alone, built-in calls on its queue, schedules kept in sync): the command itself.
   { name: 'swflow-1.0-worker', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', launch: 'cli' as const },
   { name: 'swflow-1.0-worker-writes', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-writes', launch: 'cli' as const },
+  // The same command from another checkout (`--base-tree <dir>`: a before, interleaved with the after).
+  { name: 'swflow-1.0-worker-base', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', launch: 'cli-base' as const },
+  { name: 'swflow-1.0-worker-writes-base', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-writes', launch: 'cli-base' as const },
   // The same two on a worker that bundles as it did before 2026-11-25 (in process, full source map).
   { name: 'swflow-1.0-before', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls', bundleInProcess: true },
   { name: 'swflow-1.0-local-before', taskQueue: INTERPRETER_TASK_QUEUE, type: 'bench/tencalls-local', bundleInProcess: true },
@@ -115,6 +119,7 @@ function floorBundlePath(dir: string): Promise<string> {
 }
 
 async function main(): Promise<void> {
+  if (!BASE_TREE && SIDES.some((s) => s.launch === 'cli-base')) throw new Error('the -base sides need --base-tree <another checkout with node_modules>');
   if (!MAIN_TREE && SIDES.some((s) => s.launch === 'main')) throw new Error('the -main sides need --main-tree <checkout of main with node_modules>');
   if (!ZIGFLOW && ONLY.some((s) => s.startsWith('zigflow'))) throw new Error('give the zigflow binary: --zigflow /path/to/zigflow (bench/README.md, "Peer")');
   const dir = mkdtempSync(join(tmpdir(), 'swflow-worker-cost-'));
@@ -144,13 +149,14 @@ async function main(): Promise<void> {
           : side.launch === 'tsx' ? ['--import', 'tsx', join(__dirname, 'worker-cost-worker.ts'), docs.swflow]
           : side.launch === 'main' ? ['--import', 'tsx', join(MAIN_TREE, 'bench', 'worker-cost-worker.ts'), docs.swflow]
           : side.launch === 'cli' ? [join(__dirname, '..', 'bin', 'swflow.js'), 'worker', '--definitions', docs.swflow]
+          : side.launch === 'cli-base' ? [join(BASE_TREE, 'bin', 'swflow.js'), 'worker', '--definitions', docs.swflow]
           : [await compiledExtra(join(__dirname, 'worker-cost-worker.ts')), docs.swflow];
         child = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), ...entry], {
           stdio: ['ignore', 'pipe', 'pipe'],
           env: { ...process.env, ...side.env, TEMPORAL_ADDRESS: server.address, BENCH_SERVICE: `http://127.0.0.1:${servicePort}`, ...(side.entry ? { BENCH_FLOOR_BUNDLE: await floorBundlePath(dir) } : {}), ...(side.bundleInProcess ? { BENCH_BUNDLE_IN_PROCESS: '1' } : {}) },
         });
         // `swflow worker` says it serves its queue once its worker is created.
-        await waitFor(child, side.launch === 'cli' ? /serving task queue/ : /^ready$/m, 'the swflow worker');
+        await waitFor(child, side.launch === 'cli' || side.launch === 'cli-base' ? /serving task queue/ : /^ready$/m, 'the swflow worker');
         child.stderr!.on('data', (c: Buffer) => process.stderr.write(`[swflow] ${c}`));
         // BENCH_WORKER_STDOUT=1: its standard output too (e.g. BENCH_WORKER_NODE_ARGS=--trace-gc).
         if (process.env.BENCH_WORKER_STDOUT) child.stdout!.on('data', (c: Buffer) => process.stderr.write(`[swflow] ${c}`));
@@ -205,7 +211,17 @@ async function main(): Promise<void> {
         peakRss: rows[s.name].map((r, i) => round(r.peakRssMb / base[i].peakRssMb, 2)),
       };
     }
-    console.log(JSON.stringify({ runs: RUNS, concurrency: CONCURRENCY, reps: REPS, loadAverage: load.map((x) => round(x, 2)), sides: rows, ratiosToZigflow: ratios, }, null, 2));
+    // Against the TypeScript floor on the same workload (the interpreter's own cost).
+    const toFloor: Record<string, unknown> = {};
+    for (const s of SIDES.filter((x) => x.name.startsWith('swflow'))) {
+      const base = rows[s.name.includes('-writes') ? 'ts-floor-writes' : 'ts-floor'];
+      if (!base?.length) continue;
+      toFloor[s.name] = {
+        cpuPerRun: rows[s.name].map((r, i) => round(r.cpuMsPerRun / base[i].cpuMsPerRun, 2)),
+        peakRssOverMb: rows[s.name].map((r, i) => r.peakRssMb - base[i].peakRssMb),
+      };
+    }
+    console.log(JSON.stringify({ runs: RUNS, concurrency: CONCURRENCY, reps: REPS, loadAverage: load.map((x) => round(x, 2)), sides: rows, ratiosToZigflow: ratios, ratiosToFloor: toFloor }, null, 2));
     await client.connection.close();
   } finally {
     await Promise.all(children.map(exit));

@@ -173,9 +173,11 @@ export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 
   const traced = tracing ?? workflowInterceptorModules().length > 0;
   const bundle = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
-    // Not the interpreter's own modules (tried): the SDK freezes what is preloaded, and code that
-    // sets a property later (OpenTelemetry's lazy singletons, with tracing on) then fails the task.
-    preloadModules: [ENGINE_PATH, ...(stackTraces ? [] : [STACK_TRACES_PATH])],
+    // The interpreter itself too: its modules evaluated once per workflow thread, not once per run
+    // (what a run keeps lives in its own globals: src/workflow/host/run-local.ts). The SDK freezes
+    // what is preloaded: OpenTelemetry's API, which sets properties later, is required per run
+    // (host/tracing.ts), and Temporal's tracing interceptors stay per run.
+    preloadModules: [ENGINE_PATH, ...(stackTraces ? [] : [STACK_TRACES_PATH]), WORKFLOWS_PATH, WORKFLOW_INTERCEPTORS_PATH],
     // With tracing on (src/tracing; `tracing: false` bundles without), Temporal's OpenTelemetry
     // workflow interceptors too, after swflow's: a call's step span is active when theirs makes its StartActivity span.
     workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH, ...(traced ? [TRACING_INTERCEPTORS_PATH] : [])],

@@ -10,15 +10,26 @@
  * Only runs whose resolve result says the worker traces (ResolveResult.tracing, recorded) make
  * spans; without the interceptors in the bundle the tracer is OpenTelemetry's no-op.
  */
-import { context as otelContext, trace, SpanStatusCode, type Context, type Span } from '@opentelemetry/api';
+import type * as OtelApi from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
 import type { Step } from './tracker';
 import { runSlot } from './run-local';
+
+/**
+ * OpenTelemetry's API, loaded on first use by a traced run. Not imported: this module is preloaded
+ * (evaluated once per workflow thread and frozen by the SDK), and the API sets its singletons
+ * lazily, which a frozen module refuses; required here, it lands in the run's own module cache.
+ */
+function otel(): typeof OtelApi {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('@opentelemetry/api');
+}
 
 /** The run's trace (the run's own: ./run-local.ts). */
 const activeTrace = runSlot<RunTrace>('trace');
 
 export class RunTrace {
-  private readonly tracer = trace.getTracer('swflow');
+  private readonly tracer = otel().trace.getTracer('swflow');
   private readonly run: Span;
   private readonly runContext: Context;
   /** Open step spans, in the order entered. */
@@ -28,12 +39,12 @@ export class RunTrace {
     definition: { id: string; version?: string; stepHeading: 'State' | 'Task' },
     private readonly now: () => number,
   ) {
-    const parent = otelContext.active();
+    const parent = otel().context.active();
     this.run = this.tracer.startSpan(`run ${definition.id}`, {
       startTime: now(),
       attributes: { 'swflow.definition.id': definition.id, ...(definition.version ? { 'swflow.definition.version': definition.version } : {}), 'swflow.dsl': definition.stepHeading === 'Task' ? '1.0' : '0.8' },
     }, parent);
-    this.runContext = trace.setSpan(parent, this.run);
+    this.runContext = otel().trace.setSpan(parent, this.run);
     this.kind = definition.stepHeading === 'Task' ? 'task' : 'state';
     activeTrace.set(this);
   }
@@ -47,7 +58,7 @@ export class RunTrace {
       startTime: this.now(),
       attributes: { [`swflow.${this.kind}`]: step.state, [`swflow.${this.kind}.type`]: step.type, ...(step.status === 'compensating' ? { 'swflow.compensating': true } : {}) },
     }, parent?.context ?? this.runContext);
-    this.open.push({ step, span, context: trace.setSpan(parent?.context ?? this.runContext, span) });
+    this.open.push({ step, span, context: otel().trace.setSpan(parent?.context ?? this.runContext, span) });
   }
 
   leave(step: Step): void {
@@ -55,7 +66,7 @@ export class RunTrace {
     if (i < 0) return;
     const [{ span }] = this.open.splice(i, 1);
     span.setAttribute('swflow.status', step.status);
-    span.setStatus({ code: step.status === 'failed' ? SpanStatusCode.ERROR : SpanStatusCode.OK });
+    span.setStatus({ code: step.status === 'failed' ? otel().SpanStatusCode.ERROR : otel().SpanStatusCode.OK });
     span.end(this.now());
   }
 
@@ -63,7 +74,7 @@ export class RunTrace {
   end(status: string): void {
     for (const o of this.open.splice(0)) o.span.end(this.now());
     this.run.setAttribute('swflow.status', status);
-    this.run.setStatus({ code: status === 'failed' ? SpanStatusCode.ERROR : SpanStatusCode.OK });
+    this.run.setStatus({ code: status === 'failed' ? otel().SpanStatusCode.ERROR : otel().SpanStatusCode.OK });
     this.run.end(this.now());
     if (activeTrace.get() === this) activeTrace.set(undefined);
   }
@@ -82,13 +93,13 @@ export class RunTrace {
   /** Runs `fn` (which schedules a call's activity) with a span `action <name>` (0.8) or the step's span (1.0) active. */
   around<T>(state: string | undefined, action: string | undefined, fn: () => Promise<T>): Promise<T> {
     const ctx = this.contextOf(state);
-    if (this.kind === 'task' || action === undefined) return otelContext.with(ctx, fn);
+    if (this.kind === 'task' || action === undefined) return otel().context.with(ctx, fn);
     const span = this.tracer.startSpan(`action ${action}`, { startTime: this.now(), attributes: { 'swflow.state': state ?? '', 'swflow.action': action } }, ctx);
     const end = (ok: boolean) => {
-      span.setStatus({ code: ok ? SpanStatusCode.OK : SpanStatusCode.ERROR });
+      span.setStatus({ code: ok ? otel().SpanStatusCode.OK : otel().SpanStatusCode.ERROR });
       span.end(this.now());
     };
-    const out = otelContext.with(trace.setSpan(ctx, span), fn);
+    const out = otel().context.with(otel().trace.setSpan(ctx, span), fn);
     out.then(() => end(true), () => end(false));
     return out;
   }
