@@ -14,9 +14,9 @@ import type { Counter, Gauge, Registry } from 'prom-client';
 
 /**
  * Deliveries in flight by default. The dev server saturates at ~10 in flight (~124/s × 30–80 ms
- * each); more waiting together lets concurrent 1.0 wake-ups share one visibility lookup (up to
- * 100 entries, dispatch.ts), and a cluster takes more at once. 64 stays well under the 100
- * concurrent streams a gRPC connection commonly allows, so requests do not queue unseen there.
+ * each); more at once lets concurrent 1.0 wake-ups share one visibility lookup (up to 100
+ * entries, dispatch.ts) and leaves room for a cluster that takes more, while what waits inside
+ * Temporal's client and server (where no deadline can tell queueing from an outage) stays bounded.
  */
 export const DEFAULT_MAX_IN_FLIGHT = 64;
 /**
