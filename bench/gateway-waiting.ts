@@ -159,7 +159,11 @@ async function main(): Promise<void> {
       inFlight++;
       peak = Math.max(peak, inFlight);
       for (let attempt = 0; ; attempt++) {
-        const { status, retryAfter: after } = await send(e).catch(() => ({ status: 0, retryAfter: null }));
+        // No HTTP answer at all (a connection refused or reset): counted by its error code.
+        const { status, retryAfter: after, failure } = await send(e).then(
+          (r) => ({ ...r, failure: undefined as string | undefined }),
+          (err: Error & { cause?: { code?: string } }) => ({ status: 0, retryAfter: null, failure: err.cause?.code ?? err.message }),
+        );
         if (status === 202) break;
         // A 503 says Temporal did not answer within the gateway's deadline, not that the signal was
         // not taken: when it was, the run consumed the event and a resend finds nobody waiting (404).
@@ -170,7 +174,7 @@ async function main(): Promise<void> {
         }
         if (attempt >= 50 || status === 404) throw new Error(`event ${e.sinkid} (${e.type}) was not accepted after 50 attempts (last answer ${status})`);
         resent++;
-        const why = after ? `${status} busy (Retry-After)` : String(status);
+        const why = after ? `${status} busy (Retry-After)` : failure ? `no answer (${failure})` : String(status);
         refusals[why] = (refusals[why] ?? 0) + 1;
         await sleep(after ? Number(after) * 1000 * (1 + Math.random()) : 1000);
       }
