@@ -14,11 +14,15 @@
  *    signal's return) and until the run completed (it consumed the event).
  * 2. Burst: one event for every run still waiting (both kinds, taking turns) POSTed to the
  *    gateway's HTTP endpoint at `--rate` events/s (open loop: sent on schedule whatever the
- *    answers), an event answered 503/500 sent again after 1 s (counted). Reports the rate
- *    the answers came at, their latency (queueing: p50, p99, max), the most events in flight, and
- *    the count that matters: every run completed (it consumed its event), within 10 minutes.
+ *    answers), an event answered 503/500 sent again after its `Retry-After` (a full gateway's
+ *    admission, src/gateway/admission.ts; with jitter: 1–2× it) or 1 s (a deadline), counted by
+ *    kind. Reports the rate the answers came at, their latency (queueing: p50, p99, max), the most
+ *    events in flight at the sender and in the gateway's admission (delivering, queued), and the
+ *    count that matters: every run completed (it consumed its event), within 10 minutes.
  *
  *   npx tsx bench/gateway-waiting.ts [--waiting 1000] [--samples 100] [--rate 1000]
+ *                                    [--max-in-flight N] [--max-queued N] (the gateway's admission; default its defaults)
+ *                                    [--cluster]  (the PostgreSQL cluster, src/platform/cluster.ts, instead of the dev server)
  *   npx tsx bench/gateway-waiting.ts --large      (10,000 waiting runs of each kind)
  */
 import { randomUUID } from 'node:crypto';
@@ -32,6 +36,7 @@ import { EVENT_SIGNAL, INTERPRETER_TASK_QUEUE, type CloudEventJson } from '../sr
 import { DefinitionRegistry } from '../src/definitions/registry';
 import { startGateway } from '../src/gateway/server';
 import { startDevServer } from '../src/platform/dev-server';
+import { startCluster } from '../src/platform/cluster';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { bundleInterpreter, createInterpreterWorker } from '../src/worker/interpreter-worker';
 import { freePort } from '../test/helpers/ports';
@@ -63,23 +68,29 @@ async function main(): Promise<void> {
   const waiting = Number(option('waiting', process.argv.includes('--large') ? '10000' : '1000'));
   const samples = Number(option('samples', '100'));
   const rate = Number(option('rate', '1000'));
+  const maxInFlight = process.argv.includes('--max-in-flight') ? Number(option('max-in-flight', '')) : undefined;
+  const maxQueued = process.argv.includes('--max-queued') ? Number(option('max-queued', '')) : undefined;
+  const onCluster = process.argv.includes('--cluster');
   if (samples * 2 >= waiting) throw new Error(`--samples ${samples} needs more than ${samples * 2} --waiting runs`);
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const cli = await resolveTemporalCli();
-  const server = await startDevServer({ binary: cli!.path, port: await freePort(), uiPort: await freePort(), dbFile: join(mkdtempSync(join(tmpdir(), 'swflow-gwwait-')), 'db.sqlite') });
+  const server = onCluster
+    ? await startCluster({ log: (m) => console.error(`[cluster] ${m}`) }).then((c) => ({ address: c.address, stop: () => c.stop() }))
+    : await startDevServer({ binary: cli!.path, port: await freePort(), uiPort: await freePort(), dbFile: join(mkdtempSync(join(tmpdir(), 'swflow-gwwait-')), 'db.sqlite') });
   const native = await NativeConnection.connect({ address: server.address });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const worker = await createInterpreterWorker({ connection: native, definitions: [DEFINITIONS], workflowBundle: await bundleInterpreter() });
   const registry = new DefinitionRegistry([DEFINITIONS]);
-  const gateway = await startGateway({ client, definitions: () => registry.allDefinitions(), port: 0 });
-  const post = async (e: CloudEventJson): Promise<number> => {
+  const gateway = await startGateway({ client, definitions: () => registry.allDefinitions(), port: 0, maxInFlight, maxQueued });
+  const send = async (e: CloudEventJson): Promise<{ status: number; retryAfter: string | null }> => {
     const res = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/cloudevents+json' }, body: JSON.stringify(e) });
     await res.text();
-    return res.status;
+    return { status: res.status, retryAfter: res.headers.get('retry-after') };
   };
+  const post = async (e: CloudEventJson): Promise<number> => (await send(e)).status;
   const load = [loadavg()[0]];
-  const out: Record<string, unknown> = { waiting, samples, rate };
+  const out: Record<string, unknown> = { server: onCluster ? 'cluster' : 'dev server', waiting, samples, rate, admission: { maxInFlight: gateway.admission.maxInFlight, maxQueued: gateway.admission.maxQueued } };
 
   await worker.runUntil(async () => {
     // Every run of both kinds starts and waits.
@@ -133,6 +144,11 @@ async function main(): Promise<void> {
     let resent = 0;
     const refusals: Record<string, number> = {};
     let lastSentAt = 0;
+    let gatewayPeak = { inFlight: 0, queued: 0 };
+    const sampler = setInterval(() => {
+      gatewayPeak = { inFlight: Math.max(gatewayPeak.inFlight, gateway.admission.inFlight), queued: Math.max(gatewayPeak.queued, gateway.admission.queued) };
+    }, 5);
+    const refusedBefore = gateway.admission.refused;
     const startedAt = performance.now();
     const sends = burst.map(async (e, i) => {
       const due = startedAt + (i * 1000) / rate;
@@ -143,7 +159,11 @@ async function main(): Promise<void> {
       inFlight++;
       peak = Math.max(peak, inFlight);
       for (let attempt = 0; ; attempt++) {
-        const status = await post(e).catch(() => 0);
+        // No HTTP answer at all (a connection refused or reset): counted by its error code.
+        const { status, retryAfter: after, failure } = await send(e).then(
+          (r) => ({ ...r, failure: undefined as string | undefined }),
+          (err: Error & { cause?: { code?: string } }) => ({ status: 0, retryAfter: null, failure: err.cause?.code ?? err.message }),
+        );
         if (status === 202) break;
         // A 503 says Temporal did not answer within the gateway's deadline, not that the signal was
         // not taken: when it was, the run consumed the event and a resend finds nobody waiting (404).
@@ -152,15 +172,17 @@ async function main(): Promise<void> {
           refusals['404 after a resend'] = (refusals['404 after a resend'] ?? 0) + 1;
           break;
         }
-        if (attempt >= 20 || status === 404) throw new Error(`event ${e.sinkid} (${e.type}) was not accepted after 20 attempts (last answer ${status})`);
+        if (attempt >= 50 || status === 404) throw new Error(`event ${e.sinkid} (${e.type}) was not accepted after 50 attempts (last answer ${status})`);
         resent++;
-        refusals[status] = (refusals[status] ?? 0) + 1;
-        await sleep(1000);
+        const why = after ? `${status} busy (Retry-After)` : failure ? `no answer (${failure})` : String(status);
+        refusals[why] = (refusals[why] ?? 0) + 1;
+        await sleep(after ? Number(after) * 1000 * (1 + Math.random()) : 1000);
       }
       inFlight--;
       answers.push(performance.now() - t);
     });
     await Promise.all(sends);
+    clearInterval(sampler);
     const answeredSeconds = (performance.now() - startedAt) / 1000;
     const consumedQuery = (kind: Kind) => `WorkflowType = '${kind.workflowType}' AND ExecutionStatus = 'Completed'`;
     const completed: Record<string, number> = {};
@@ -179,6 +201,8 @@ async function main(): Promise<void> {
       acceptedPerSecond: round(burst.length / answeredSeconds),
       answerMs: stats(answers), // from the event's first send to its 202 (resends included)
       peakInFlight: peak,
+      gatewayPeak,
+      refusedBusy: gateway.admission.refused - refusedBefore,
       resent,
       refusals,
       completed,

@@ -12,6 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, unreachable, workerTarget } from '../client/connection';
 import { DefinitionRegistry, requireDefinitionPaths, requireSomeDefinition } from '../definitions/registry';
+import { admissionBounds, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_QUEUED } from '../gateway/admission';
 import { DEFAULT_MAX_BODY_BYTES, GATEWAY_PORT, startGateway, type Gateway, type GatewayOptions } from '../gateway/server';
 import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
 import { DEFAULT_KAFKA_GROUP, startKafkaInbound, type KafkaInbound, type KafkaInboundOptions } from '../gateway/kafka';
@@ -29,6 +30,8 @@ export interface GatewayCliOptions {
   maxBody: string;
   bodyTimeout: string;
   temporalTimeout: string;
+  maxInFlight?: string;
+  maxQueued?: string;
   accessLog: boolean;
   mqtt?: string;
   mqttTopic?: string[];
@@ -56,7 +59,9 @@ export function addGatewayOptions(cmd: Command): Command {
     .option('--allow-anonymous', 'with credentials set, still accept events without them (routed by the definitions; never swflowworkflowid)')
     .option('--max-body <bytes>', 'largest request body (413 above)', process.env.SWFLOW_GATEWAY_MAX_BODY ?? String(DEFAULT_MAX_BODY_BYTES))
     .option('--body-timeout <ms>', 'time a request body may take to arrive (408 after)', '10000')
-    .option('--temporal-timeout <ms>', 'time Temporal may take to take an event before the answer is 503', '5000')
+    .option('--temporal-timeout <ms>', 'time Temporal may take to take an event, counted from its turn, before the answer is 503', '5000')
+    .option('--max-in-flight <n>', `HTTP requests delivering to Temporal at once (default $SWFLOW_GATEWAY_MAX_IN_FLIGHT or ${DEFAULT_MAX_IN_FLIGHT})`)
+    .option('--max-queued <n>', `HTTP requests waiting for a turn; beyond, 503 with Retry-After at once (default $SWFLOW_GATEWAY_MAX_QUEUED or ${DEFAULT_MAX_QUEUED}; 0: refuse when all turns are taken)`)
     .option('--no-access-log', 'do not print the access log (one JSON line per request)')
     .option('--mqtt <url>', 'also take CloudEvents from this MQTT broker (default $SWFLOW_MQTT_URL)')
     .option('--mqtt-topic <topics...>', 'MQTT topic filters (default $SWFLOW_MQTT_TOPICS or cloudevents/#)')
@@ -73,10 +78,15 @@ export function addGatewayOptions(cmd: Command): Command {
 }
 
 /** Numbers and environment defaults of the options, checked. */
-export function gatewaySettings(opts: GatewayCliOptions, log: (line: string) => void): Pick<GatewayOptions, 'auth' | 'allowAnonymous' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'temporalTimeoutMs' | 'accessLog'> & { mqtt?: { url: string; topics: string[]; clientId?: string; protocolVersion: 4 | 5; trusted: boolean }; kafka?: KafkaSettings } {
+export function gatewaySettings(opts: GatewayCliOptions, log: (line: string) => void): Pick<GatewayOptions, 'auth' | 'allowAnonymous' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'temporalTimeoutMs' | 'maxInFlight' | 'maxQueued' | 'accessLog'> & { mqtt?: { url: string; topics: string[]; clientId?: string; protocolVersion: 4 | 5; trusted: boolean }; kafka?: KafkaSettings } {
   const number = (flag: string, v: string) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} must be a positive whole number (got ${JSON.stringify(v)})`);
+    return n;
+  };
+  const whole = (flag: string, v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`${flag} must be a whole number ≥ 0 (got ${JSON.stringify(v)})`);
     return n;
   };
   const token = opts.token ?? (process.env.SWFLOW_GATEWAY_TOKEN || undefined);
@@ -91,6 +101,7 @@ export function gatewaySettings(opts: GatewayCliOptions, log: (line: string) => 
     maxBodyBytes: number('--max-body', opts.maxBody),
     bodyTimeoutMs: number('--body-timeout', opts.bodyTimeout),
     temporalTimeoutMs: number('--temporal-timeout', opts.temporalTimeout),
+    ...admissionBounds({ maxInFlight: opts.maxInFlight === undefined ? undefined : number('--max-in-flight', opts.maxInFlight), maxQueued: opts.maxQueued === undefined ? undefined : whole('--max-queued', opts.maxQueued) }),
     accessLog: opts.accessLog ? (entry) => log(JSON.stringify({ log: 'access', ...entry })) : undefined,
     ...(mqttUrl
       ? {

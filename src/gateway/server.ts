@@ -11,7 +11,8 @@
  * Answers: 202 taken; 400 malformed (a batch is refused whole, naming each bad entry); 401 bad
  * or missing credentials; 403 `swflowworkflowid` without credentials; 404 nothing consumes it;
  * 405 wrong method; 408 body too slow; 413 body or batch too large; 415 not a CloudEvent content
- * type; 503 Temporal unreachable (within `temporalTimeoutMs`) or shutting down: send it again.
+ * type; 503 Temporal unreachable (within `temporalTimeoutMs`) or shutting down: send it again;
+ * 503 with Retry-After at once when every delivery turn and queue place is taken (admission.ts).
  *
  * Hardening: listens on 127.0.0.1 unless told otherwise; a body limit (1 MiB) checked on
  * Content-Length before reading and while reading; a body deadline; optional bearer-token and
@@ -23,11 +24,11 @@
 import { metrics } from '../metrics';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CloudEventJson } from '../common/contracts';
 import { authConfigured, bearerOutcome, signatureOutcome, SIGNATURE_HEADER, type AuthOptions, type AuthOutcome } from './auth';
 import { EventProblem, eventsFromHttp } from './cloudevents';
 import { Dispatcher, isUnavailable, type DispatcherOptions, type EventResult, type Plan } from './dispatch';
 import { drainAfterRefusal } from './drain';
+import { Admission, type AdmissionOptions } from './admission';
 import { HttpError } from '../http/error';
 
 export { TARGET_ATTRIBUTE } from './dispatch';
@@ -37,7 +38,7 @@ export const DEFAULT_MAX_BODY_BYTES = 1 << 20;
 /** Most bytes of a refused body read and discarded so that its sender sees the refusal (drain.ts). */
 export const DEFAULT_DRAIN_MAX_BYTES = 32 << 20;
 
-export interface GatewayOptions extends DispatcherOptions {
+export interface GatewayOptions extends DispatcherOptions, AdmissionOptions {
   /** Interface to listen on. Default 127.0.0.1 (reachable from this machine only). */
   host?: string;
   /** 0 = any free port. Default 8090. */
@@ -87,6 +88,8 @@ export interface AccessLogEntry {
 export interface Gateway {
   url: string;
   server: Server;
+  /** Admission at the intake (admission.ts): requests delivering and waiting now, refused so far. */
+  admission: Pick<Admission, 'maxInFlight' | 'maxQueued' | 'inFlight' | 'queued' | 'refused'>;
   /** Stops accepting, finishes in-flight requests (within shutdownGraceMs), closes. */
   close(): Promise<void>;
 }
@@ -99,6 +102,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const credentialsRequired = authConfigured(auth) && !opts.allowAnonymous;
   const drainLimits = { maxBytes: opts.drainMaxBytes ?? DEFAULT_DRAIN_MAX_BYTES, timeoutMs: opts.drainTimeoutMs ?? bodyTimeoutMs };
   const dispatcher = new Dispatcher(opts);
+  const admission = new Admission(opts);
   let inFlight = 0;
   let closing = false;
 
@@ -174,8 +178,28 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       const bad = entries.filter((r) => 'status' in r).map((r) => `entry ${r.entry} (id ${JSON.stringify(r.id)}): ${(r as EventResult).error}`);
       return { status: refused[0].result.status, body: { error: `the batch was refused, nothing was delivered: ${bad.join(' | ')}`, results: entries } };
     }
+    // Admission (admission.ts): a turn to deliver, or 503 at once, before any Temporal call.
+    const turn = admission.enter();
+    if (!turn) {
+      countEvents(plans.map(() => 503));
+      counted.add(entry);
+      const retryAfter = admission.retryAfterSeconds();
+      throw new HttpError(503, `the gateway is delivering as many events as it takes at once (${admission.maxInFlight} requests, ${admission.maxQueued} more waiting); nothing was delivered, send it again in ${retryAfter} s`, { 'retry-after': String(retryAfter) });
+    }
+    const release = await turn;
+    try {
+      // A sender that hung up while its request waited gets nothing delivered (it never saw a 202).
+      if (req.socket.destroyed) throw new HttpError(503, 'the sender hung up while the request waited for its turn; nothing was delivered');
+      return await deliverAll(req, entry, parsed.mode, plans as Extract<Plan, { ok: true }>[]);
+    } finally {
+      release();
+    }
+  }
+
+  /** Delivers a request's planned events one after another (its turn taken); each event's Temporal deadline starts as its delivery does. */
+  async function deliverAll(req: IncomingMessage, entry: AccessLogEntry, mode: AccessLogEntry['mode'], plans: Extract<Plan, { ok: true }>[]): Promise<{ status: number; body: unknown }> {
     const results: EventResult[] = [];
-    for (const p of plans as Extract<Plan, { ok: true }>[]) {
+    for (const p of plans) {
       const r = await dispatcher.deliver(p, { traceparent: header(req, 'traceparent'), tracestate: header(req, 'tracestate') }, (r) => {
         for (const d of r.delivered ?? []) log(`event ${p.event.type} ${p.event.id} → ${d.workflowId}${d.started ? ' (started)' : ''}${d.duplicate ? ' (already delivered)' : ''}${d.via === 'visibility' ? ' (awaiting it)' : ''}`);
         if (r.status === 500) log(`error delivering ${p.event.type} ${p.event.id}: ${r.error}`);
@@ -188,8 +212,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     counted.add(entry);
     const failed = results.find((r) => r.status !== 202);
     const status = failed ? failed.status : results.length < plans.length ? 503 : 202;
-    if (parsed.mode !== 'batch') return { status, body: results[0] };
-    const untried = plans.slice(results.length).map((p) => ({ id: (p as { event: CloudEventJson }).event.id, status: 503, error: `not tried: ${opts.unreachable ?? 'Temporal is not reachable'}` }));
+    if (mode !== 'batch') return { status, body: results[0] };
+    const untried = plans.slice(results.length).map((p) => ({ id: p.event.id, status: 503, error: `not tried: ${opts.unreachable ?? 'Temporal is not reachable'}` }));
     return { status, body: { results: [...results, ...untried] } };
   }
 
@@ -262,6 +286,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     server,
+    admission,
     async close() {
       closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -270,6 +295,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       server.closeAllConnections();
       await closed;
+      admission.close();
     },
   };
 }

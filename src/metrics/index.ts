@@ -15,6 +15,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { temporalLogger } from '../tracing/log';
 import { registerCallsInFlight } from './in-flight';
+import { registerAdmissionMetrics } from '../gateway/admission';
 
 export interface SwflowMetrics {
   readonly registry: Registry;
@@ -77,6 +78,7 @@ export function enableMetrics(): SwflowMetrics {
     definitionsRejected: new Gauge({ name: 'swflow_definitions_rejected', help: 'Definition files the registry could not load at its last scan', registers: r }),
   };
   registerCallsInFlight(registry, Gauge);
+  registerAdmissionMetrics(registry, Gauge, Counter);
   return current;
 }
 
