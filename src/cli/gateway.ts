@@ -12,7 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import { INTERPRETER_TASK_QUEUE } from '../common/contracts';
 import { connectionOptions, unreachable, workerTarget } from '../client/connection';
 import { DefinitionRegistry, requireDefinitionPaths, requireSomeDefinition } from '../definitions/registry';
-import { admissionBounds, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_QUEUED } from '../gateway/admission';
+import { admissionBounds, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_QUEUE_WAIT_MS, DEFAULT_MAX_QUEUED } from '../gateway/admission';
 import { DEFAULT_MAX_BODY_BYTES, GATEWAY_PORT, startGateway, type Gateway, type GatewayOptions } from '../gateway/server';
 import { startMqttInbound, type MqttInbound } from '../gateway/mqtt';
 import { DEFAULT_KAFKA_GROUP, startKafkaInbound, type KafkaInbound, type KafkaInboundOptions } from '../gateway/kafka';
@@ -32,6 +32,7 @@ export interface GatewayCliOptions {
   temporalTimeout: string;
   maxInFlight?: string;
   maxQueued?: string;
+  maxQueueWait?: string;
   accessLog: boolean;
   mqtt?: string;
   mqttTopic?: string[];
@@ -62,6 +63,7 @@ export function addGatewayOptions(cmd: Command): Command {
     .option('--temporal-timeout <ms>', 'time Temporal may take to take an event, counted from its turn, before the answer is 503', '5000')
     .option('--max-in-flight <n>', `HTTP requests delivering to Temporal at once (default $SWFLOW_GATEWAY_MAX_IN_FLIGHT or ${DEFAULT_MAX_IN_FLIGHT})`)
     .option('--max-queued <n>', `HTTP requests waiting for a turn; beyond, 503 with Retry-After at once (default $SWFLOW_GATEWAY_MAX_QUEUED or ${DEFAULT_MAX_QUEUED}; 0: refuse when all turns are taken)`)
+    .option('--max-queue-wait <ms>', `longest expected wait for a turn (the requests ahead at the measured pace); beyond, 503 with Retry-After at once (default $SWFLOW_GATEWAY_MAX_QUEUE_WAIT_MS or ${DEFAULT_MAX_QUEUE_WAIT_MS}; 0: no bound but --max-queued)`)
     .option('--no-access-log', 'do not print the access log (one JSON line per request)')
     .option('--mqtt <url>', 'also take CloudEvents from this MQTT broker (default $SWFLOW_MQTT_URL)')
     .option('--mqtt-topic <topics...>', 'MQTT topic filters (default $SWFLOW_MQTT_TOPICS or cloudevents/#)')
@@ -78,7 +80,7 @@ export function addGatewayOptions(cmd: Command): Command {
 }
 
 /** Numbers and environment defaults of the options, checked. */
-export function gatewaySettings(opts: GatewayCliOptions, log: (line: string) => void): Pick<GatewayOptions, 'auth' | 'allowAnonymous' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'temporalTimeoutMs' | 'maxInFlight' | 'maxQueued' | 'accessLog'> & { mqtt?: { url: string; topics: string[]; clientId?: string; protocolVersion: 4 | 5; trusted: boolean }; kafka?: KafkaSettings } {
+export function gatewaySettings(opts: GatewayCliOptions, log: (line: string) => void): Pick<GatewayOptions, 'auth' | 'allowAnonymous' | 'maxBodyBytes' | 'bodyTimeoutMs' | 'temporalTimeoutMs' | 'maxInFlight' | 'maxQueued' | 'maxQueueWaitMs' | 'accessLog'> & { mqtt?: { url: string; topics: string[]; clientId?: string; protocolVersion: 4 | 5; trusted: boolean }; kafka?: KafkaSettings } {
   const number = (flag: string, v: string) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} must be a positive whole number (got ${JSON.stringify(v)})`);
@@ -101,7 +103,7 @@ export function gatewaySettings(opts: GatewayCliOptions, log: (line: string) => 
     maxBodyBytes: number('--max-body', opts.maxBody),
     bodyTimeoutMs: number('--body-timeout', opts.bodyTimeout),
     temporalTimeoutMs: number('--temporal-timeout', opts.temporalTimeout),
-    ...admissionBounds({ maxInFlight: opts.maxInFlight === undefined ? undefined : number('--max-in-flight', opts.maxInFlight), maxQueued: opts.maxQueued === undefined ? undefined : whole('--max-queued', opts.maxQueued) }),
+    ...admissionBounds({ maxInFlight: opts.maxInFlight === undefined ? undefined : number('--max-in-flight', opts.maxInFlight), maxQueued: opts.maxQueued === undefined ? undefined : whole('--max-queued', opts.maxQueued), maxQueueWaitMs: opts.maxQueueWait === undefined ? undefined : whole('--max-queue-wait', opts.maxQueueWait) }),
     accessLog: opts.accessLog ? (entry) => log(JSON.stringify({ log: 'access', ...entry })) : undefined,
     ...(mqttUrl
       ? {

@@ -24,18 +24,27 @@ export const DEFAULT_MAX_IN_FLIGHT = 64;
  * queued event still gets its answer well within a sender's usual 10–30 s timeout.
  */
 export const DEFAULT_MAX_QUEUED = 512;
+/**
+ * Longest expected wait for a turn by default: a request that would wait longer (the requests
+ * ahead at the measured pace of a turn) is refused at once instead, so a queued event is answered
+ * within a sender's usual 10–30 s timeout even when Temporal slows down (the count alone let
+ * requests wait 19 s at a loaded dev server's 27 events/s).
+ */
+export const DEFAULT_MAX_QUEUE_WAIT_MS = 10_000;
 
 export interface AdmissionOptions {
   /** Requests delivering to Temporal at once. Default $SWFLOW_GATEWAY_MAX_IN_FLIGHT or 64. */
   maxInFlight?: number;
   /** Requests waiting for a turn; 0 refuses at once when all turns are taken. Default $SWFLOW_GATEWAY_MAX_QUEUED or 512. */
   maxQueued?: number;
+  /** Longest expected wait for a turn (ms); 0: no bound but the count. Default $SWFLOW_GATEWAY_MAX_QUEUE_WAIT_MS or 10,000. */
+  maxQueueWaitMs?: number;
 }
 
 /** The bounds from the options, else the environment, else the defaults; a bad value says where it came from. */
-export function admissionBounds(opts: AdmissionOptions = {}): { maxInFlight: number; maxQueued: number } {
+export function admissionBounds(opts: AdmissionOptions = {}): { maxInFlight: number; maxQueued: number; maxQueueWaitMs: number } {
   const pick = (value: number | undefined, variable: string, fallback: number, min: number): number => {
-    const flag = `--${variable.replace('SWFLOW_GATEWAY_', '').toLowerCase().replace(/_/g, '-')}`;
+    const flag = `--${variable.replace('SWFLOW_GATEWAY_', '').replace(/_MS$/, '').toLowerCase().replace(/_/g, '-')}`;
     const [raw, where] = value !== undefined ? [String(value), 'the gateway option'] : [process.env[variable], variable];
     if (raw === undefined || raw === '') return fallback;
     const n = Number(raw);
@@ -45,6 +54,7 @@ export function admissionBounds(opts: AdmissionOptions = {}): { maxInFlight: num
   return {
     maxInFlight: pick(opts.maxInFlight, 'SWFLOW_GATEWAY_MAX_IN_FLIGHT', DEFAULT_MAX_IN_FLIGHT, 1),
     maxQueued: pick(opts.maxQueued, 'SWFLOW_GATEWAY_MAX_QUEUED', DEFAULT_MAX_QUEUED, 0),
+    maxQueueWaitMs: pick(opts.maxQueueWaitMs, 'SWFLOW_GATEWAY_MAX_QUEUE_WAIT_MS', DEFAULT_MAX_QUEUE_WAIT_MS, 0),
   };
 }
 
@@ -54,6 +64,7 @@ export type Release = () => void;
 export class Admission {
   readonly maxInFlight: number;
   readonly maxQueued: number;
+  readonly maxQueueWaitMs: number;
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   /** Requests refused because every turn and queue place was taken. */
@@ -62,7 +73,7 @@ export class Admission {
   private turnMs = 50;
 
   constructor(opts: AdmissionOptions = {}) {
-    ({ maxInFlight: this.maxInFlight, maxQueued: this.maxQueued } = admissionBounds(opts));
+    ({ maxInFlight: this.maxInFlight, maxQueued: this.maxQueued, maxQueueWaitMs: this.maxQueueWaitMs } = admissionBounds(opts));
     admissions.add(this);
   }
 
@@ -80,11 +91,16 @@ export class Admission {
    */
   enter(): Promise<Release> | undefined {
     if (this.active < this.maxInFlight) return Promise.resolve(this.begin());
-    if (this.waiting.length >= this.maxQueued) {
+    if (this.waiting.length >= this.maxQueued || (this.maxQueueWaitMs > 0 && this.expectedWaitMs() > this.maxQueueWaitMs)) {
       this.refused++;
       return undefined;
     }
     return new Promise((resolve) => this.waiting.push(() => resolve(this.begin())));
+  }
+
+  /** How long a request queued now would wait for its turn: the turns ahead of it at the measured pace. */
+  expectedWaitMs(): number {
+    return Math.ceil((this.waiting.length + 1) / this.maxInFlight) * this.turnMs;
   }
 
   /**

@@ -89,7 +89,7 @@ export interface Gateway {
   url: string;
   server: Server;
   /** Admission at the intake (admission.ts): requests delivering and waiting now, refused so far. */
-  admission: Pick<Admission, 'maxInFlight' | 'maxQueued' | 'inFlight' | 'queued' | 'refused'>;
+  admission: Pick<Admission, 'maxInFlight' | 'maxQueued' | 'maxQueueWaitMs' | 'inFlight' | 'queued' | 'refused'>;
   /** Stops accepting, finishes in-flight requests (within shutdownGraceMs), closes. */
   close(): Promise<void>;
 }
@@ -184,7 +184,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       countEvents(plans.map(() => 503));
       counted.add(entry);
       const retryAfter = admission.retryAfterSeconds();
-      throw new HttpError(503, `the gateway is delivering as many events as it takes at once (${admission.maxInFlight} requests, ${admission.maxQueued} more waiting); nothing was delivered, send it again in ${retryAfter} s`, { 'retry-after': String(retryAfter) });
+      throw new HttpError(503, `the gateway is delivering as many events as it takes at once (${admission.inFlight} requests, ${admission.queued} more waiting, about ${Math.ceil(admission.expectedWaitMs() / 1000)} s of work ahead); nothing was delivered, send it again in ${retryAfter} s`, { 'retry-after': String(retryAfter) });
     }
     const release = await turn;
     try {

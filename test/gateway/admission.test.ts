@@ -14,7 +14,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { INTERPRETER_TASK_QUEUE } from '../../src/common/contracts';
 import { loadDefinition } from '../../src/dsl';
 import type { WorkflowDef } from '../../src/common/model';
-import { Admission, admissionBounds, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_QUEUED } from '../../src/gateway/admission';
+import { Admission, admissionBounds, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_QUEUE_WAIT_MS, DEFAULT_MAX_QUEUED } from '../../src/gateway/admission';
 import { startGateway, type Gateway } from '../../src/gateway/server';
 import { enableMetrics } from '../../src/metrics';
 import { bundleInterpreter, createInterpreterWorker } from '../../src/worker/interpreter-worker';
@@ -69,12 +69,12 @@ async function started(key: string): Promise<boolean> {
 }
 
 test('the bounds: options, then the environment, then the defaults; a bad value says where it came from', async () => {
-  assert.deepEqual(admissionBounds({}), { maxInFlight: DEFAULT_MAX_IN_FLIGHT, maxQueued: DEFAULT_MAX_QUEUED });
+  assert.deepEqual(admissionBounds({}), { maxInFlight: DEFAULT_MAX_IN_FLIGHT, maxQueued: DEFAULT_MAX_QUEUED, maxQueueWaitMs: DEFAULT_MAX_QUEUE_WAIT_MS });
   process.env.SWFLOW_GATEWAY_MAX_IN_FLIGHT = '8';
   process.env.SWFLOW_GATEWAY_MAX_QUEUED = '0';
   try {
-    assert.deepEqual(admissionBounds({}), { maxInFlight: 8, maxQueued: 0 });
-    assert.deepEqual(admissionBounds({ maxInFlight: 3, maxQueued: 5 }), { maxInFlight: 3, maxQueued: 5 });
+    assert.deepEqual(admissionBounds({}), { maxInFlight: 8, maxQueued: 0, maxQueueWaitMs: DEFAULT_MAX_QUEUE_WAIT_MS });
+    assert.deepEqual(admissionBounds({ maxInFlight: 3, maxQueued: 5, maxQueueWaitMs: 0 }), { maxInFlight: 3, maxQueued: 5, maxQueueWaitMs: 0 });
     process.env.SWFLOW_GATEWAY_MAX_IN_FLIGHT = 'many';
     assert.throws(() => admissionBounds({}), /SWFLOW_GATEWAY_MAX_IN_FLIGHT must be a whole number ≥ 1, not "many"/);
   } finally {
@@ -92,10 +92,23 @@ test('the bounds: options, then the environment, then the defaults; a bad value 
   assert.ok(a.retryAfterSeconds() >= 1);
   const done = Promise.all([second.then((release) => (order.push(2), release())), first.then((release) => (order.push(1), setTimeout(release, 5)))]);
   await done;
+  // Beyond the expected wait, refused though the queue has room: the turns ahead at the measured pace.
+  const slow = new Admission({ maxInFlight: 1, maxQueued: 100, maxQueueWaitMs: 120 });
+  const held = slow.enter()!;
+  const release = await held;
+  await new Promise((r) => setTimeout(r, 100));
+  release(); // one turn of ~100 ms measured (with the 50 ms start: ~55 ms)
+  const turns = [slow.enter()!];
+  let queued = 0;
+  for (let i = 0; i < 10 && slow.enter() !== undefined; i++) queued++;
+  assert.ok(queued >= 1 && queued < 10, `queued until the expected wait passed 120 ms (${queued} queued, ${slow.expectedWaitMs()} ms expected)`);
+  assert.equal(slow.refused, 1);
+  (await turns[0])();
+  slow.close();
   assert.deepEqual(order, [1, 2], 'the second waits for the first to release');
   assert.equal(a.inFlight, 0);
   a.close();
-  console.log(`admission bounds: defaults ${DEFAULT_MAX_IN_FLIGHT} in flight / ${DEFAULT_MAX_QUEUED} queued, env and options override, bad values named`);
+  console.log(`admission bounds: defaults ${DEFAULT_MAX_IN_FLIGHT} in flight / ${DEFAULT_MAX_QUEUED} queued / ${DEFAULT_MAX_QUEUE_WAIT_MS} ms expected wait, env and options override, bad values named; a request past the expected wait refused though the queue had room`);
 });
 
 test('bound 2, no queue: a burst of concurrent events gets 503 + Retry-After at once for some, none lost', async () => {
@@ -144,7 +157,7 @@ test('bound 2, no queue: a burst of concurrent events gets 503 + Retry-After at 
 
 test('queued events wait for their turn and get the Temporal deadline from it: none is answered 503', async () => {
   const timeoutMs = 1_000;
-  const g = await startGateway({ client, definitions: async () => defs, port: 0, maxInFlight: 1, maxQueued: 1_000, temporalTimeoutMs: timeoutMs });
+  const g = await startGateway({ client, definitions: async () => defs, port: 0, maxInFlight: 1, maxQueued: 1_000, maxQueueWaitMs: 0, temporalTimeoutMs: timeoutMs });
   gateways.push(g);
   const keys = Array.from({ length: 150 }, (_, i) => `q${i}-${randomUUID().slice(0, 8)}`);
   let peak = 0;
