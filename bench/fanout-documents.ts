@@ -57,13 +57,17 @@ export function fanoutDocuments(base: string, opts: { batchSize?: number; forHis
     do: [
       {
         fetchAll: {
+          output: { as: '${ { sum, count } }' },
           for: { in: '${ .items }', each: 'item', at: 'index' },
           do: [
             {
               get: {
                 call: 'http',
-                with: { method: 'get', endpoint: `\${ "${base}/\\($workflow.input.mode)/\\($item)" }` },
-                output: { as: '${ { sum: ($input.sum + .i), count: ($input.count + 1) } }' },
+                // `mode` threads through the data, not read as `$workflow.input.mode`: an expression
+                // naming `$workflow` gets all of it (the 100,000 items of the input) serialized for
+                // jq at every evaluation, a cost growing with N per item (README "Fan-outs").
+                with: { method: 'get', endpoint: `\${ "${base}/\\(.mode)/\\($item)" }` },
+                output: { as: '${ { sum: ($input.sum + .i), count: ($input.count + 1), mode: $input.mode } }' },
               },
             },
           ],
