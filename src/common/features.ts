@@ -53,6 +53,25 @@ export const FEATURE_SYNC_EXPRESSIONS = 'sync-expressions';
  */
 export const FEATURE_FOREACH_CHUNK_SLICES = 'foreach-chunk-slices';
 /**
+ * A failure inside one iteration of a fan-out names the iteration: a 0.8 foreach chunk child's
+ * failure carries its site (state, `[index] › action`, function) in its details, and the parent
+ * raises it as that iteration's error (the same message, code and kind as an unchunked foreach's,
+ * so `onErrors` matches it the same way: before, a chunk's failure was a `subflow` error whose
+ * message had lost the index); a 1.0 `for` adds `iteration <i> of <reference>` to the detail of
+ * an error leaving an iteration (v08/states/foreach.ts, v1/tasks/for.ts). And the iterations of
+ * a foreach running when one fails are waited for, not cancelled: cancelling local calls (reads)
+ * in flight made the SDK fail the workflow task ("Invalid transition in state machine") forever.
+ */
+export const FEATURE_ITERATION_FAILURE_INDEX = 'iteration-failure-index';
+/**
+ * A 1.0 `for` task of the top-level `do` list continues as new between two iterations when the
+ * history grows long (the carry holds the next iteration and the data threaded through), as the
+ * top-level list does between tasks: a `for` with a call per iteration over 100,000 items stays
+ * under Temporal's event limit. Before it, only the top-level list's transitions continued as new
+ * (v1/tasks/for.ts, v1/run.ts).
+ */
+export const FEATURE_V1_FOR_CONTINUE_AS_NEW = 'v1-for-continue-as-new';
+/**
  * A walk of states or tasks that issues no command (expression functions, switches, 1.0 `set`
  * tasks looping) ends its workflow task every TRANSITIONS_PER_TASK steps with a 1 ms timer
  * (host/walk-budget.ts), so one task never runs into the SDK's 5 s limit: before it, a 10,000-iteration
@@ -282,6 +301,8 @@ export const INTERPRETER_FEATURES = [
   FEATURE_AWAITED_EVENTS_ATTRIBUTE,
   FEATURE_SYNC_EXPRESSIONS,
   FEATURE_FOREACH_CHUNK_SLICES,
+  FEATURE_ITERATION_FAILURE_INDEX,
+  FEATURE_V1_FOR_CONTINUE_AS_NEW,
   FEATURE_YIELD_LONG_WALKS,
   FEATURE_V1_CALL_PLATFORM_FAILURES,
   FEATURE_OBJECT_DATA_INPUT,

@@ -136,17 +136,33 @@ export function describe(e: SwError, site: ErrorSite): string {
 }
 
 /** The non-retryable failure that ends a run for an unhandled error. */
-export function runFailure(err: unknown, state?: string): ApplicationFailure {
+export function runFailure(err: unknown, state?: string, withSite = false): ApplicationFailure {
   if (err instanceof ApplicationFailure && err.nonRetryable && !(err.cause)) return err;
   const e = classify(err);
   const message =
     err instanceof ActionError ? err.message : state ? describe(e, { state }) : e.message;
+  // The site goes with the failure for a foreach chunk's parent (iteration-failure-index).
+  const site = withSite && err instanceof ActionError ? { site: { ...err.site }, ...(e.type !== undefined ? { type: e.type } : {}) } : {};
   return ApplicationFailure.create({
     message,
     type: e.code ?? e.kind,
     nonRetryable: true,
-    details: [{ code: e.code, message: e.message, kind: e.kind }],
+    details: [{ code: e.code, message: e.message, kind: e.kind, ...site }],
   });
+}
+
+/**
+ * A foreach chunk child's failure as the error of the iteration that failed in it (its site and
+ * error as the child recorded them: iteration-failure-index); undefined when the failure is not
+ * one (a child from before the feature, a timeout of the child itself).
+ */
+export function iterationFailure(err: unknown): ActionError | undefined {
+  if (!(err instanceof ChildWorkflowFailure)) return undefined;
+  const inner = err.cause;
+  if (!(inner instanceof ApplicationFailure)) return undefined;
+  const d = inner.details?.[0] as { code?: string; message?: string; kind?: SwErrorKind; type?: string; site?: ErrorSite } | undefined;
+  if (!d || typeof d !== 'object' || !d.site || typeof d.site.state !== 'string' || typeof d.message !== 'string') return undefined;
+  return new ActionError({ kind: d.kind ?? 'service', message: d.message, ...(d.code !== undefined && d.code !== null ? { code: String(d.code) } : {}), ...(d.type !== undefined ? { type: d.type } : {}) }, d.site);
 }
 
 export { isCancellation, CancelledFailure };

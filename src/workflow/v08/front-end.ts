@@ -9,7 +9,7 @@ import type { FrontEnd, RunHost } from '../host/run-host';
 import { V08Run } from './run';
 import { runFailure } from './errors';
 import type { ForEachChunk } from './states/foreach';
-import { FEATURE_OBJECT_DATA_INPUT } from '../../common/features';
+import { FEATURE_ITERATION_FAILURE_INDEX, FEATURE_OBJECT_DATA_INPUT } from '../../common/features';
 import { VALIDATE_DATA_ACTIVITY } from '../../common/pinning';
 import { dataInputProblem } from './data/input';
 
@@ -94,7 +94,7 @@ export class StatesFrontEnd implements FrontEnd {
       host.tracker.flush();
       if (err instanceof ContinueAsNew || isCancellation(err)) throw err;
       host.setStatus('failed');
-      const failure = runFailure(err);
+      const failure = runFailure(err, undefined, host.features.has(FEATURE_ITERATION_FAILURE_INDEX));
       host.publish('workflow.faulted', { faultedAt: host.nowIso(), error: { type: failure.type ?? 'runtime', title: failure.message } as Json });
       await host.lifecycle?.settle();
       throw failure;

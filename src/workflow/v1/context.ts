@@ -82,6 +82,14 @@ export interface TaskContext {
   valueSync(v: Json | undefined, data: Json, args: Args, what: string): Json;
   /** Replaces `$context` by `export.as` evaluated over `output` (a listen iterator's `export`). */
   exportContext(as: string | Json | undefined, output: Json, args: Args): Promise<void>;
+  /**
+   * Between two iterations of a `for` (v1-for-continue-as-new): continues as new, the next run
+   * resuming the loop at iteration `next` with `data`, when the history grows long and the `for`
+   * at `reference` is a task of the top-level list; else nothing to wait for.
+   */
+  forCheckpoint?(reference: string, next: number, data: Json): Promise<void> | undefined;
+  /** Where the `for` at `reference` resumes in a run continued from its loop (once: a later pass starts afresh). */
+  forResume?(reference: string): { next: number; data: Json } | undefined;
   /** Runs a nested task list (`do`, `try`, `catch.do`, a for's iteration). */
   runList(list: TaskList, base: string, input: Json, locals: Locals): Promise<ListOutcome>;
   /** Runs one task (a fork branch; a called function, `fn` naming it). */

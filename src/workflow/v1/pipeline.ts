@@ -70,6 +70,22 @@ export interface Between {
   run(next: number, data: Json): Promise<void>;
 }
 
+/** The task of the top-level list running now: where a `for` in it continues as new from (v1-for-continue-as-new). */
+export interface TopTask {
+  index: number;
+  reference: string;
+  /** Its raw input: the next run's input, so the task evaluates `for.in` again over the same data. */
+  input: Json;
+}
+
+/** A `for` of the top-level list between iterations (v1-for-continue-as-new): set by the run. */
+export interface ForCarry {
+  due(): boolean;
+  run(top: TopTask, loop: { reference: string; next: number; data: Json }): Promise<void>;
+  /** The loop position the run was continued with, if any (taken once). */
+  resume?: { reference: string; next: number; data: Json };
+}
+
 export function dateTime(ms: number): Json {
   return { iso8601: new Date(ms).toISOString(), epoch: { seconds: Math.floor(ms / 1000), milliseconds: ms } };
 }
@@ -94,6 +110,10 @@ export class TaskPipeline implements TaskContext {
   readonly enteredNames: string[] = [];
   /** The data the run works on now: the raw input of the task running, or the last output. */
   lastData: Json = null;
+  /** The top-level task running now (walked with a `between` hook). */
+  private top?: TopTask;
+  /** Continue-as-new between a top-level `for`'s iterations (v1-for-continue-as-new), when the run set it. */
+  forCarry?: ForCarry;
   /** `use.extensions` run around the tasks they extend (feature v1-extensions). */
   private readonly extensions: boolean;
   /** `evaluate.mode: loose` (feature v1-loose-evaluation): every string of a value is evaluated. */
@@ -161,7 +181,9 @@ export class TaskPipeline implements TaskContext {
     let i = start;
     while (i < list.length) {
       const [name, task] = entryOf(list[i]);
-      const r = await this.runTask(name, task, `${base}/${i}/${escapeSeg(name)}`, data, locals);
+      const reference = `${base}/${i}/${escapeSeg(name)}`;
+      if (between && this.forCarry) this.top = { index: i, reference, input: data };
+      const r = await this.runTask(name, task, reference, data, locals);
       data = r.output;
       if (r.then === 'end') return { output: data, end: true, exited: false };
       if (r.then === 'exit') return { output: data, end: false, exited: true };
@@ -170,6 +192,20 @@ export class TaskPipeline implements TaskContext {
       if (between && i < list.length && (!this.sync || between.due())) await between.run(i, data);
     }
     return { output: data, end: false, exited: false };
+  }
+
+  forCheckpoint(reference: string, next: number, data: Json): Promise<void> | undefined {
+    const carry = this.forCarry;
+    const top = this.top;
+    if (!carry || !top || top.reference !== reference || !carry.due()) return undefined;
+    return carry.run(top, { reference, next, data });
+  }
+
+  forResume(reference: string): { next: number; data: Json } | undefined {
+    const r = this.forCarry?.resume;
+    if (!r || r.reference !== reference) return undefined;
+    this.forCarry!.resume = undefined;
+    return { next: r.next, data: r.data };
   }
 
   async runTask(name: string, task: Task, reference: string, rawInput: Json, locals: Locals, fn?: string): Promise<{ output: Json; then: FlowDirective }> {

@@ -15,7 +15,7 @@ import type { Duration, V1Definition } from '../../common/model-v1';
 import { withTimeout } from '../timeouts';
 import { summary as uiSummary } from '../host/tracker';
 import type { FrontEnd, RunHost } from '../host/run-host';
-import { FEATURE_V1_AWAITED_EVENTS, FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW } from '../../common/features';
+import { FEATURE_V1_AWAITED_EVENTS, FEATURE_V1_FOR_CONTINUE_AS_NEW, FEATURE_V1_TIMEOUT_CONTINUE_AS_NEW } from '../../common/features';
 import type { ListOutcome } from './context';
 import { transformInput, transformOutput } from './data';
 import { durationIso, durationMs, isDurationExpression, timeoutAfter } from './durations';
@@ -32,6 +32,8 @@ interface Position {
   startedAt: number;
   /** The workflow timeout's `after` when an expression gave it (evaluated once, then carried). */
   after?: Duration;
+  /** A top-level `for` continued from between two iterations (v1-for-continue-as-new): `next` is the top-level task running it. */
+  loop?: { reference: string; next: number; data: Json };
 }
 
 export class V1Run implements FrontEnd {
@@ -55,6 +57,19 @@ export class V1Run implements FrontEnd {
     this.position = carried?.front as unknown as Position | undefined;
     this.tasks = new TaskPipeline(host, def, this.position ? { context: this.position.context, workflowInput: this.position.workflowInput, startedAt: this.position.startedAt } : {});
     if (carried) this.tasks.enteredNames.push(...carried.host.entered);
+    if (host.features.has(FEATURE_V1_FOR_CONTINUE_AS_NEW)) {
+      this.tasks.forCarry = {
+        due: () => host.continueAsNewDue(),
+        run: (top, loop) => host.continueAsNew(this.def, top.input, this.carry(top.index, loop) as unknown as Record<string, Json>),
+        ...(this.position?.loop ? { resume: this.position.loop } : {}),
+      };
+    }
+  }
+
+  /** The front end's position for the next run: the top-level task `next` (and the loop in it). */
+  private carry(next: number, loop?: Position['loop']): Position {
+    const { tasks } = this;
+    return { next, context: tasks.context, workflowInput: tasks.workflowInput, startedAt: tasks.startedAt, ...(this.evaluatedTimeout !== undefined ? { after: this.evaluatedTimeout } : {}), ...(loop ? { loop } : {}) };
   }
 
   // ------------------------------------------------------------------ FrontEnd
@@ -134,8 +149,7 @@ export class V1Run implements FrontEnd {
       due: () => host.continueAsNewDue(),
       run: async (next, data) => {
         if (!host.continueAsNewDue()) return;
-        const position: Position = { next, context: tasks.context, workflowInput: tasks.workflowInput, startedAt: tasks.startedAt, ...(this.evaluatedTimeout !== undefined ? { after: this.evaluatedTimeout } : {}) };
-        await host.continueAsNew(this.def, data, position as unknown as Record<string, Json>);
+        await host.continueAsNew(this.def, data, this.carry(next) as unknown as Record<string, Json>);
       },
     });
   }

@@ -13,7 +13,8 @@
  * the `foreach-chunk-slices` feature a child gets its slice and the state data without the
  * collection (when inputCollection designates a path in it): the iterations of a chunked foreach
  * do not see the collection itself in their data. Before it, every child got the whole data and
- * took its slice of the collection there.
+ * took its slice of the collection there. With `iteration-failure-index` a chunk's failure is
+ * raised in the parent as the failing iteration's own error (its site names `[index]`).
  */
 import type { ForEachState, Json } from '../../../common/model';
 import type { StartOptions } from '../../../common/contracts';
@@ -22,9 +23,9 @@ import { getAtPath, isObject, merge, setAtPath, withoutPath } from '../data/merg
 import { filteredResults, mergeResults } from '../data/filters';
 import { filteredResultsAsync, mergeResultsAsync } from '../data/filters-async';
 import { invokeAction } from '../actions';
-import { ActionError } from '../errors';
+import { ActionError, iterationFailure } from '../errors';
 import { actionExecTimeout } from '../../timeouts';
-import { FEATURE_FOREACH_CHUNK_SLICES } from '../../../common/features';
+import { FEATURE_FOREACH_CHUNK_SLICES, FEATURE_ITERATION_FAILURE_INDEX } from '../../../common/features';
 import type { Effects } from '../../effects';
 import type { Holder, StateContext } from './context';
 
@@ -78,10 +79,10 @@ function checkedCollection(coll: Json, state: ForEachState): Json[] {
 
 /**
  * Runs `n` tasks with at most `width` at a time; results in index order. The first failure
- * fails the whole pool: no further task starts and the running ones are cancelled (their later
- * failures are ignored), so the state's error handling sees exactly one error.
+ * fails the whole pool: no further task starts and the running ones are cancelled (`settle`:
+ * waited for), their later failures ignored, so the state's error handling sees exactly one error.
  */
-async function pool<T>(effects: Effects, n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
+async function pool<T>(effects: Effects, n: number, width: number, task: (i: number) => Promise<T>, settle = false): Promise<T[]> {
   const out: T[] = new Array(n);
   let next = 0;
   let failed = false;
@@ -92,11 +93,17 @@ async function pool<T>(effects: Effects, n: number, width: number, task: (i: num
       out[i] = await task(i);
     }
   };
+  let workers: Promise<void>[] = [];
   try {
-    await scope.run(() => Promise.all(Array.from({ length: Math.min(Math.max(1, width), n) }, worker)));
+    await scope.run(() => Promise.all((workers = Array.from({ length: Math.min(Math.max(1, width), n) }, worker))));
   } catch (err) {
     failed = true;
-    scope.cancel();
+    // With iteration-failure-index the iterations running end by themselves before the failure
+    // goes on (none starts after it): cancelling local calls in flight (reads) next to the one that
+    // failed hit the SDK's "[TMPRL1100] Nondeterminism error: Invalid transition in state machine",
+    // failing the workflow task again and again (a 1,500-item foreach never failed).
+    if (settle) await Promise.allSettled(workers);
+    else scope.cancel();
     throw err;
   }
   return out;
@@ -129,7 +136,7 @@ export async function iterate(ctx: StateContext, state: ForEachState, input: Jso
     return data;
   };
   const width = state.mode === 'sequential' ? 1 : Math.min(state.batchSize ?? MAX_IN_FLIGHT, MAX_IN_FLIGHT);
-  return pool(ctx.effects, items.length, width, (i) => one(items[i], offset + i));
+  return pool(ctx.effects, items.length, width, (i) => one(items[i], offset + i), ctx.features.has(FEATURE_ITERATION_FAILURE_INDEX));
 }
 
 /** The iterations of a chunk child workflow (see ForEachChunk). */
@@ -155,6 +162,7 @@ function withoutCollection(ctx: StateContext, state: ForEachState, input: Json):
 async function fanOut(ctx: StateContext, state: ForEachState, input: Json, coll: Json[], size: number): Promise<Json[]> {
   const total = coll.length;
   const slices = ctx.features.has(FEATURE_FOREACH_CHUNK_SLICES);
+  const indexed = ctx.features.has(FEATURE_ITERATION_FAILURE_INDEX);
   const data = slices ? withoutCollection(ctx, state, input) : input;
   const chunks = Math.ceil(total / size);
   const width = state.mode === 'sequential' ? 1 : Math.max(1, Math.min(MAX_CHUNKS_IN_FLIGHT, Math.ceil((state.batchSize ?? Infinity) / size)));
@@ -166,12 +174,14 @@ async function fanOut(ctx: StateContext, state: ForEachState, input: Json, coll:
       ...(ctx.options.subflows ? { subflows: ctx.options.subflows } : {}),
       carried: { foreachChunk: { state: state.name, offset, count, ...(slices ? { items: coll.slice(offset, offset + count) } : {}) } },
     };
-    return ctx.effects.executeChild<Json[]>(ctx.info.workflowType, {
+    const child = ctx.effects.executeChild<Json[]>(ctx.info.workflowType, {
       args: [data, opts],
       workflowId: `${ctx.def.id}-foreach-${ctx.effects.uuid4()}`,
       taskQueue: ctx.info.taskQueue,
       staticSummary: ctx.summary(state.name, undefined, `iterations ${offset}–${offset + count - 1} of ${total}`),
     });
+    // The failing iteration's own error (its index in the action's label), not "a child failed".
+    return indexed ? child.catch((err) => Promise.reject(iterationFailure(err) ?? err)) : child;
   });
   return parts.flat();
 }
