@@ -26,6 +26,7 @@ import { checkJq, isEngineReady, runJqCli, startEngine, type JqCliRun } from './
 import { ExpressionError, JqEngineError } from './errors';
 import { DECLINE, evalFastPath, parseFastPath, setKey, type FastPath } from './fastpath';
 import { findFnRefs, findVariables, fnIdentifier, isSelfContained, splitTemplate, unwrapExpression, type Segment } from './text';
+import { expressionReads, pickReads, type VariableReads } from './reads';
 
 export { ExpressionError, JqEngineError, type ExpressionErrorKind } from './errors';
 
@@ -147,6 +148,12 @@ interface Compiled {
   fns: string[];
   /** `$variables` referenced (also through functions). */
   vars: string[];
+  /**
+   * What the expression reads of each variable (reads.ts), when it calls no expression function:
+   * jq gets only those paths, not the whole value (a `$workflow.input.x` test in a loop over a big
+   * input would otherwise serialize the input at every evaluation).
+   */
+  picks?: Map<string, VariableReads>;
   fast?: FastPath;
 }
 
@@ -212,7 +219,10 @@ function compile(expression: string, src: string, functions: Record<string, stri
   };
   const body = rewriteFns(src, names, (n) => visit(n, undefined));
   const compiled: Compiled = { expression, body, fns: order, vars: [...vars] };
-  if (order.length === 0) compiled.fast = parseFastPath(src);
+  if (order.length === 0) {
+    compiled.fast = parseFastPath(src);
+    if (vars.size) compiled.picks = expressionReads([unwrapExpression(expression) === undefined ? src : expression]).variables;
+  }
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(key, compiled);
   return compiled;
@@ -242,7 +252,7 @@ const PRELUDE =
   '. as [$__swd, $__swv] | {} as $ENV | ';
 
 /** The variables object handed to jq, and the bindings for it. */
-function bindVars(vars: string[], scope: ExprScope | undefined, secrets?: Json): { values: Record<string, Json>; binds: string } {
+function bindVars(vars: string[], scope: ExprScope | undefined, secrets?: Json, picks?: Map<string, VariableReads>): { values: Record<string, Json>; binds: string } {
   const values: Record<string, Json> = {};
   let binds = '';
   for (const v of vars) {
@@ -253,10 +263,30 @@ function bindVars(vars: string[], scope: ExprScope | undefined, secrets?: Json):
     else if (v === 'SECRETS') value = secrets;
     else value = scope?.variables?.[v];
     if (value === undefined) continue; // jq reports "$v is not defined"
-    values[v] = value;
+    const read = picks?.get(v);
+    values[v] = read && v !== 'SECRETS' ? pickReads(value, read) : value;
     binds += `$__swv[${JSON.stringify(v)}] as $${v} | `;
   }
   return { values, binds };
+}
+
+/**
+ * What the expressions of one jq run read of each variable, together: a variable one of them
+ * reads whole (or without a known read) is passed whole. Undefined when every variable goes whole.
+ */
+function picksOf(list: Compiled[]): Map<string, VariableReads> | undefined {
+  if (list.length === 1) return list[0].picks;
+  const out = new Map<string, VariableReads>();
+  const whole = new Set<string>();
+  for (const c of list) {
+    for (const v of c.vars) {
+      const read = c.picks?.get(v);
+      if (!read || read === 'whole') whole.add(v);
+      else if (!whole.has(v)) out.set(v, [...((out.get(v) as string[][] | undefined) ?? []), ...read]);
+    }
+  }
+  for (const v of whole) out.delete(v);
+  return out.size ? out : undefined;
 }
 
 /** JSON text for jq: lone surrogates (which jq's parser rejects) become U+FFFD. */
@@ -325,7 +355,7 @@ function runCompiled(list: Compiled[], data: Json, scope: ExprScope | undefined,
     for (const v of c.vars) vars.add(v);
     for (const f of c.fns) if (!fns.includes(f)) fns.push(f);
   }
-  const { values, binds } = bindVars([...vars], scope, secrets);
+  const { values, binds } = bindVars([...vars], scope, secrets, picksOf(list));
   const head = PRELUDE + binds + fnDefs(fns, scope?.functions, false) + '$__swd | ';
   const single = list.length === 1;
   const program = single

@@ -107,3 +107,34 @@ test('differential: every expression gives the same over the minimal context as 
     assert.deepEqual(run(min?.data ?? null, (min?.scope ?? {}) as ExprScope), run(data, scope), e);
   }
 });
+
+test('an evaluation hands jq only the paths its expression reads of each variable', async () => {
+  const { evaluateExpression, evaluateTemplate, withJqEngine } = await import('../../src/expr');
+  const { runJqCli } = await import('../../src/expr/engine');
+  const inputs: string[] = [];
+  const recording = (program: string, input: string) => (inputs.push(input), runJqCli(program, input));
+  const items = Array.from({ length: 10_000 }, (_, i) => ({ id: i, name: `item-${i}` }));
+  const scope: ExprScope = { variables: { workflow: { id: 'w', input: { mode: 'fast', items } }, index: 3 } };
+  const cases: [string, Json, (size: number) => boolean][] = [
+    ['${ $workflow.input.mode == "fast" }', true, (n) => n < 200],
+    ['${ $workflow.input.mode + "-" + ($index | tostring) }', 'fast-3', (n) => n < 200],
+    ['${ $workflow.input.items | length }', 10_000, (n) => n > 100_000], // read whole below the path
+    ['${ $workflow | .input.mode }', 'fast', (n) => n > 100_000], // the whole variable
+  ];
+  withJqEngine(recording, () => {
+    for (const [e, want, size] of cases) {
+      inputs.length = 0;
+      assert.deepEqual(evaluateExpression(e, { data: 1 }, scope), want, e);
+      assert.equal(inputs.length, 1, `${e}: one jq run`);
+      assert.ok(size(inputs[0].length), `${e}: jq's input was ${inputs[0].length} characters`);
+    }
+    // One jq run for several expressions: a variable is cut to what all of them read.
+    inputs.length = 0;
+    assert.deepEqual(evaluateTemplate({ a: '${ $workflow.input.mode == "fast" }', b: '${ $workflow.id + "!" }' }, null, scope), { a: true, b: 'w!' });
+    assert.ok(inputs.length === 1 && inputs[0].length < 200, `template: ${inputs.map((i) => i.length)}`);
+    inputs.length = 0;
+    assert.deepEqual(evaluateTemplate({ a: '${ $workflow.input.mode == "fast" }', b: '${ $workflow | .id }' }, null, scope), { a: true, b: 'w' });
+    assert.ok(inputs.length === 1 && inputs[0].length > 100_000, 'one reading it whole: whole');
+  });
+  console.log(`a $workflow with a 10,000-item input: jq gets ${'<'} 200 characters for $workflow.input.mode, the whole input for $workflow.input.items and $workflow | ...`);
+});
