@@ -9,15 +9,16 @@
  *
  * The number in flight is raised level by level (`--levels`); at each level the sides run one
  * after the other (the order rotates per level and repetition), each keeping that many runs in
- * flight for `--warm` seconds (not counted) and then `--seconds` seconds (measured): runs/s
- * (runs completed in the window), p50/p99 latency of those runs (start → result, as the client
- * sees it), and the CPU of every process over the window from /proc, in cores: Temporal server
+ * flight for a warm-up (not counted: `--warm` s and as many runs as in flight) and then a window
+ * (`--seconds` s and twice as many runs as in flight, at most `--max-window` s): runs/s (runs
+ * completed in the window), p50/p99 latency of those runs (start → result, as the client sees
+ * it), and the CPU of every process over the window from /proc, in cores: Temporal server
  * process a (frontend + history), b (history + matching + worker), PostgreSQL (postmaster and its
  * backends), the side's worker, the HTTP service and this process (the client). A side stops
  * rising once two levels in a row do not add 5 % to its best runs/s (saturated).
  *
  *   npx tsx bench/peer-cluster.ts --zigflow /path/to/zigflow [--reps 2] [--levels 5,10,20,40,80,160]
- *     [--seconds 12] [--warm 3] [--sides zigflow,swflow-1.0-worker,zigflow-writes,swflow-1.0-worker-writes]
+ *     [--seconds 12] [--warm 3] [--max-window 45] [--sides zigflow,swflow-1.0-worker,zigflow-writes,swflow-1.0-worker-writes]
  *     [--fast-disk] [--dev-dynamic-config]
  *
  * `--fast-disk`: PostgreSQL without fsync (as the cluster tests run it); default: as `swflow cluster`
@@ -41,6 +42,7 @@ const REPS = Number(arg('reps', '2'));
 const LEVELS = arg('levels', '5,10,20,40,80,160').split(',').map(Number);
 const SECONDS = Number(arg('seconds', '12'));
 const WARM = Number(arg('warm', '3'));
+const MAX_WINDOW_S = Number(arg('max-window', '45'));
 const ONLY = arg('sides', 'zigflow,swflow-1.0-worker').split(',');
 const FAST_DISK = process.argv.includes('--fast-disk');
 const DEV_DYNAMIC_CONFIG = process.argv.includes('--dev-dynamic-config');
@@ -85,8 +87,9 @@ function postgresCpuMs(postmaster: number): number {
 
 interface Row {
   inFlight: number;
-  /** Runs completed in the window. */
+  /** Runs completed in the window, and its length. */
   runs: number;
+  windowS: number;
   runsPerS: number;
   p50Ms: number;
   p99Ms: number;
@@ -165,16 +168,22 @@ async function main(): Promise<void> {
       client: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
     });
 
-    /** `inFlight` runs kept going: `WARM` s not counted, then `SECONDS` s measured, then the rest drained. */
+    /**
+     * `inFlight` runs kept going. Warm-up (not counted): at least `WARM` s and `inFlight` runs
+     * completed, so the first burst of starts is behind. Then the window: at least `SECONDS` s and
+     * 2 × `inFlight` runs completed (at most `MAX_WINDOW_S`), so a window is long against one run's
+     * latency. Then no new starts; the runs in flight are drained, not counted.
+     */
     const measure = async (side: Side, inFlight: number, tag: string): Promise<Row> => {
       let next = 0;
       let stopping = false;
-      let windowStart = Infinity;
-      let windowEnd = Infinity;
+      let completed = 0;
+      let inWindow = false;
       const latencies: number[] = [];
       let failed = 0;
+      let onComplete = () => {};
       const loops = Array.from({ length: inFlight }, async () => {
-        while (!stopping) {
+        for (let first = true; !stopping; first = false) {
           const t = performance.now();
           try {
             await execute(side, `${tag}-${next++}`);
@@ -182,29 +191,44 @@ async function main(): Promise<void> {
             failed++;
             if (failed <= 3) log(`${side.name} run failed: ${(err as Error).message}`);
           }
-          const end = performance.now();
-          if (t >= windowStart && end <= windowEnd) latencies.push(end - t);
-          else if (end > windowStart && end <= windowEnd) latencies.push(NaN); // completed in the window, started before it
+          if (stopping) break;
+          completed++;
+          // A run of the first burst (all started at once) is counted in runs/s, not in latency.
+          if (inWindow) latencies.push(first ? NaN : performance.now() - t);
+          onComplete();
         }
       });
-      await new Promise((r) => setTimeout(r, WARM * 1000));
+      const until = (seconds: number, runs: number, cap: number) =>
+        new Promise<void>((resolve) => {
+          const t0 = performance.now();
+          const c0 = completed;
+          const check = () => {
+            const s = (performance.now() - t0) / 1000;
+            if ((s >= seconds && completed - c0 >= runs) || s >= cap) (clearInterval(timer), (onComplete = () => {}), resolve());
+          };
+          const timer = setInterval(check, 100);
+          onComplete = check;
+        });
+      await until(WARM, inFlight, MAX_WINDOW_S);
       const cpu0 = cpuNow(side);
-      windowStart = performance.now();
-      windowEnd = windowStart + SECONDS * 1000;
-      await new Promise((r) => setTimeout(r, SECONDS * 1000));
+      const t0 = performance.now();
+      inWindow = true;
+      await until(SECONDS, 2 * inFlight, MAX_WINDOW_S);
+      inWindow = false;
+      const windowS = (performance.now() - t0) / 1000;
       const cpu1 = cpuNow(side);
       stopping = true;
       await Promise.all(loops);
-      const started = latencies.filter((x) => !Number.isNaN(x));
+      const timed = latencies.filter((x) => !Number.isNaN(x));
       return {
         inFlight,
-        runsPerS: round(latencies.length / SECONDS, 2),
-        // Of the runs both started and completed in the window (none when a run outlasts it).
-        p50Ms: started.length ? round(quantile(started, 0.5)) : NaN,
-        p99Ms: started.length ? round(quantile(started, 0.99)) : NaN,
         runs: latencies.length,
+        windowS: round(windowS, 1),
+        runsPerS: round(latencies.length / windowS, 2),
+        p50Ms: timed.length ? round(quantile(timed, 0.5)) : NaN,
+        p99Ms: timed.length ? round(quantile(timed, 0.99)) : NaN,
         failed,
-        cores: Object.fromEntries(Object.keys(cpu0).map((k) => [k, round((cpu1[k] - cpu0[k]) / (SECONDS * 1000), 2)])),
+        cores: Object.fromEntries(Object.keys(cpu0).map((k) => [k, round((cpu1[k] - cpu0[k]) / (windowS * 1000), 2)])),
         load1: round(loadavg()[0], 2),
       };
     };
