@@ -14,7 +14,8 @@
  * completed in the window), p50/p99 latency of those runs (start → result, as the client sees
  * it), and the CPU of every process over the window from /proc, in cores: Temporal server
  * process a (frontend + history), b (history + matching + worker), PostgreSQL (postmaster and its
- * backends), the side's worker, the HTTP service and this process (the client). A side stops
+ * backends), the side's worker, the HTTP service, this process (the client) and the whole machine
+ * (every user's processes: the machine is shared), and the CPU pressure (PSI). A side stops
  * rising once two levels in a row do not add 5 % to its best runs/s (saturated).
  *
  *   npx tsx bench/peer-cluster.ts --zigflow /path/to/zigflow [--reps 2] [--levels 5,10,20,40,80,160]
@@ -70,6 +71,21 @@ function cpuMsOf(pid: number, children = false): number {
   }
 }
 
+/** The whole machine's busy CPU time in ms (/proc/stat: all but idle and iowait), every process of every user. */
+function machineCpuMs(): number {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return ((f.reduce((a, b) => a + b, 0) - f[3] - f[4]) * 1000) / 100;
+}
+
+/** The share of the last 10 s some task waited for a CPU (PSI), in %: above ~50, the machine's CPU is what everything waits for. */
+function cpuPressure(): number {
+  try {
+    return Number(/avg10=([\d.]+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))![1]);
+  } catch {
+    return NaN;
+  }
+}
+
 /** PostgreSQL's CPU: the postmaster (with its reaped backends) and its live backends. */
 function postgresCpuMs(postmaster: number): number {
   let ms = cpuMsOf(postmaster, true);
@@ -97,6 +113,8 @@ interface Row {
   /** CPU over the window, in cores (1 = one core busy all the window). */
   cores: Record<string, number>;
   load1: number;
+  /** /proc/pressure/cpu `some avg10` at the window's end (%). */
+  cpuPressure: number;
 }
 
 async function main(): Promise<void> {
@@ -166,6 +184,7 @@ async function main(): Promise<void> {
       worker: cpuMsOf(workerOf(side).pid!),
       'http service': cpuMsOf(echo.pid!),
       client: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+      'whole machine (all users)': machineCpuMs(),
     });
 
     /**
@@ -230,6 +249,7 @@ async function main(): Promise<void> {
         failed,
         cores: Object.fromEntries(Object.keys(cpu0).map((k) => [k, round((cpu1[k] - cpu0[k]) / (windowS * 1000), 2)])),
         load1: round(loadavg()[0], 2),
+        cpuPressure: cpuPressure(),
       };
     };
 
