@@ -25,6 +25,11 @@ export function checkThreadsStarted(): number {
   return started;
 }
 
+/** Whether the checking thread is up (it ends IDLE_MS after its last answer). */
+export function checkThreadRunning(): boolean {
+  return thread !== undefined;
+}
+
 function start(): NonNullable<typeof thread> {
   // Run from TypeScript sources (tsx: tests, SWFLOW_TSX=1): the thread registers tsx's CommonJS hook first.
   const worker = MAIN.endsWith('.ts')
