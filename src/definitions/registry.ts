@@ -22,6 +22,7 @@ import { extname, join, relative, resolve as resolvePath, sep } from 'node:path'
 import { errorClass, SwflowError } from '../common/errors';
 import type { Definition, WorkflowDef } from '../common/model';
 import { isV1Definition } from '../common/model-v1';
+import { checkApart } from './check-apart';
 import { FolderWatch } from './folder-watch';
 
 export type DefinitionSource = string | Definition;
@@ -329,16 +330,9 @@ export class DefinitionRegistry {
       if (stamp === 'missing') result = { stamp, order, problem: 'file not found' };
       else
         try {
-          // eslint-disable-next-line @typescript-eslint/no-var-requires
-          const dsl = require('../dsl') as typeof import('../dsl');
-          const { definition, problems } = await dsl.loadAnyDefinitionFile(path, {});
-          if (definition) result = { stamp, order, entry: { def: definition, source: path } };
-          else {
-            // A syntax error first: the schema errors after it mostly follow from it.
-            const errors = problems.filter((p) => p.severity === 'error');
-            const first = errors.find((p) => / syntax error: /.test(p.message)) ?? errors[0] ?? problems[0];
-            result = { stamp, order, problem: first ? dsl.formatFinding(first) : 'not a definition' };
-          }
+          // Read and checked in a thread of its own (./check-apart.ts): the jq engine never loads in this one.
+          const { definition, problem } = await checkApart(path);
+          result = definition ? { stamp, order, entry: { def: definition, source: path } } : { stamp, order, problem: problem ?? 'not a definition' };
         } catch (err) {
           result = { stamp, order, problem: (err as Error).message };
         }

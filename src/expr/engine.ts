@@ -7,8 +7,8 @@
  * Temporal workflow sandbox (webpack bundle, `vm` context):
  * - the binary comes base64-encoded in `jq-binary.ts` (workflow code cannot read files) and is
  *   decoded in pure JS (the sandbox has no `Buffer`);
- * - `new WebAssembly.Module` / `new WebAssembly.Instance` are synchronous: the engine is ready
- *   when this module has been evaluated, before any workflow code runs;
+ * - `new WebAssembly.Module` / `new WebAssembly.Instance` are synchronous: in the sandbox the engine
+ *   is ready when this module has been evaluated, before any workflow code runs (in Node: at first use);
  * - the WASI imports are ours and deterministic (wasi.ts): the clock is `Date.now()` at call
  *   time (inside a workflow: workflow time, so `now` replays identically), random bytes come
  *   from a fixed-seed PRNG, the environment is empty, there is no filesystem (no jq modules),
@@ -361,5 +361,8 @@ export function jqEngineStats(): { instances: number; runs: number; cachedProgra
   return { instances: state.instances, runs: state.runs, cachedPrograms: jq?.cachedPrograms ?? 0, memoryBytes: jq?.memoryBytes ?? 0 };
 }
 
-// Load now (synchronously): in a preloaded module this happens once per worker thread.
-isEngineReady();
+// Load now (synchronously) in the workflow sandbox (no `process` there): a preloaded module does it
+// once per worker thread, before any workflow code runs. In Node, on first use: a process that only
+// imports src/expr (its types, 1.0 durations, the adapters' secret arguments) makes no jq instance
+// (~19 MB resident for the process's life: bench/README.md, "No jq instance in the worker's main thread").
+if (typeof process === 'undefined') isEngineReady();
