@@ -86,18 +86,22 @@ test('foreach: an inputCollection that is not an array is an inputCollection err
   assert.deepEqual(err.error, { kind: 'runtime', code: 'inputCollection', message: 'inputCollection "${ .orders }" selected object, not an array' });
   assert.deepEqual(run.effects.commands, []);
 
-  const failing = new FakeRun(await foreachDef({ batchSize: 2 }));
-  failing.effects.activities['*'] = (args) => {
-    if ((args[0] as { sku: string }).sku === 'b') throw serviceError('409', 'sold out');
-    return answeringOrders(failing)(args);
-  };
-  const e2 = await failing.exec('Each', { orders }).catch((e: unknown) => e);
-  assert.ok(e2 instanceof ActionError);
-  assert.equal(e2.message, 'state "Each", action "[1] › q", function "quote" failed: sold out (code 409)');
-  // b fails at once: a (still running) is cancelled, c never starts.
-  assert.deepEqual(failing.effects.commands.map((c) => (argsOf(c) as { sku: string }).sku), ['a', 'b']);
-  assert.equal(failing.effects.outstanding, 0);
-  assert.equal(failing.effects.elapsed, 0);
+  for (const indexed of [true, false]) {
+    const features = indexed ? INTERPRETER_FEATURES : INTERPRETER_FEATURES.filter((f) => f !== 'iteration-failure-index');
+    const failing = new FakeRun(await foreachDef({ batchSize: 2 }), { features });
+    failing.effects.activities['*'] = (args) => {
+      if ((args[0] as { sku: string }).sku === 'b') throw serviceError('409', 'sold out');
+      return answeringOrders(failing)(args);
+    };
+    const e2 = await failing.exec('Each', { orders }).catch((e: unknown) => e);
+    assert.ok(e2 instanceof ActionError);
+    assert.equal(e2.message, 'state "Each", action "[1] › q", function "quote" failed: sold out (code 409)');
+    // b fails at once and c never starts; a (still running) is waited for with iteration-failure-index
+    // (cancelling local calls in flight failed the workflow task), cancelled by runs without it.
+    assert.deepEqual(failing.effects.commands.map((c) => (argsOf(c) as { sku: string }).sku), ['a', 'b']);
+    assert.equal(failing.effects.outstanding, 0);
+    assert.equal(failing.effects.elapsed, indexed ? 3000 : 0);
+  }
 });
 
 test('foreach over more elements than a chunk: child workflows of the same type, each with its slice and the data without the collection', async () => {
