@@ -41,6 +41,8 @@ const doc = (id: string, condition: string) =>
 test('definitions are checked in a thread of their own: no jq instance here, file:line kept, the thread ends when idle', async () => {
   writeFileSync(join(dir, 'good.sw.json'), doc('good', '${ .n > 1 }'));
   writeFileSync(join(dir, 'bad.sw.json'), doc('bad', '${ .n > }'));
+  // A 1.0 YAML document too (its checks load src/expr in the thread).
+  writeFileSync(join(dir, 'wake.sw.yaml'), 'document: { dsl: 1.0.0, namespace: tests, name: wake, version: 1.0.0 }\ndo:\n  - pick:\n      set: { big: "${ .n > 1 }" }\n');
   const logged: string[] = [];
   const a = new DefinitionRegistry([dir], { log: (m) => logged.push(m) });
   const b = new DefinitionRegistry([dir]);
@@ -50,14 +52,14 @@ test('definitions are checked in a thread of their own: no jq instance here, fil
   const [ra, rb] = await Promise.all([a.all(), b.all()]);
   assert.equal(checkThreadsStarted() - startedBefore, 1);
   for (const r of [ra, rb]) {
-    assert.deepEqual(r.entries.map((e) => e.def.id), ['good']);
+    assert.deepEqual(r.entries.map((e) => e.def.id).sort(), ['good', 'tests/wake'], JSON.stringify(r.broken));
     assert.equal(r.broken.length, 1);
     assert.match(r.broken[0].problem, /bad\.sw\.json:\d+:\d+: error: .*syntax error/);
   }
   assert.equal((await a.resolve('good')).def.id, 'good');
   assert.equal(jqEngineStats().instances, 0, 'no jq instance in the main thread');
   assert.match(logged.join('\n'), /definition file skipped: .*bad\.sw\.json:\d+:\d+/);
-  console.log(`2 registries, 2 files: 1 thread started, jq instances in the main thread: ${jqEngineStats().instances}; "${r0(rb.broken[0].problem)}"`);
+  console.log(`2 registries, 3 files (0.8 JSON, 1.0 YAML, a broken one): 1 thread started, jq instances in the main thread: ${jqEngineStats().instances}; "${r0(rb.broken[0].problem)}"`);
 
   const t0 = Date.now();
   while (checkThreadRunning() && Date.now() - t0 < IDLE_MS + 5000) await new Promise((r) => setTimeout(r, 50));
@@ -69,7 +71,7 @@ test('definitions are checked in a thread of their own: no jq instance here, fil
   const again = new DefinitionRegistry([dir]);
   registries.push(again);
   const { entries } = await again.all();
-  assert.equal(entries.length, 1);
+  assert.equal(entries.length, 2);
   assert.equal(checkThreadsStarted() - startedBefore, 2);
   // The expression evaluates here as before (the engine made at first use).
   assert.equal(evaluateExpression('${ .n > 2 }', { n: 3 }), true);

@@ -24,7 +24,10 @@ export async function loadV1(doc: Obj, rep: Reporter): Promise<V1Definition | un
   }
   for (const issue of validateV1Schema(doc)) rep.error(issue.pointer, issue.message, issue.hint, { key: issue.key });
   if (/^1\.(?!0\.)/.test(dsl)) rep.warn('/document/dsl', `dsl '${dsl}' is newer than 1.0.x: read as 1.0.3`);
-  await import('../../expr').then((m) => m.initExpressions());
+  // required, not import()ed: a definition-checking thread (src/definitions/check-apart.ts) has
+  // tsx's CommonJS hook only, and an ESM import of a folder fails there.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  await (require('../../expr') as typeof import('../../expr')).initExpressions();
   checkV1Semantics(doc, rep);
   lintV1(doc, rep);
   if (rep.hasErrors) return undefined;
