@@ -68,6 +68,16 @@ export const peakRssMb = (pid: number): number => statusMb(pid, 'VmHWM');
 export const rssMb = (pid: number): number => statusMb(pid, 'VmRSS');
 
 /** The local HTTP service the peer benches call: `GET /echo/<i>` → `{"ok":true,"i":<i>}`, in its own process. */
+/** Stops a child process: SIGINT (a worker's graceful shutdown), SIGKILL after 15 s. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const done = new Promise((r) => child.once('exit', r));
+  child.kill('SIGINT');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await done;
+  clearTimeout(timer);
+}
+
 export function startEchoService(port: number): ChildProcess {
   const code = `require('node:http').createServer((req, res) => {
     const i = Number(req.url.split('/').pop());

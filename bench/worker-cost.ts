@@ -38,7 +38,7 @@ import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
 import { freePort } from '../test/helpers/ports';
 // The swflow worker runs compiled, as the swflow command does (bin/compiled.js).
 const { compiledExtra } = require('../bin/compiled') as { compiledExtra(file: string): Promise<string> };
-import { cpuMs, option as arg, peakRssMb, quietBundlerLogger, round, rssMb, startEchoService, waitFor, writePeerDocuments, zigflowSideOf } from './support';
+import { cpuMs, option as arg, peakRssMb, quietBundlerLogger, round, rssMb, startEchoService, waitFor, writePeerDocuments, zigflowSideOf, stopChild as exit } from './support';
 
 const ZIGFLOW = arg('zigflow', process.env.ZIGFLOW_BIN ?? '');
 const REPS = Number(arg('reps', '2'));
@@ -97,15 +97,6 @@ const SIDES = ([
   { name: 'ts-floor', taskQueue: 'bench-floor', type: 'tenLocalGets', entry: 'worker-cost-floor.ts' },
   { name: 'ts-floor-writes', taskQueue: 'bench-floor', type: 'tenPosts', entry: 'worker-cost-floor.ts' },
 ] as Side[]).filter((s) => ONLY.includes(s.name));
-
-async function exit(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const done = new Promise((r) => child.once('exit', r));
-  child.kill('SIGINT');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await done;
-  clearTimeout(timer);
-}
 
 /** The floor's workflow bundle, made once in this process and written to `dir` (its worker loads it by path). */
 let floorBundle: Promise<string> | undefined;

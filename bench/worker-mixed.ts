@@ -26,7 +26,7 @@ import { startDevServer } from '../src/platform/dev-server';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
 import { freePort } from '../test/helpers/ports';
-import { cpuMs, option as arg, peakRssMb, quietBundlerLogger, round, rssMb, startEchoService, waitFor, writePeerDocuments } from './support';
+import { cpuMs, option as arg, peakRssMb, quietBundlerLogger, round, rssMb, startEchoService, waitFor, writePeerDocuments, stopChild as exit } from './support';
 const { compiledExtra } = require('../bin/compiled') as { compiledExtra(file: string): Promise<string> };
 
 const REPS = Number(arg('reps', '2'));
@@ -70,15 +70,6 @@ do:
       fork:
         branches:
 ${Array.from({ length: 10 }, (_, b) => branch(b + 1)).join('')}`);
-}
-
-async function exit(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const done = new Promise((r) => child.once('exit', r));
-  child.kill('SIGINT');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await done;
-  clearTimeout(timer);
 }
 
 async function main(): Promise<void> {

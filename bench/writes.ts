@@ -31,7 +31,7 @@ import { startDevServer } from '../src/platform/dev-server';
 import { resolveTemporalCli } from '../src/platform/temporal-binary';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
 import { freePort } from '../test/helpers/ports';
-import { cpuMs, option as arg, quantile, round, startEchoService, waitFor, writePeerDocuments } from './support';
+import { cpuMs, option as arg, quantile, round, startEchoService, waitFor, writePeerDocuments, stopChild as exit } from './support';
 
 const ROUNDS = Number(arg('rounds', '3'));
 const RUNS = Number(arg('runs', '60'));
@@ -39,15 +39,6 @@ const CONCURRENCY = Number(arg('concurrency', '10'));
 const TRIALS = Number(arg('trials', '2'));
 const WRITES = Number(arg('writes', '5'));
 const PARTS = arg('parts', 'cost,kill').split(',');
-
-async function exit(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const done = new Promise((r) => child.once('exit', r));
-  child.kill('SIGINT');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await done;
-  clearTimeout(timer);
-}
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'swflow-writes-'));
