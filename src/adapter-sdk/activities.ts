@@ -15,7 +15,7 @@ import { resolveAuth, TokenCache, type Auth } from './auth';
 import { isFunctionCall } from './call';
 import type { ActivityContext, Adapter } from './define';
 import { ErrorCodes } from './errors';
-import { callHttp, sendHttp, type HttpOptions } from './http';
+import { callHttp, sendHttp, sendHttpWhole, wholeAnswerSenders, type HttpOptions } from './http';
 import { Redactor } from './redact';
 import { resolveArguments, type SecretValues } from './secrets';
 
@@ -73,7 +73,7 @@ async function activityContext(call: FunctionCall, services: AdapterServices, re
   const auth = call.auth?.invocation ? await resolveAuth(call.auth.invocation, call, services.secrets, redactor, services.tokens) : undefined;
   const resourceAuth = call.auth?.resource ? await resolveAuth(call.auth.resource, call, services.secrets, redactor, services.tokens) : undefined;
   const withDefaults = (o: HttpOptions = {}) => ({ ...o, auth: 'auth' in o ? o.auth : auth, signal: o.signal ?? temporal.cancellationSignal });
-  return {
+  const ctx: ActivityContext = {
     function: call.function,
     workflow: call.workflow,
     state: call.state,
@@ -96,6 +96,8 @@ async function activityContext(call: FunctionCall, services: AdapterServices, re
     fetch: (request, options) => sendHttp(request, withDefaults(options)),
     http: (request, options) => callHttp(request, withDefaults(options)),
   };
+  wholeAnswerSenders.set(ctx, (request, options) => sendHttpWhole(request, withDefaults(options)));
+  return ctx;
 }
 
 /** How many characters of an answer a failure's details keep. */

@@ -69,10 +69,39 @@ export function fetchFailed(cause: unknown): TypeError {
 }
 
 /**
+ * An answer read whole, as `Response` would hold it but without one: what swflow's own callers
+ * read (sendCall, callHttp). Making a `Response` (undici's body stream, its Headers) and reading
+ * it back cost more worker CPU per call than the rest of the HTTP client (bench/README.md).
+ */
+export interface WholeAnswer {
+  status: number;
+  statusText: string;
+  /** As received: name, value, name, value... (IncomingMessage.rawHeaders). */
+  rawHeaders: string[];
+  /** Decoded per `content-encoding`; empty for HEAD, 204, 205 and 304. */
+  body: Buffer;
+  /** The URL answered (after redirects), without its fragment. */
+  url: string;
+  redirected: boolean;
+}
+
+/**
  * Sends a request and answers it with a `Response`, as global `fetch(url, init)` would (see the
  * module comment for what is kept of fetch's behaviour).
  */
-export async function httpFetch(url: string | URL, init: HttpFetchInit = {}): Promise<Response> {
+export function httpFetch(url: string | URL, init: HttpFetchInit = {}): Promise<Response> {
+  return send(url, init, toResponse);
+}
+
+/** {@link httpFetch}'s request, answered as a {@link WholeAnswer} (an event stream read to its end). */
+export function httpFetchWhole(url: string | URL, init: HttpFetchInit = {}): Promise<WholeAnswer> {
+  return send(url, init, toWholeAnswer);
+}
+
+/** The answer to hand out, made from the last hop's head; `streaming` keeps the abort listener until it closes. */
+type Finish<T> = (res: IncomingMessage, target: URL, method: string, redirected: boolean, signal: AbortSignal | undefined) => Promise<{ answer: T; streaming: boolean }>;
+
+async function send<T>(url: string | URL, init: HttpFetchInit, finish: Finish<T>): Promise<T> {
   const { signal } = init;
   let target = parseTarget(url);
   let method = methodOf(init.method);
@@ -92,10 +121,10 @@ export async function httpFetch(url: string | URL, init: HttpFetchInit = {}): Pr
       const res = await exchange(target, method, headers, body, init, (req) => (current = req));
       const location = init.redirect !== 'manual' && REDIRECT_STATUSES.has(res.statusCode!) ? res.headers.location : undefined;
       if (location === undefined) {
-        const answer = await toResponse(res, target, method, hops > 0, signal);
-        streaming = answer.streaming;
+        const done = await finish(res, target, method, hops > 0, signal);
+        streaming = done.streaming;
         if (streaming) res.once('close', release);
-        return answer.response;
+        return done.answer;
       }
       // Followed: the redirect's own body is discarded, its connection goes back to the pool.
       res.resume();
@@ -242,7 +271,7 @@ function exchange(target: URL, method: string, headers: OutgoingHttpHeaders, bod
 }
 
 /** The answer as a `Response`: its body read whole (decoded), or streamed for server-sent events. */
-async function toResponse(res: IncomingMessage, target: URL, method: string, redirected: boolean, signal: AbortSignal | undefined): Promise<{ response: Response; streaming: boolean }> {
+async function toResponse(res: IncomingMessage, target: URL, method: string, redirected: boolean, signal: AbortSignal | undefined): Promise<{ answer: Response; streaming: boolean }> {
   const status = res.statusCode!;
   const headers: [string, string][] = [];
   const raw = res.rawHeaders;
@@ -263,7 +292,51 @@ async function toResponse(res: IncomingMessage, target: URL, method: string, red
   }
   Object.defineProperty(response, 'url', { value: target.hash ? target.href.slice(0, -target.hash.length) : target.href });
   if (redirected) Object.defineProperty(response, 'redirected', { value: true });
-  return { response, streaming };
+  return { answer: response, streaming };
+}
+
+/** The answer read whole (decoded), event streams too; a status `Response` refuses fails as it would. */
+async function toWholeAnswer(res: IncomingMessage, target: URL, method: string, redirected: boolean, signal: AbortSignal | undefined): Promise<{ answer: WholeAnswer; streaming: boolean }> {
+  const status = res.statusCode!;
+  if (status < 200 || status > 599) {
+    res.resume();
+    throw fetchFailed(new RangeError(`init["status"] must be in the range of 200 to 599, inclusive.`));
+  }
+  let body: Buffer;
+  if (method === 'HEAD' || NULL_BODY_STATUSES.has(status)) {
+    res.resume();
+    body = Buffer.alloc(0);
+  } else body = await readAll(decoded(res), res, signal);
+  const url = target.hash ? target.href.slice(0, -target.hash.length) : target.href;
+  return { answer: { status, statusText: res.statusMessage ?? '', rawHeaders: res.rawHeaders, body, url, redirected }, streaming: false };
+}
+
+/**
+ * Raw headers as `Object.fromEntries(new Headers(raw).entries())` gives them: names lower-cased
+ * and sorted, repeated names joined with `, ` (but `set-cookie`, whose last value stays).
+ */
+export function headerRecord(rawHeaders: readonly string[]): Record<string, string> {
+  const joined = new Map<string, string>();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i].toLowerCase();
+    const value = rawHeaders[i + 1];
+    const before = joined.get(name);
+    joined.set(name, before === undefined || name === 'set-cookie' ? value : `${before}, ${value}`);
+  }
+  const out: Record<string, string> = {};
+  for (const name of [...joined.keys()].sort()) out[name] = joined.get(name)!;
+  return out;
+}
+
+/** A whole answer as a `Response` (for a caller that needs one: an auth's `challenged`). */
+export function wholeAnswerResponse(a: WholeAnswer): Response {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < a.rawHeaders.length; i += 2) pairs.push([a.rawHeaders[i], a.rawHeaders[i + 1]]);
+  const nullBody = NULL_BODY_STATUSES.has(a.status);
+  const response = new Response(nullBody ? null : a.body, { status: a.status, statusText: a.statusText, headers: pairs });
+  Object.defineProperty(response, 'url', { value: a.url });
+  if (a.redirected) Object.defineProperty(response, 'redirected', { value: true });
+  return response;
 }
 
 /**

@@ -8,7 +8,8 @@ import type { Json } from '../common/model';
 import type { ActivityContext } from './define';
 import type { Auth } from './auth';
 import { ErrorCodes, isAdapterError } from './errors';
-import type { HttpRequest } from './http';
+import { wholeAnswerSenders, type HttpRequest } from './http';
+import { headerRecord } from './http-client';
 import { configurationFailure, ErrorTypes, problemFailure, type Problem } from './problems';
 
 /** The request as a 1.0 call's `response` output describes it. */
@@ -66,11 +67,19 @@ export function shapeOutput(mode: unknown, req: SentRequest, res: ReceivedRespon
  * failure, fails with a communication problem; the SDK redacts secrets from both.
  */
 export async function sendCall(ctx: ActivityContext, req: SentRequest & Pick<HttpRequest, 'body'>, redirect: boolean, output: unknown, auth?: Auth): Promise<Json> {
-  let res: Response;
+  let received: ReceivedResponse;
   try {
     // Basic and bearer policies are the request's own Authorization header; an OAuth2/OIDC
     // policy's token comes with `auth` (tokenAuthentication), never the function's authRef.
-    res = await ctx.fetch(req, { auth, redirect: redirect ? 'follow' : 'manual' });
+    const options = { auth, redirect: redirect ? ('follow' as const) : ('manual' as const) };
+    const whole = wholeAnswerSenders.get(ctx);
+    if (whole) {
+      const res = await whole(req, options);
+      received = { status: res.status, statusText: res.statusText, headers: headerRecord(res.rawHeaders), body: res.body };
+    } else {
+      const res = await ctx.fetch(req, options);
+      received = { status: res.status, statusText: res.statusText, headers: Object.fromEntries(res.headers.entries()), body: new Uint8Array(await res.arrayBuffer()) };
+    }
   } catch (err) {
     if (!isAdapterError(err) || ctx.signal.aborted) throw err;
     // A token request: an incomplete policy is a definition problem, a refusal an authentication error.
@@ -80,7 +89,6 @@ export async function sendCall(ctx: ActivityContext, req: SentRequest & Pick<Htt
     }
     throw problemFailure({ type: ErrorTypes.communication, status: 503, title: 'Service Unavailable', detail: err.message });
   }
-  const received: ReceivedResponse = { status: res.status, statusText: res.statusText, headers: Object.fromEntries(res.headers.entries()), body: new Uint8Array(await res.arrayBuffer()) };
   const problem = statusProblem(received, req, redirect);
   if (problem) throw problemFailure(problem);
   return shapeOutput(output, req, received);

@@ -7,7 +7,7 @@
 import type { Json } from '../common/model';
 import type { Auth } from './auth';
 import { AdapterError, ErrorCodes, isAdapterError, networkFailure } from './errors';
-import { httpFetch } from './http-client';
+import { headerRecord, httpFetch, httpFetchWhole, wholeAnswerResponse, type HttpFetchInit, type WholeAnswer } from './http-client';
 import { traceHeaders } from '../tracing/context';
 
 export interface HttpRequest {
@@ -45,13 +45,28 @@ export function describeRequest(req: Pick<HttpRequest, 'method' | 'url'>): strin
  * challenge once more with its answer; a client certificate goes with the request.
  * When the process traces, the request carries the active trace context (`traceparent`).
  */
-export async function sendHttp(req: HttpRequest, opts: HttpOptions = {}): Promise<Response> {
+export function sendHttp(req: HttpRequest, opts: HttpOptions = {}): Promise<Response> {
+  return sendWith(req, opts, httpFetch, (res) => res, async (res) => res.body?.cancel());
+}
+
+/** {@link sendHttp}, answered as a {@link WholeAnswer} (no `Response` made: swflow's own adapters read these). */
+export function sendHttpWhole(req: HttpRequest, opts: HttpOptions = {}): Promise<WholeAnswer> {
+  return sendWith(req, opts, httpFetchWhole, wholeAnswerResponse, async () => undefined);
+}
+
+async function sendWith<A extends { status: number }>(
+  req: HttpRequest,
+  opts: HttpOptions,
+  fetchWith: (url: string, init: HttpFetchInit) => Promise<A>,
+  asResponse: (answer: A) => Response,
+  discard: (answer: A) => Promise<void>,
+): Promise<A> {
   const request = describeRequest(req);
-  const send = async (): Promise<Response> => {
+  const send = async (): Promise<A> => {
     const headers = { ...traceHeaders(), ...((await opts.auth?.headers({ method: req.method, url: req.url })) ?? {}), ...lowerKeys(req.headers ?? {}) };
     const certificate = await opts.auth?.tls?.();
     try {
-      return await httpFetch(req.url, { method: req.method, headers, body: req.body, signal: opts.signal, redirect: opts.redirect, certificate });
+      return await fetchWith(req.url, { method: req.method, headers, body: req.body, signal: opts.signal, redirect: opts.redirect, certificate });
     } catch (err) {
       if (opts.signal?.aborted || isAdapterError(err)) throw err;
       const failure = networkFailure(err);
@@ -60,16 +75,22 @@ export async function sendHttp(req: HttpRequest, opts: HttpOptions = {}): Promis
   };
   const res = await send();
   // Digest: the 401 carries the challenge the request is sent again to answer.
-  if (res.status === 401 && opts.auth?.challenged?.(res)) {
-    await res.body?.cancel();
+  if (res.status === 401 && opts.auth?.challenged?.(asResponse(res))) {
+    await discard(res);
     return send();
   }
   if (res.status === 401 && opts.auth && (await opts.auth.refresh())) {
-    await res.body?.cancel();
+    await discard(res);
     return send();
   }
   return res;
 }
+
+/**
+ * The whole-answer sender of an adapter's context (set by the SDK's activities), for sendCall
+ * and callHttp; a context made otherwise (a test's) is sent with its `fetch`.
+ */
+export const wholeAnswerSenders = new WeakMap<object, (req: HttpRequest, opts?: HttpOptions) => Promise<WholeAnswer>>();
 
 /** How many bytes of an unparsable answer a failure quotes. */
 const QUOTED_BYTES = 200;
@@ -80,18 +101,21 @@ const QUOTED_BYTES = 200;
  * types; without a content type, JSON when it parses. Empty: null.
  */
 export async function readAnswer(res: Response, request: string): Promise<Json> {
-  const text = await res.text();
+  return answerBody(await res.text(), res.headers.get('content-type') ?? '', res.status, request);
+}
+
+/** {@link readAnswer} of an answer's text (as `Response.text()` gives it) and content type. */
+function answerBody(text: string, type: string, status: number, request: string): Json {
   if (!text) return null;
-  const type = res.headers.get('content-type') ?? '';
   const declaredJson = /^application\/(?:[\w.+-]+\+)?json\b/i.test(type.trim());
   if (declaredJson || (!type && /^\s*[[{"]/.test(text))) {
     try {
       return JSON.parse(text) as Json;
     } catch (err) {
-      if (!declaredJson || res.status >= 400) return text;
+      if (!declaredJson || status >= 400) return text;
       throw new AdapterError(
         ErrorCodes.InvalidResponse,
-        `${request} answered ${res.status} with content type ${type} but a body that is not valid JSON (${(err as Error).message}): ${JSON.stringify(text.slice(0, QUOTED_BYTES))}${text.length > QUOTED_BYTES ? '…' : ''}`,
+        `${request} answered ${status} with content type ${type} but a body that is not valid JSON (${(err as Error).message}): ${JSON.stringify(text.slice(0, QUOTED_BYTES))}${text.length > QUOTED_BYTES ? '…' : ''}`,
         { request, answer: text.slice(0, QUOTED_BYTES) },
       );
     }
@@ -109,8 +133,8 @@ const QUOTED_ANSWER = 2000;
  */
 export async function callHttp(req: HttpRequest, opts: HttpOptions = {}): Promise<HttpAnswer> {
   const request = describeRequest(req);
-  const res = await sendHttp(req, opts);
-  const body = await readAnswer(res, request);
+  const res = await sendHttpWhole(req, opts);
+  const body = answerBody(utf8Text(res.body), headerRecord(res.rawHeaders)['content-type'] ?? '', res.status, request);
   if (res.status >= 400) {
     const answer = typeof body === 'string' ? body : body === null ? '' : JSON.stringify(body);
     const own = body && typeof body === 'object' && !Array.isArray(body) && typeof body.message === 'string' ? body.message : undefined;
@@ -120,7 +144,15 @@ export async function callHttp(req: HttpRequest, opts: HttpOptions = {}): Promis
       serviceMessage: own ?? (answer || res.statusText),
     });
   }
-  return { status: res.status, statusText: res.statusText, headers: res.headers, body };
+  const headers = new Headers();
+  for (let i = 0; i < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
+  return { status: res.status, statusText: res.statusText, headers, body };
+}
+
+/** Bytes as `Response.text()` reads them: UTF-8, a leading byte order mark dropped. */
+export function utf8Text(body: Uint8Array): string {
+  const bom = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+  return Buffer.from(body.buffer, body.byteOffset + (bom ? 3 : 0), body.byteLength - (bom ? 3 : 0)).toString('utf8');
 }
 
 function lowerKeys(h: Record<string, string>): Record<string, string> {

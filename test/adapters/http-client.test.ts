@@ -10,8 +10,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { once } from 'node:events';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { httpFetch, httpFetchAsFetch, type HttpFetchInit } from '../../src/adapter-sdk/http-client';
-import { sendHttp } from '../../src/adapter-sdk/http';
+import { headerRecord, httpFetch, httpFetchAsFetch, httpFetchWhole, type HttpFetchInit } from '../../src/adapter-sdk/http-client';
+import { sendHttp, utf8Text } from '../../src/adapter-sdk/http';
 import { ErrorCodes, isAdapterError, networkFailure } from '../../src/adapter-sdk/errors';
 
 interface Seen {
@@ -305,4 +305,36 @@ test('as a fetch for the SDKs that take one: Headers, a manual or refused redire
   }
   await assert.rejects(httpFetchAsFetch(new URL(`${one.base}/redirect/302/1`), { redirect: 'error' }), (err: Error) => err instanceof TypeError && /unexpected redirect/.test((err.cause as Error).message));
   assert.throws(() => httpFetchAsFetch(`${one.base}/echo`, { method: 'POST', body: new Blob(['x']) }), /string, byte and URLSearchParams bodies/);
+});
+
+test('a whole answer (httpFetchWhole) holds what the Response gives: status, headers as a record, body bytes, url, redirected', async () => {
+  const cases: [string, HttpFetchInit][] = [
+    [`${one.base}/echo`, {}],
+    [`${one.base}/echo`, { method: 'POST', body: 'a body' }],
+    [`${one.base}/echo`, { method: 'HEAD' }],
+    [`${one.base}/redirect/302/2`, {}],
+    [`${one.base}/redirect/301/1#part`, { redirect: 'manual' }],
+    [`${one.base}/events/10`, {}],
+    ...[204, 304, 404, 503].map((s): [string, HttpFetchInit] => [`${one.base}/status/${s}`, {}]),
+    ...['gzip', 'deflate', 'br', 'both', 'identity'].map((c): [string, HttpFetchInit] => [`${one.base}/encoded/${c}`, {}]),
+  ];
+  const varying = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).filter(([k]) => k !== 'date'));
+  for (const [url, init] of cases) {
+    const res = await httpFetch(url, init);
+    const expected = { status: res.status, statusText: res.statusText, url: res.url, redirected: res.redirected, headers: varying(Object.fromEntries(res.headers.entries())), body: Buffer.from(await res.arrayBuffer()) };
+    const whole = await httpFetchWhole(url, init);
+    const actual = { status: whole.status, statusText: whole.statusText, url: whole.url, redirected: whole.redirected, headers: varying(headerRecord(whole.rawHeaders)), body: whole.body };
+    assert.deepEqual(actual, expected, `${init.method ?? 'GET'} ${url}`);
+    // In the same order too: a 1.0 call's `response` output shows them.
+    assert.deepEqual(Object.keys(actual.headers), Object.keys(expected.headers));
+  }
+  // Repeated names are joined as Headers joins them; set-cookie keeps its last value.
+  assert.deepEqual(headerRecord(['X-A', '1', 'Set-Cookie', 'a=1', 'x-a', '2', 'set-cookie', 'b=2', 'B', 'v']), Object.fromEntries(new Headers([['X-A', '1'], ['Set-Cookie', 'a=1'], ['x-a', '2'], ['set-cookie', 'b=2'], ['B', 'v']]).entries()));
+  await assert.rejects(httpFetchWhole(`${one.base}/redirect/302/21`), (err: Error) => err instanceof TypeError && /redirect count exceeded/.test((err.cause as Error).message));
+});
+
+test('utf8Text reads bytes as Response.text() does (a byte order mark dropped)', async () => {
+  for (const bytes of [Buffer.from('\ufeff{"a":1}', 'utf8'), Buffer.from('héllo', 'utf8'), Buffer.alloc(0), Buffer.from([0xef, 0xbb])]) {
+    assert.equal(utf8Text(bytes), await new Response(bytes).text());
+  }
 });
