@@ -4,7 +4,8 @@
  * error, no module of the SDK's disallowed list (Node builtins other than assert/url/util, the
  * client, the worker, …: the bundler refuses them), and no Node builtin left as a plain
  * `require("fs")` in the code (it would throw in the workflow sandbox at run time). A
- * `node:crypto` imported anywhere under src/workflow fails this test.
+ * `node:crypto` imported anywhere under src/workflow fails this test. And swflow's code is
+ * compiled to es2022, without the es2017 target's helpers.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,4 +47,8 @@ test('the workflow bundle has no bundler warning and no Node-only module', { tim
   const builtins = new Set(builtinModules.map((m) => m.replace(/^node:/, '')));
   const required = [...code.matchAll(/\brequire\(\s*(["'`])(?:node:)?([^"'`]+)\1\s*\)/g)].map((m) => m[2]).filter((m) => builtins.has(m) || builtins.has(m.split('/')[0]));
   assert.deepEqual([...new Set(required)], [], 'Node builtins required at run time');
+  // swflow's own code compiled to es2022 (WORKFLOW_TARGET): object spreads and class fields as
+  // written, not through SWC's helpers (an SDK whose loader rule changed shape would bring them back).
+  const helpers = [...code.matchAll(/\bfunction (_object_spread|_object_spread_props|_object_without_properties|_define_property)\(/g)].map((m) => m[1]);
+  assert.deepEqual([...new Set(helpers)], [], 'es2017 helpers in the bundle');
 });
