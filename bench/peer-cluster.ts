@@ -36,7 +36,7 @@ import { startCluster } from '../src/platform/cluster';
 import { devServerDynamicConfig } from '../src/platform/dev-server';
 import { INTERPRETER_TASK_QUEUE } from '../src/common/contracts';
 import { freePort } from '../test/helpers/ports';
-import { option as arg, quantile, round, startEchoService, waitFor, writePeerDocuments, zigflowSideOf } from './support';
+import { option as arg, quantile, round, startEchoService, stopChild, waitFor, writePeerDocuments, zigflowSideOf } from './support';
 
 const ZIGFLOW = arg('zigflow', process.env.ZIGFLOW_BIN ?? '');
 const REPS = Number(arg('reps', '2'));
@@ -124,16 +124,7 @@ async function main(): Promise<void> {
   const cluster = await startCluster({ fastDisk: FAST_DISK, log });
   const children: ChildProcess[] = [];
   const stopChildren = async () => {
-    await Promise.all(
-      children.map(async (c) => {
-        if (c.exitCode !== null || c.signalCode !== null) return;
-        const gone = new Promise((r) => c.once('exit', r));
-        c.kill('SIGINT');
-        const t = setTimeout(() => c.kill('SIGKILL'), 15_000);
-        await gone;
-        clearTimeout(t);
-      }),
-    );
+    await Promise.all(children.map(stopChild));
   };
   process.once('SIGINT', () => void stopChildren().then(() => cluster.stop()).finally(() => process.exit(130)));
   try {

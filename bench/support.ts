@@ -67,7 +67,6 @@ export const peakRssMb = (pid: number): number => statusMb(pid, 'VmHWM');
 /** Current resident set size of a process (VmRSS), in MB (Linux /proc). */
 export const rssMb = (pid: number): number => statusMb(pid, 'VmRSS');
 
-/** The local HTTP service the peer benches call: `GET /echo/<i>` → `{"ok":true,"i":<i>}`, in its own process. */
 /** Stops a child process: SIGINT (a worker's graceful shutdown), SIGKILL after 15 s. */
 export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -78,6 +77,7 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** The local HTTP service the peer benches call: `GET /echo/<i>` → `{"ok":true,"i":<i>}`, in its own process. */
 export function startEchoService(port: number): ChildProcess {
   const code = `require('node:http').createServer((req, res) => {
     const i = Number(req.url.split('/').pop());

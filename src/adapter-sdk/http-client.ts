@@ -273,9 +273,6 @@ function exchange(target: URL, method: string, headers: OutgoingHttpHeaders, bod
 /** The answer as a `Response`: its body read whole (decoded), or streamed for server-sent events. */
 async function toResponse(res: IncomingMessage, target: URL, method: string, redirected: boolean, signal: AbortSignal | undefined): Promise<{ answer: Response; streaming: boolean }> {
   const status = res.statusCode!;
-  const headers: [string, string][] = [];
-  const raw = res.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) headers.push([raw[i], raw[i + 1]]);
   const nullBody = method === 'HEAD' || NULL_BODY_STATUSES.has(status);
   const source = nullBody ? undefined : decoded(res);
   const streaming = source !== undefined && /^\s*text\/event-stream\b/i.test(res.headers['content-type'] ?? '');
@@ -283,16 +280,27 @@ async function toResponse(res: IncomingMessage, target: URL, method: string, red
   if (nullBody) res.resume();
   else if (streaming) body = Readable.toWeb(source!) as ReadableStream;
   else body = await readAll(source!, res, signal);
+  return { answer: responseOf(body, status, res.statusMessage ?? '', res.rawHeaders, answerUrl(target), redirected), streaming };
+}
+
+/** A `Response` as fetch gives one: raw headers, `url` and `redirected` set; a status it cannot carry (outside 200–599) fails as a network error. */
+function responseOf(body: Buffer | ReadableStream | null, status: number, statusText: string, rawHeaders: readonly string[], url: string, redirected: boolean): Response {
+  const headers: [string, string][] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) headers.push([rawHeaders[i], rawHeaders[i + 1]]);
   let response: Response;
   try {
-    response = new Response(body, { status, statusText: res.statusMessage ?? '', headers });
+    response = new Response(body, { status, statusText, headers });
   } catch (err) {
-    // A status `Response` cannot carry (outside 200–599).
     throw fetchFailed(err);
   }
-  Object.defineProperty(response, 'url', { value: target.hash ? target.href.slice(0, -target.hash.length) : target.href });
+  Object.defineProperty(response, 'url', { value: url });
   if (redirected) Object.defineProperty(response, 'redirected', { value: true });
-  return { answer: response, streaming };
+  return response;
+}
+
+/** The URL an answer names: the request's, without its fragment (as fetch). */
+function answerUrl(target: URL): string {
+  return target.hash ? target.href.slice(0, -target.hash.length) : target.href;
 }
 
 /** The answer read whole (decoded), event streams too; a status `Response` refuses fails as it would. */
@@ -307,8 +315,7 @@ async function toWholeAnswer(res: IncomingMessage, target: URL, method: string, 
     res.resume();
     body = Buffer.alloc(0);
   } else body = await readAll(decoded(res), res, signal);
-  const url = target.hash ? target.href.slice(0, -target.hash.length) : target.href;
-  return { answer: { status, statusText: res.statusMessage ?? '', rawHeaders: res.rawHeaders, body, url, redirected }, streaming: false };
+  return { answer: { status, statusText: res.statusMessage ?? '', rawHeaders: res.rawHeaders, body, url: answerUrl(target), redirected }, streaming: false };
 }
 
 /**
@@ -330,13 +337,7 @@ export function headerRecord(rawHeaders: readonly string[]): Record<string, stri
 
 /** A whole answer as a `Response` (for a caller that needs one: an auth's `challenged`). */
 export function wholeAnswerResponse(a: WholeAnswer): Response {
-  const pairs: [string, string][] = [];
-  for (let i = 0; i < a.rawHeaders.length; i += 2) pairs.push([a.rawHeaders[i], a.rawHeaders[i + 1]]);
-  const nullBody = NULL_BODY_STATUSES.has(a.status);
-  const response = new Response(nullBody ? null : a.body, { status: a.status, statusText: a.statusText, headers: pairs });
-  Object.defineProperty(response, 'url', { value: a.url });
-  if (a.redirected) Object.defineProperty(response, 'redirected', { value: true });
-  return response;
+  return responseOf(NULL_BODY_STATUSES.has(a.status) ? null : a.body, a.status, a.statusText, a.rawHeaders, a.url, a.redirected);
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { Json } from '../common/model';
 import type { Auth } from './auth';
 import { AdapterError, ErrorCodes, isAdapterError, networkFailure } from './errors';
-import { headerRecord, httpFetch, httpFetchWhole, wholeAnswerResponse, type HttpFetchInit, type WholeAnswer } from './http-client';
+import { httpFetch, httpFetchWhole, wholeAnswerResponse, type HttpFetchInit, type WholeAnswer } from './http-client';
 import { traceHeaders } from '../tracing/context';
 
 export interface HttpRequest {
@@ -134,7 +134,9 @@ const QUOTED_ANSWER = 2000;
 export async function callHttp(req: HttpRequest, opts: HttpOptions = {}): Promise<HttpAnswer> {
   const request = describeRequest(req);
   const res = await sendHttpWhole(req, opts);
-  const body = answerBody(utf8Text(res.body), headerRecord(res.rawHeaders)['content-type'] ?? '', res.status, request);
+  const headers = new Headers();
+  for (let i = 0; i < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
+  const body = answerBody(utf8Text(res.body), headers.get('content-type') ?? '', res.status, request);
   if (res.status >= 400) {
     const answer = typeof body === 'string' ? body : body === null ? '' : JSON.stringify(body);
     const own = body && typeof body === 'object' && !Array.isArray(body) && typeof body.message === 'string' ? body.message : undefined;
@@ -144,8 +146,6 @@ export async function callHttp(req: HttpRequest, opts: HttpOptions = {}): Promis
       serviceMessage: own ?? (answer || res.statusText),
     });
   }
-  const headers = new Headers();
-  for (let i = 0; i < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
   return { status: res.status, statusText: res.statusText, headers, body };
 }
 
