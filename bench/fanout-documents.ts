@@ -88,6 +88,8 @@ export interface Chain {
   children: number;
   /** Events of the longest history among all these runs. */
   largestHistory: number;
+  /** Bytes of the largest history among them (the server's `historySizeBytes`; Temporal's limit is 50 MB). */
+  largestHistoryBytes: number;
   /** Most activities (local activities are not pending on the server) / child workflows open at once in one run. */
   maxPendingActivities: number;
   maxPendingChildren: number;
@@ -97,7 +99,7 @@ type Event = temporal.api.history.v1.IHistoryEvent;
 
 /** Everything the chain from `runId` (following continue-as-new) and its children recorded, read from their histories. */
 export async function runsOf(client: Client, workflowId: string, runId?: string): Promise<Chain> {
-  const chain: Chain = { runs: 0, children: 0, largestHistory: 0, maxPendingActivities: 0, maxPendingChildren: 0 };
+  const chain: Chain = { runs: 0, children: 0, largestHistory: 0, largestHistoryBytes: 0, maxPendingActivities: 0, maxPendingChildren: 0 };
   await walk(client, workflowId, runId, chain, true);
   return chain;
 }
@@ -107,9 +109,11 @@ async function walk(client: Client, workflowId: string, runId: string | undefine
   let first = true;
   while (first || next) {
     first = false;
-    const events: Event[] = (await client.workflow.getHandle(workflowId, next).fetchHistory()).events ?? [];
+    const handle = client.workflow.getHandle(workflowId, next);
+    const events: Event[] = (await handle.fetchHistory()).events ?? [];
     if (top) chain.runs++;
     chain.largestHistory = Math.max(chain.largestHistory, events.length);
+    chain.largestHistoryBytes = Math.max(chain.largestHistoryBytes, Number((await handle.describe()).raw.workflowExecutionInfo?.historySizeBytes ?? 0));
     let activities = 0;
     let children = 0;
     const started: { workflowId: string; runId: string }[] = [];

@@ -2,9 +2,12 @@
  * bench/worker-cost.ts's TypeScript floor: the peer benches' 10 sequential calls written by hand
  * against the Temporal TypeScript SDK with nothing of swflow's in the path. `tenLocalGets`: ten
  * local activities (as swflow's default path runs reads); `tenPosts`: ten activities on the
- * worker's own queue (eager, as swflow's default path runs writes).
+ * worker's own queue (eager, as swflow's default path runs writes). `tenLocalGetsPinned`: what
+ * any workflow that runs a document resolved at its start must add, by hand: one local activity
+ * that returns the document (recorded in history, so replays run the same one) and one upsert of
+ * the search attributes that name it, then the ten GETs.
  */
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 
 type Calls = { get(i: number): Promise<unknown>; post(i: number): Promise<unknown> };
 const local = proxyLocalActivities<Calls>({ startToCloseTimeout: '1 minute' });
@@ -14,6 +17,16 @@ export async function tenLocalGets(): Promise<unknown> {
   let out: unknown = null;
   for (let i = 1; i <= 10; i++) out = await local.get(i);
   return out;
+}
+
+type Pin = { definition: { document: { namespace: string; name: string; version: string } }; hash: string };
+const pinning = proxyLocalActivities<{ pin(type: string): Promise<Pin> }>({ startToCloseTimeout: '1 minute' });
+
+export async function tenLocalGetsPinned(): Promise<unknown> {
+  const { definition, hash } = await pinning.pin(workflowInfo().workflowType);
+  const { namespace, name, version } = definition.document;
+  upsertSearchAttributes({ SwDefinitionId: [`${namespace}/${name}`], SwDefinitionVersion: [version], SwDefinitionHash: [hash], SwState: ['/do/0/call1'] });
+  return tenLocalGets();
 }
 
 export async function tenPosts(): Promise<unknown> {
