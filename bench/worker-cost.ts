@@ -9,7 +9,9 @@
  * measured runs divided by their number, its peak RSS (VmHWM) at the end, its RSS when ready and
  * at the end (VmRSS), its CPU per second while idle. Sides: zigflow; swflow running the 1.0 document
  * (GETs: local activities by default) on what `swflow start` runs (bench/worker-cost-worker.ts:
- * the interpreter worker and the built-in adapter worker in one process); `-writes`: the same ten
+ * the interpreter worker and the built-in adapter worker in one process); `ts-floor`: the same
+ * calls written by hand (bench/worker-cost-floor.ts), `ts-floor-pinned` the same plus a pin of the
+ * document and a search attribute upsert, as any run of a document resolved at its start makes; `-writes`: the same ten
  * calls as POSTs (eager activities), against zigflow's `zigflow-writes`; `swflow-1.0-worker` and
  * `swflow-1.0-worker-writes`: the same on the `swflow worker` command itself (bin/swflow.js: the
  * interpreter worker alone); the same with `swflow.local: true` on every call (`-local`);
@@ -96,6 +98,8 @@ const SIDES = ([
   // The TypeScript floor: the same calls written by hand on the SDK, no swflow code (bench/worker-cost-floor.ts).
   { name: 'ts-floor', taskQueue: 'bench-floor', type: 'tenLocalGets', entry: 'worker-cost-floor.ts' },
   { name: 'ts-floor-writes', taskQueue: 'bench-floor', type: 'tenPosts', entry: 'worker-cost-floor.ts' },
+  // The floor plus what running a document resolved at start adds by hand: its pin (a local activity returning it) and a search attribute upsert.
+  { name: 'ts-floor-pinned', taskQueue: 'bench-floor', type: 'tenLocalGetsPinned', entry: 'worker-cost-floor.ts' },
 ] as Side[]).filter((s) => ONLY.includes(s.name));
 
 /** The floor's workflow bundle, made once in this process and written to `dir` (its worker loads it by path). */
@@ -207,10 +211,16 @@ async function main(): Promise<void> {
     for (const s of SIDES.filter((x) => x.name.startsWith('swflow'))) {
       const base = rows[s.name.includes('-writes') ? 'ts-floor-writes' : 'ts-floor'];
       if (!base?.length) continue;
+      const pinned = s.name.includes('-writes') ? undefined : rows['ts-floor-pinned'];
       toFloor[s.name] = {
         cpuPerRun: rows[s.name].map((r, i) => round(r.cpuMsPerRun / base[i].cpuMsPerRun, 2)),
         peakRssOverMb: rows[s.name].map((r, i) => r.peakRssMb - base[i].peakRssMb),
+        // Against the floor that also pins its document and upserts its search attributes.
+        ...(pinned?.length ? { cpuPerRunToPinned: rows[s.name].map((r, i) => round(r.cpuMsPerRun / pinned[i].cpuMsPerRun, 2)) } : {}),
       };
+    }
+    if (rows['ts-floor-pinned']?.length && rows['ts-floor']?.length) {
+      toFloor['ts-floor-pinned'] = { cpuPerRun: rows['ts-floor-pinned'].map((r, i) => round(r.cpuMsPerRun / rows['ts-floor'][i].cpuMsPerRun, 2)) };
     }
     console.log(JSON.stringify({ runs: RUNS, concurrency: CONCURRENCY, reps: REPS, loadAverage: load.map((x) => round(x, 2)), sides: rows, ratiosToZigflow: ratios, ratiosToFloor: toFloor }, null, 2));
     await client.connection.close();
