@@ -16,7 +16,7 @@
  * `--tree <checkout>` adds that checkout's interpreter bundle as side B (e.g. main before a change:
  * `git worktree add /tmp/base main && ln -s $PWD/node_modules /tmp/base/`).
  *
- *   npx tsx bench/replay-cost.ts [--times 100] [--rounds 4] [--tree <dir>] [--save <dir>]
+ *   npx tsx bench/replay-cost.ts [--times 100] [--rounds 4] [--tree <dir>] [--save <dir>] [--sites 40]
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +37,8 @@ import { option as arg, mean, quietBundlerLogger, round, startEchoService, waitF
 const TIMES = Number(arg('times', '100'));
 const ROUNDS = Number(arg('rounds', '4'));
 const TREE = arg('tree', '');
+/** Print the N places that make the most promises per replayed run (0: none). */
+const SITES = Number(arg('sites', '0'));
 /** Where to write the recorded histories (fixture format, src/testing/history.ts), to replay or inspect them. */
 const SAVE = arg('save', '');
 const HANDWRITTEN_QUEUE = 'bench-replay-handwritten';
@@ -126,12 +128,23 @@ async function main(): Promise<void> {
   const promises: Record<string, number> = {};
   let counted = 0;
   let counting = false;
+  let counterKey = '';
+  // --sites N: where they are made (the first function of the workflow bundle up each one's stack; `?`: none, the SDK's own).
+  const sites = new Map<string, number>();
   const stop = v8.promiseHooks.onInit((p: Promise<unknown>) => {
-    if (counting && p.constructor !== Promise) counted++;
+    if (!counting || p.constructor === Promise) return;
+    counted++;
+    if (SITES) {
+      const frames = (new Error().stack ?? '').split('\n').slice(2).map((l) => l.trim().replace(/^at /, ''));
+      const own = frames.find((f) => /workflow-bundle|\/src\/workflow\//.test(f) && !/node_modules/.test(f.split('(')[1] ?? f));
+      const key = `${counterKey} | ${(own ?? '?').split(' (')[0]}`;
+      sites.set(key, (sites.get(key) ?? 0) + 1);
+    }
   });
   for (const side of sides) {
     for (const w of workloads.filter((x) => !!x.handwritten === side.handwritten)) {
       counted = 0;
+      counterKey = `${w.name} | ${side.name}`;
       counting = true;
       for await (const result of Worker.runReplayHistories({ workflowBundle: side.bundle, replayName: 'replay-count' }, [{ workflowId: `${w.type}-count`, history: w.history! }])) if (result.error) throw result.error;
       counting = false;
@@ -142,6 +155,7 @@ async function main(): Promise<void> {
   const rows = Object.entries(cpu).map(([key, xs]) => ({ key, cpuMsPerRun: round(mean(xs), 2), promisesPerRun: promises[key], perRound: xs.map((x) => round(x, 2)) }));
   const events = Object.fromEntries(workloads.map((w) => [w.name, w.history!.events!.length]));
   console.log(JSON.stringify({ times: TIMES, rounds: ROUNDS, historyEvents: events, rows }, null, 2));
+  if (SITES) for (const [site, n] of [...sites].sort((a, b) => b[1] - a[1]).slice(0, SITES)) console.log(`${String(n).padStart(5)}  ${site}`);
 }
 
 main().then(
