@@ -11,8 +11,8 @@
  * (GETs: local activities by default) on what `swflow start` runs (bench/worker-cost-worker.ts:
  * the interpreter worker and the built-in adapter worker in one process); `ts-floor`: the same
  * calls written by hand (bench/worker-cost-floor.ts), `ts-floor-pinned` the same plus a pin of the
- * document and a search attribute upsert, as any run of a document resolved at its start makes; `-writes`: the same ten
- * calls as POSTs (eager activities), against zigflow's `zigflow-writes`; `swflow-1.0-worker` and
+ * document and a search attribute upsert, as any run of a document resolved at its start makes;
+ * `-writes`: the same ten calls as POSTs (eager activities), against zigflow's `zigflow-writes`; `swflow-1.0-worker` and
  * `swflow-1.0-worker-writes`: the same on the `swflow worker` command itself (bin/swflow.js: the
  * interpreter worker alone); the same with `swflow.local: true` on every call (`-local`);
  * `-before` variants on a worker that bundles its workflow code as before 2026-11-25 (webpack in
