@@ -286,6 +286,15 @@ export const FEATURE_LOCAL_CALL_HAND_OVER = 'local-call-hand-over';
  * identity, which each of those repeats changes).
  */
 export const FEATURE_CALL_IDS = 'call-ids';
+/**
+ * 1.0 frames that only passed a promise on are gone from a task's path: a task no extension
+ * applies to runs without the `extended` frame (v1/pipeline.ts), a built-in call kind's task
+ * returns its adapter call's promise (v1/tasks/call.ts), and an endpoint without an
+ * authentication policy to resolve makes no promise (v1/tasks/calls/activity.ts). Fewer promises
+ * and microtask turns per call (bench/README.md, "The floor that pins its document"); the turns
+ * order concurrent fork branches' commands, so runs recorded before keep the old frames.
+ */
+export const FEATURE_V1_DIRECT_FRAMES = 'v1-direct-frames';
 export const INTERPRETER_FEATURES = [
   FEATURE_REDRIVE_LEDGER,
   FEATURE_YIELD_LOCAL_RESULTS,
@@ -332,4 +341,5 @@ export const INTERPRETER_FEATURES = [
   FEATURE_V1_LISTEN_UNTIL_ANY_EVENT,
   FEATURE_LOCAL_CALL_HAND_OVER,
   FEATURE_CALL_IDS,
+  FEATURE_V1_DIRECT_FRAMES,
 ];

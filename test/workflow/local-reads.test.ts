@@ -16,7 +16,7 @@ import { ADAPTER_TASK_QUEUE, INTERPRETER_TASK_QUEUE } from '../../src/common/con
 import type { Json } from '../../src/common/model';
 import { createInterpreterWorker } from '../../src/worker/interpreter-worker';
 import { createBuiltinAdapterWorker } from '../../src/worker/adapter-worker';
-import { FEATURE_LOCAL_READS } from '../../src/common/features';
+import { FEATURE_LOCAL_READS, FEATURE_V1_DIRECT_FRAMES } from '../../src/common/features';
 import { builtinCallsHarness, callsOf, saveHistory, type BuiltinCallsHarness } from './helpers';
 
 /** A queue served by an interpreter worker that does not serve built-in calls. */
@@ -79,6 +79,50 @@ test('1.0: GET and HEAD calls run as local activities (markers with their summar
   // The three reads complete inside one workflow task: the pin's, then the POST's round trip.
   assert.ok(r.workflowTasks <= 3, `${r.workflowTasks} workflow tasks`);
   await saveHistory(h.env.client, r.workflowId, 'interpreter-v1-local-reads');
+});
+
+test('1.0 v1-direct-frames: a fork\'s calls are scheduled in the new order (a named policy after the plain call and the function\'s task); the replay fixture is recorded', async () => {
+  received.length = 0;
+  const doc = {
+    ...v1('direct-frames', [
+      {
+        all: {
+          fork: {
+            branches: [
+              { auth: { call: 'http', with: { method: 'post', endpoint: { uri: `${h.base}/record?i=0`, authentication: { use: 'token' } }, body: { i: 0 } } } },
+              { plain: { call: 'http', with: { method: 'post', endpoint: `${h.base}/record?i=1`, body: { i: 1 } } } },
+              { fn: { call: 'double', with: { i: 2 } } },
+            ],
+          },
+          output: { as: '[.[] | .i]' },
+        },
+      },
+    ]),
+    use: {
+      authentications: { token: { bearer: { token: '${ .token }' } } },
+      functions: { double: { call: 'http', with: { method: 'get', endpoint: `${h.base}/double?i=2` } } },
+    },
+  };
+  const r = await run(doc, { token: 'tk' });
+  const history = await saveHistory(h.env.client, r.workflowId, 'interpreter-v1-direct-frames');
+  assert.ok(r.features.includes(FEATURE_V1_DIRECT_FRAMES), 'a new run is pinned with v1-direct-frames');
+  assert.deepEqual(r.output, [0, 1, 2]);
+  // Scheduled (activity ids and local activities' sequence numbers share one counter): the plain
+  // call first, the function's task (a read: a local activity) next, the policy's call last. An
+  // activity, a local activity, an activity: a replay with the old frames, which scheduled the
+  // policy's call before the function's, fails on the ids instead of mixing up their results.
+  const conv = h.env.client.options.loadedDataConverter.payloadConverter;
+  const scheduled: [number, string][] = [];
+  for (const e of history.events ?? []) {
+    const summary = e.userMetadata?.summary ? (conv.fromPayload(e.userMetadata.summary) as string) : '';
+    if (e.activityTaskScheduledEventAttributes) scheduled.push([Number(e.activityTaskScheduledEventAttributes.activityId), summary]);
+    const m = e.markerRecordedEventAttributes;
+    if (m && summary.startsWith('/do/')) scheduled.push([Number((conv.fromPayload(m.details!.data!.payloads![0]) as { seq: number }).seq), summary]);
+  }
+  assert.deepEqual(
+    scheduled.sort((a, b) => a[0] - b[0]).map(([, summary]) => summary),
+    [`/do/0/all/fork/branches/1/plain → POST ${h.base}/record?i=1`, `/do/0/all/fork/branches/2/fn → GET ${h.base}/double?i=2`, `/do/0/all/fork/branches/0/auth → POST ${h.base}/record?i=0`],
+  );
 });
 
 test('0.8: a REST function whose OpenAPI operation is a GET runs locally (found when the run is pinned); a POST operation stays an activity; the replay fixture is recorded', async () => {

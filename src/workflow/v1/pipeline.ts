@@ -26,7 +26,7 @@ import { withTimeout } from '../timeouts';
 import { nowIso, type Effects, type WorkflowInfo } from '../effects';
 import { summary as uiSummary, type Tracker } from '../host/tracker';
 import type { LifecycleType } from '../host/lifecycle';
-import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_EXTENSIONS, FEATURE_V1_LOOSE_EVALUATION, FEATURE_V1_SCHEMA_RESOURCES } from '../../common/features';
+import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_DIRECT_FRAMES, FEATURE_V1_EXTENSIONS, FEATURE_V1_LOOSE_EVALUATION, FEATURE_V1_SCHEMA_RESOURCES } from '../../common/features';
 import { VALIDATE_DATA_ACTIVITY, type ValidateResourceResult } from '../../common/pinning';
 import { RUNTIME_NAME, RUNTIME_VERSION } from '../../common/runtime';
 import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from './context';
@@ -119,6 +119,8 @@ export class TaskPipeline implements TaskContext {
   /** `evaluate.mode: loose` (feature v1-loose-evaluation): every string of a value is evaluated. */
   private readonly loose: boolean;
   private readonly resourceSchemas: boolean;
+  /** v1-direct-frames (see runTask). */
+  private readonly directFrames: boolean;
   /** v1-schema-resources: the external schemas fetched in this run (by resource), pinned for its rest. */
   private readonly schemaResources = new Map<string, Json>();
   /** The run's ids, namespace and task queue, read once: they are the same for the whole run. */
@@ -137,6 +139,7 @@ export class TaskPipeline implements TaskContext {
     this.extensions = this.features.has(FEATURE_V1_EXTENSIONS) && (def.workflow.use?.extensions?.length ?? 0) > 0;
     this.loose = this.features.has(FEATURE_V1_LOOSE_EVALUATION) && def.workflow.evaluate?.mode === 'loose';
     this.resourceSchemas = this.features.has(FEATURE_V1_SCHEMA_RESOURCES);
+    this.directFrames = this.features.has(FEATURE_V1_DIRECT_FRAMES);
     this.context = start.context ?? {};
     this.workflowInput = start.workflowInput ?? null;
     this.startedAt = start.startedAt ?? this.effects.now();
@@ -236,7 +239,8 @@ export class TaskPipeline implements TaskContext {
       // The call executor scales its activity's heartbeat timeout to the task's timeout (scaled-heartbeats).
       if (after) at.timeoutMs = durationMs(after);
       const timed = iso ? () => withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec, this.effects) : exec;
-      const outcome = await this.extended(type, task, at, descriptor, input, fn, timed);
+      // v1-direct-frames: a task no extension applies to awaits its own promise, not an `extended` frame around it.
+      const outcome = await (this.directFrames && !this.extends(type, at, fn) ? timed() : this.extended(type, task, at, descriptor, input, fn, timed));
       descriptor.output = outcome.output;
       args = this.args(at, { input, ...(outcome.authorization !== undefined ? { authorization: outcome.authorization } : {}) });
       const output = this.sync ? transformOutputSync(this, task.output?.as, outcome.output, args) : await transformOutput(this, task.output?.as, outcome.output, args);
@@ -261,12 +265,16 @@ export class TaskPipeline implements TaskContext {
    * extension's own tasks, and a function's task (its call task was).
    */
   private async extended(type: TaskType, task: Task, at: TaskAt, descriptor: Record<string, Json>, input: Json, fn: string | undefined, body: () => Promise<TaskOutcome>): Promise<TaskOutcome> {
-    if (!this.extensions || fn !== undefined || !extensible(at.reference)) return body();
+    if (!this.extends(type, at, fn)) return body();
     const candidates = extensionsOf(this.def.workflow.use?.extensions, type);
-    if (!candidates.length) return body();
     const self = extendedTask(task, descriptor);
     const layers = await applying(candidates, self, at, input, this);
     return layers.length ? runExtended(layers, self, at, input, body, this) : body();
+  }
+
+  /** Whether an extension may apply to the task (`extended` then asks each one's `when`). */
+  private extends(type: TaskType, at: TaskAt, fn: string | undefined): boolean {
+    return this.extensions && fn === undefined && extensible(at.reference) && extensionsOf(this.def.workflow.use?.extensions, type).length > 0;
   }
 
   // ------------------------------------------------------------------ expressions

@@ -12,12 +12,26 @@
 import type { Task } from '../../../common/model-v1';
 import type { Json } from '../../../common/model';
 import type { TaskAt, TaskContext, TaskOutcome } from '../context';
-import { callAdapter } from './calls/activity';
+import { FEATURE_V1_DIRECT_FRAMES } from '../../../common/features';
+import { callAdapter, type CallKind } from './calls/activity';
 import { defaultCatalogCall } from './calls/custom';
 import { declaredFunction, pinnedFunction } from './calls/function';
 import { builtinCallKind } from './calls/kinds';
 
-export async function runCall(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
+export function runCall(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
+  if (!ctx.features.has(FEATURE_V1_DIRECT_FRAMES)) return framedCall(task, at, input, ctx);
+  // v1-direct-frames: a built-in kind's task is its adapter call's own promise (no frame around it).
+  let kind: CallKind | undefined;
+  try {
+    kind = builtinCallKind(task.call!, at, ctx.features);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return kind ? callAdapter(task, at, input, ctx, kind) : framedCall(task, at, input, ctx);
+}
+
+/** The call in an async frame of its own (as every call before v1-direct-frames; functions and catalog calls still). */
+async function framedCall(task: Task, at: TaskAt, input: Json, ctx: TaskContext): Promise<TaskOutcome> {
   const call = task.call!;
   // Every lookup is synchronous: the turns before a call's command is scheduled are ./calls/activity.ts's.
   const kind = builtinCallKind(call, at, ctx.features);

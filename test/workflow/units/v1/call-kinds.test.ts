@@ -3,12 +3,12 @@
  * microtask turns, so the order in which their activities are scheduled is fixed by how many
  * `await`s each kind's path takes before it schedules (its authentication resolved or not, an
  * async frame or not). Recorded histories replay only if that order stays: this pins it, with
- * and without `sync-expressions`, and the exact commands (type, options, arguments) each kind
- * sends, on the fake effects of ./fake-task-context.ts.
+ * and without `sync-expressions`, before and with `v1-direct-frames`, and the exact commands
+ * (type, options, arguments) each kind sends, on the fake effects of ./fake-task-context.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FEATURE_SYNC_EXPRESSIONS } from '../../../../src/common/features';
+import { FEATURE_SYNC_EXPRESSIONS, FEATURE_V1_DIRECT_FRAMES } from '../../../../src/common/features';
 import { ACTIVITY_OF_CALL } from '../../../../src/common/call-kinds';
 import { CALL_KINDS } from '../../../../src/workflow/v1/tasks/calls/kinds';
 import { DEFAULT_FEATURES, FakeTaskContext } from '../fake-task-context';
@@ -66,8 +66,34 @@ const ORDER = [
 /** With sync-expressions the function's own task awaits no data step, so its call comes before mcpHttp's. */
 const ORDER_SYNC = [...ORDER.slice(0, -2), ORDER[ORDER.length - 1], ORDER[ORDER.length - 2]];
 
+/**
+ * With v1-direct-frames a built-in kind's task has no frames that only pass its promise on, and an
+ * endpoint without a policy makes no promise: the kinds without a policy to resolve go first (in
+ * branch order), then the default-catalog calls (still a call frame of their own), mcp's own async
+ * frame, the function's task (sync-expressions), the named policies, mcp with a policy.
+ */
+const ORDER_DIRECT = [
+  ['sw.http', `${at('httpPlain')} → GET https://svc.example/pets/7`],
+  ['sw.grpc', `${at('grpc')} → grpc Pets/Get`],
+  ['sw.asyncapiCall', `${at('asyncapi')} → asyncapi sendPet`],
+  ['echo.say', `${at('custom')} → echo.say`],
+  ['sw.http', `${at('customHttp')} → GET https://svc.example/raw/7`],
+  ['sw.mcp', `${at('mcpStdio')} → mcp tools/call add @ mcp-add`],
+  ['sw.http', `${at('fn')} → GET https://svc.example/fn/7`],
+  ['sw.http', `${at('httpAuth')} → POST https://svc.example/pets/7`],
+  ['sw.openapi', `${at('openapi')} → openapi getPet`],
+  ['sw.a2a', `${at('a2a')} → a2a message/send https://agents.example/a2a`],
+  ['sw.mcp', `${at('mcpHttp')} → mcp tools/call add @ https://mcp.example/mcp`],
+];
+
+/** Without sync-expressions the function's `with` and its task's data steps are awaited: its call is last. */
+const ORDER_DIRECT_ASYNC = [...ORDER_DIRECT.slice(0, 6), ...ORDER_DIRECT.slice(7), ORDER_DIRECT[6]];
+
+/** Runs recorded before v1-direct-frames. */
+const FRAMED = DEFAULT_FEATURES.filter((f) => f !== FEATURE_V1_DIRECT_FRAMES);
+
 test('call kinds in one fork: their activities are scheduled in the order of their await turns (sync-expressions)', async () => {
-  const commands = await scheduled(DEFAULT_FEATURES);
+  const commands = await scheduled(FRAMED);
   assert.deepEqual(
     commands.map((c) => [c.type, c.options.summary]),
     ORDER_SYNC,
@@ -75,11 +101,17 @@ test('call kinds in one fork: their activities are scheduled in the order of the
 });
 
 test('call kinds in one fork: the same without sync-expressions (every `with` awaited)', async () => {
-  const commands = await scheduled(DEFAULT_FEATURES.filter((f) => f !== FEATURE_SYNC_EXPRESSIONS));
+  const commands = await scheduled(FRAMED.filter((f) => f !== FEATURE_SYNC_EXPRESSIONS));
   assert.deepEqual(
     commands.map((c) => [c.type, c.options.summary]),
     ORDER,
   );
+});
+
+test('call kinds in one fork with v1-direct-frames: fewer turns, a new order for new runs (with and without sync-expressions)', async () => {
+  assert.ok(DEFAULT_FEATURES.includes(FEATURE_V1_DIRECT_FRAMES), 'a new run gets v1-direct-frames');
+  assert.deepEqual((await scheduled(DEFAULT_FEATURES)).map((c) => [c.type, c.options.summary]), ORDER_DIRECT);
+  assert.deepEqual((await scheduled(DEFAULT_FEATURES.filter((f) => f !== FEATURE_SYNC_EXPRESSIONS))).map((c) => [c.type, c.options.summary]), ORDER_DIRECT_ASYNC);
 });
 
 test('the registry has a kind for every call kind of src/common/call-kinds.ts, named by its call and scheduling its activity', () => {

@@ -19,7 +19,7 @@ import type { Json } from '../../../../common/model';
 import { ADAPTER_TASK_QUEUE, type FunctionCall } from '../../../../common/contracts';
 import { heartbeatTimeoutMs, isLocalCall } from '../../../../common/metadata';
 import { lastHeartbeatDetails, platformFailure, throughPlatformFailures } from '../../../platform-failures';
-import { FEATURE_CALL_IDS, FEATURE_EAGER_CALLS, FEATURE_LOCAL_CALLS, FEATURE_LOCAL_READS, FEATURE_SCALED_HEARTBEATS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_SUBSCRIPTION_STREAMING } from '../../../../common/features';
+import { FEATURE_CALL_IDS, FEATURE_EAGER_CALLS, FEATURE_LOCAL_CALLS, FEATURE_LOCAL_READS, FEATURE_SCALED_HEARTBEATS, FEATURE_V1_A2A_CALLS, FEATURE_V1_ASYNCAPI_SUBSCRIPTIONS, FEATURE_V1_CALL_HEADERS, FEATURE_V1_CALL_PLATFORM_FAILURES, FEATURE_V1_DIRECT_FRAMES, FEATURE_V1_SUBSCRIPTION_STREAMING } from '../../../../common/features';
 import { iterateMessages, splitSubscription, streamMessages, streams, subscribes, subscriptionArgument } from '../asyncapi-subscription';
 import { scaledHeartbeatMs, UNLIMITED_CALL_MS } from '../../../timeouts';
 import type { TaskAt, TaskContext, TaskOutcome } from '../../context';
@@ -47,8 +47,11 @@ export interface CallArguments {
 /** What holds an authentication policy: an endpoint, a service, the arguments themselves. */
 export type AuthenticationHolder = { authentication?: Authentication };
 
-/** Replaces a holder's `authentication: { use }` by the named policy (evaluated) and records its `$authorization`. */
-export type ResolveAuthentication = (holder: AuthenticationHolder | undefined) => Promise<void>;
+/**
+ * Replaces a holder's `authentication: { use }` by the named policy (evaluated) and records its
+ * `$authorization`: a promise when it evaluates one (always, on runs before v1-direct-frames).
+ */
+export type ResolveAuthentication = (holder: AuthenticationHolder | undefined) => Promise<void> | undefined;
 
 /** One kind of call served by an adapter activity: `call: http`, `call: grpc`, ... or a default-catalog activity. */
 export interface CallKind {
@@ -94,7 +97,7 @@ export async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: Task
   const w = ((ctx.sync ? ctx.valueSync(split.value, input, args, 'with') : await ctx.value(split.value, input, args, 'with')) ?? {}) as Record<string, Json>;
   if (sub) w.subscription = subscriptionArgument(sub.subscription, args);
   let authorization: Json | undefined;
-  const resolveAuth = async (holder: AuthenticationHolder | undefined) => {
+  const resolveAuthFramed = async (holder: AuthenticationHolder | undefined) => {
     const a = holder?.authentication;
     if (!a || typeof a !== 'object') return;
     if (typeof a.use === 'string' && Object.keys(a).length === 1) {
@@ -103,6 +106,16 @@ export async function callAdapter(task: Task, at: TaskAt, input: Json, ctx: Task
     }
     authorization = authorizationOf(holder!.authentication!);
   };
+  // v1-direct-frames: a promise only for a named policy (its properties are evaluated).
+  const resolveAuth: ResolveAuthentication = !ctx.features.has(FEATURE_V1_DIRECT_FRAMES)
+    ? resolveAuthFramed
+    : (holder) => {
+        const a = holder?.authentication;
+        if (!a || typeof a !== 'object') return undefined;
+        if (typeof a.use === 'string' && Object.keys(a).length === 1) return resolveAuthFramed(holder);
+        authorization = authorizationOf(a);
+        return undefined;
+      };
   const shape: CallArguments = { w, written, input, at, features: ctx.features, subscription: sub !== undefined };
   // The kind's own promise, awaited here (an async frame of its own would add turns: see the header).
   const authenticating = kind.prepare?.(shape, resolveAuth);
