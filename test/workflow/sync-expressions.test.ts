@@ -251,10 +251,13 @@ test('1.0 fork branches: set then call, a call, a for loop of calls', async () =
     h.mocks['ticks.loop:1.0.0@default'] = (args) => ({ loop: args });
   });
   assert.deepEqual(r.output, [{ heavy: { n: 2 } }, { light: 'http://svc.test/light' }, { loop: { i: 2 } }]);
-  // Without awaits on expressions the loop's call (no awaits left before it) goes first, the
-  // http call (which awaits its authentication step) next, the set-then-call branch last.
+  // Without awaits on expressions the loop's call (no awaits left before it) went first, the http
+  // call (which awaited its authentication step) next, the set-then-call branch last (the
+  // interpreter-ticks-fork fixture). With v1-direct-frames too (a current worker), the http call
+  // has no authentication step nor call frame left: it goes first, the loop's call next
+  // (call-kinds.test.ts pins the same for every call kind).
   assert.deepEqual(r.before, ['/do/0/branches/fork/branches/1/light → GET http://svc.test/light', '/do/0/branches/fork/branches/2/loop/do/0/callLoop → ticks.loop', '/do/0/branches/fork/branches/0/heavy/do/1/callHeavy → ticks.heavy']);
-  assert.deepEqual(r.now, ['/do/0/branches/fork/branches/2/loop/do/0/callLoop → ticks.loop', '/do/0/branches/fork/branches/1/light → GET http://svc.test/light', '/do/0/branches/fork/branches/0/heavy/do/1/callHeavy → ticks.heavy']);
+  assert.deepEqual(r.now, ['/do/0/branches/fork/branches/1/light → GET http://svc.test/light', '/do/0/branches/fork/branches/2/loop/do/0/callLoop → ticks.loop', '/do/0/branches/fork/branches/0/heavy/do/1/callHeavy → ticks.heavy']);
 });
 
 /** A fixture's history with the features its resolve marker recorded changed by `edit`. */
