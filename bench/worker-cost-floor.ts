@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { SEARCH_ATTRIBUTES } from '../src/common/contracts';
 import { INTERPRETER_FEATURES } from '../src/common/features';
 import { NativeConnection, Worker } from '@temporalio/worker';
 
@@ -49,7 +50,7 @@ function pin(): Record<string, unknown> {
     definition,
     hash: createHash('sha256').update(JSON.stringify(definition)).digest('hex'),
     source,
-    searchAttributes: ['SwDefinitionId', 'SwDefinitionVersion', 'SwDefinitionHash', 'SwState', 'SwAwaitedEvents'],
+    searchAttributes: Object.keys(SEARCH_ATTRIBUTES),
     features: INTERPRETER_FEATURES,
   };
   return pinned;

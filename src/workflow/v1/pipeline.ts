@@ -33,7 +33,7 @@ import type { Args, ListOutcome, Locals, TaskAt, TaskContext, TaskOutcome } from
 import { exportContext, exportContextSync, transformInput, transformInputSync, transformOutput, transformOutputSync } from './data';
 import { durationIso, durationMs, timeoutAfter } from './durations';
 import { problemJson, toWorkflowError, WorkflowError } from './errors';
-import { applying, extendedTask, extensible, extensionsOf, runExtended } from './extensions';
+import { applying, extendedTask, extensible, extensionsOf, runExtended, type Applicable } from './extensions';
 import { EXECUTORS } from './tasks/executors';
 
 /** What the pipeline needs of its run: the run host (../host/run-host.ts) has it all; a unit test gives fake effects. */
@@ -239,8 +239,9 @@ export class TaskPipeline implements TaskContext {
       // The call executor scales its activity's heartbeat timeout to the task's timeout (scaled-heartbeats).
       if (after) at.timeoutMs = durationMs(after);
       const timed = iso ? () => withTimeout(iso, this.summary(reference, `timeout ${iso}`), `task ${reference} did not finish within ${iso} (timeout.after)`, exec, this.effects) : exec;
+      const extensions = this.extensionsFor(type, at, fn);
       // v1-direct-frames: a task no extension applies to awaits its own promise, not an `extended` frame around it.
-      const outcome = await (this.directFrames && !this.extends(type, at, fn) ? timed() : this.extended(type, task, at, descriptor, input, fn, timed));
+      const outcome = await (this.directFrames && !extensions.length ? timed() : this.extended(task, at, descriptor, input, extensions, timed));
       descriptor.output = outcome.output;
       args = this.args(at, { input, ...(outcome.authorization !== undefined ? { authorization: outcome.authorization } : {}) });
       const output = this.sync ? transformOutputSync(this, task.output?.as, outcome.output, args) : await transformOutput(this, task.output?.as, outcome.output, args);
@@ -264,17 +265,16 @@ export class TaskPipeline implements TaskContext {
    * The task run by `body`, wrapped by the extensions that apply to it. Not extended: an
    * extension's own tasks, and a function's task (its call task was).
    */
-  private async extended(type: TaskType, task: Task, at: TaskAt, descriptor: Record<string, Json>, input: Json, fn: string | undefined, body: () => Promise<TaskOutcome>): Promise<TaskOutcome> {
-    if (!this.extends(type, at, fn)) return body();
-    const candidates = extensionsOf(this.def.workflow.use?.extensions, type);
+  private async extended(task: Task, at: TaskAt, descriptor: Record<string, Json>, input: Json, candidates: Applicable[], body: () => Promise<TaskOutcome>): Promise<TaskOutcome> {
+    if (!candidates.length) return body();
     const self = extendedTask(task, descriptor);
     const layers = await applying(candidates, self, at, input, this);
     return layers.length ? runExtended(layers, self, at, input, body, this) : body();
   }
 
-  /** Whether an extension may apply to the task (`extended` then asks each one's `when`). */
-  private extends(type: TaskType, at: TaskAt, fn: string | undefined): boolean {
-    return this.extensions && fn === undefined && extensible(at.reference) && extensionsOf(this.def.workflow.use?.extensions, type).length > 0;
+  /** The extensions that may apply to the task (`extended` then asks each one's `when`): none for an extension's own tasks and a function's task. */
+  private extensionsFor(type: TaskType, at: TaskAt, fn: string | undefined): Applicable[] {
+    return this.extensions && fn === undefined && extensible(at.reference) ? extensionsOf(this.def.workflow.use?.extensions, type) : [];
   }
 
   // ------------------------------------------------------------------ expressions
