@@ -24,7 +24,9 @@ export async function invokeHttp(args: Json, ctx: ActivityContext): Promise<Json
   try {
     req = httpRequest(w, ctx);
     addIdempotencyKey(req, ctx);
-    auth = await tokenAuthentication(endpointAuthentication(w.endpoint), ctx);
+    const policy = endpointAuthentication(w.endpoint);
+    // No await (a promise and a turn) for an endpoint without a policy: most calls.
+    auth = policy === undefined ? undefined : await tokenAuthentication(policy, ctx);
   } catch (err) {
     if (err instanceof ConfigurationError) throw configurationFailure(`${ctx.state}: ${err.message}`);
     throw err;

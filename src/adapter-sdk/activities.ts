@@ -59,8 +59,9 @@ export async function serveCall(fn: Adapter['activityTypes'][string], call: Func
   }
   const redactor = new Redactor();
   try {
-    const args = await resolveArguments(call, services.secrets, redactor);
-    const ctx = await activityContext(call, services, redactor);
+    // Awaited only when there is something to resolve: each await is a promise and a turn on every call's path.
+    const args = call.secretArguments ? await resolveArguments(call, services.secrets, redactor) : call.arguments;
+    const ctx = call.auth ? await authenticatedContext(call, services, redactor) : activityContext(call, services, redactor);
     const result = (await fn(args, ctx)) as Json;
     return redactor.value(result === undefined ? null : result);
   } catch (err) {
@@ -68,10 +69,15 @@ export async function serveCall(fn: Adapter['activityTypes'][string], call: Func
   }
 }
 
-async function activityContext(call: FunctionCall, services: AdapterServices, redactor: Redactor): Promise<ActivityContext> {
-  const temporal = Context.current();
+/** The context of a call that names authentication: its invocation and resource auth resolved first. */
+async function authenticatedContext(call: FunctionCall, services: AdapterServices, redactor: Redactor): Promise<ActivityContext> {
   const auth = call.auth?.invocation ? await resolveAuth(call.auth.invocation, call, services.secrets, redactor, services.tokens) : undefined;
   const resourceAuth = call.auth?.resource ? await resolveAuth(call.auth.resource, call, services.secrets, redactor, services.tokens) : undefined;
+  return activityContext(call, services, redactor, auth, resourceAuth);
+}
+
+function activityContext(call: FunctionCall, services: AdapterServices, redactor: Redactor, auth?: Auth, resourceAuth?: Auth): ActivityContext {
+  const temporal = Context.current();
   const withDefaults = (o: HttpOptions = {}) => ({ ...o, auth: 'auth' in o ? o.auth : auth, signal: o.signal ?? temporal.cancellationSignal });
   const ctx: ActivityContext = {
     function: call.function,
