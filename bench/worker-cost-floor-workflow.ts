@@ -29,6 +29,48 @@ export async function tenLocalGetsPinned(): Promise<unknown> {
   return tenLocalGets();
 }
 
+/**
+ * `tenLocalGetsPinned` whose ten GETs are swflow's own `call: http` adapter activity (`sw.http`,
+ * served by bench/worker-cost-floor-adapter.ts with the adapter SDK's interceptors) instead of a
+ * bare node:http request: each call goes out as the FunctionCall the interpreter makes of the
+ * document's task (the whole call as the input, a format the adapter SDK still reads). What is
+ * left between this and swflow's worker is the interpreter's own cost.
+ */
+type HttpTask = { call: string; with: Record<string, unknown> };
+type PinnedDocument = Pin & { definition: { do: Record<string, HttpTask>[] } };
+const adapter = proxyLocalActivities<Record<string, (call: unknown) => Promise<unknown>>>({ startToCloseTimeout: '1 minute' });
+
+export function tenLocalGetsPinnedAdapter(): Promise<unknown> {
+  return pinnedAdapterCalls(adapter);
+}
+
+/** The same with the ten calls POSTs (the `-writes` document), as activities on the worker's own queue with swflow's heartbeat timeout (eager, as swflow's writes). */
+const adapterRemote = proxyActivities<Record<string, (call: unknown) => Promise<unknown>>>({ startToCloseTimeout: '3650 days', heartbeatTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
+
+export function tenPostsPinnedAdapter(): Promise<unknown> {
+  return pinnedAdapterCalls(adapterRemote);
+}
+
+async function pinnedAdapterCalls(calls: typeof adapter): Promise<unknown> {
+  const info = workflowInfo();
+  const { definition, hash } = (await pinning.pin(info.workflowType)) as PinnedDocument;
+  const { namespace, name, version } = definition.document;
+  const definitionId = `${namespace}/${name}`;
+  upsertSearchAttributes({ SwDefinitionId: [definitionId], SwDefinitionVersion: [version], SwDefinitionHash: [hash], SwState: ['/do/0/call1'] });
+  let out: unknown = null;
+  for (const [i, entry] of definition.do.entries()) {
+    const [taskName, task] = Object.entries(entry)[0];
+    out = await calls['sw.http']({
+      function: { name: task.call, type: 'http', operation: task.call, metadata: {} },
+      arguments: task.with,
+      workflow: { id: info.workflowId, instanceId: info.runId, definitionId },
+      state: `/do/${i}/${taskName}`,
+      action: taskName,
+    });
+  }
+  return out;
+}
+
 export async function tenPosts(): Promise<unknown> {
   let out: unknown = null;
   for (let i = 1; i <= 10; i++) out = await remote.post(i);

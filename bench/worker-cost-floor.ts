@@ -1,21 +1,17 @@
 /**
  * bench/worker-cost.ts's TypeScript floor worker process: bench/worker-cost-floor-workflow.ts
  * on queue `bench-floor`, its activities a bare node:http request to the echo service (keep-alive,
- * JSON answer) and the pinned floor's `pin` (argv[2]: the folder of the peer's swflow documents),
+ * JSON answer) and the pinned floor's `pin` (./worker-cost-pin.ts; argv[2]: the folder of the peer's swflow documents),
  * with the V8 flags swflow's worker commands set (bin/heap.js). What any
  * TypeScript worker pays for these runs: the difference to swflow's is the interpreter's and the
  * adapters'. Prints `ready`; stops on SIGINT.
  *
  *   TEMPORAL_ADDRESS=host:port BENCH_SERVICE=http://127.0.0.1:port BENCH_FLOOR_BUNDLE=<bundle.js> npx tsx bench/worker-cost-floor.ts [<swflow documents>]
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { SEARCH_ATTRIBUTES } from '../src/common/contracts';
-import { INTERPRETER_FEATURES } from '../src/common/features';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { pin } from './worker-cost-pin';
 
 (require(join(__dirname, '..', 'bin', 'heap')) as { applyWorkerHeapFlags(): string }).applyWorkerHeapFlags();
 
@@ -36,26 +32,6 @@ function send(method: string, path: string, body?: string): Promise<unknown> {
   });
 }
 
-/**
- * `tenLocalGetsPinned`'s pin: the ten-GET document (read and hashed on the first pin, then kept,
- * as swflow's registry caches it), with what swflow's pin returns beside it (source, search
- * attributes, features), so the recorded result is the same size as swflow's.
- */
-let pinned: Record<string, unknown> | undefined;
-function pin(): Record<string, unknown> {
-  if (pinned) return pinned;
-  const source = join(process.argv[2] ?? '.', 'ten-calls.sw.yaml');
-  const definition = parseYaml(readFileSync(source, 'utf8'));
-  pinned = {
-    definition,
-    hash: createHash('sha256').update(JSON.stringify(definition)).digest('hex'),
-    source,
-    searchAttributes: Object.keys(SEARCH_ATTRIBUTES),
-    features: INTERPRETER_FEATURES,
-  };
-  return pinned;
-}
-
 async function main(): Promise<void> {
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const worker = await Worker.create({
@@ -63,7 +39,7 @@ async function main(): Promise<void> {
     taskQueue: 'bench-floor',
     // Bundled ahead of time (BENCH_FLOOR_BUNDLE, by the bench) as a production TypeScript worker would be: no webpack in this process.
     workflowBundle: { codePath: process.env.BENCH_FLOOR_BUNDLE! },
-    activities: { pin: async (_type: string) => pin(), get: (i: number) => send('GET', `/echo/${i}`), post: (i: number) => send('POST', `/echo/${i}`, JSON.stringify({ i })) },
+    activities: { pin: async (_type: string) => pin(process.argv[2] ?? '.'), get: (i: number) => send('GET', `/echo/${i}`), post: (i: number) => send('POST', `/echo/${i}`, JSON.stringify({ i })) },
   });
   console.log('ready');
   await worker.run();

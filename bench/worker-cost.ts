@@ -11,7 +11,8 @@
  * (GETs: local activities by default) on what `swflow start` runs (bench/worker-cost-worker.ts:
  * the interpreter worker and the built-in adapter worker in one process); `ts-floor`: the same
  * calls written by hand (bench/worker-cost-floor.ts), `ts-floor-pinned` the same plus a pin of the
- * document and a search attribute upsert, as any run of a document resolved at its start makes;
+ * document and a search attribute upsert, as any run of a document resolved at its start makes,
+ * `ts-floor-adapter` that with swflow's `call: http` adapter serving its GETs (bench/worker-cost-floor-adapter.ts);
  * `-writes`: the same ten calls as POSTs (eager activities), against zigflow's `zigflow-writes`; `swflow-1.0-worker` and
  * `swflow-1.0-worker-writes`: the same on the `swflow worker` command itself (bin/swflow.js: the
  * interpreter worker alone); the same with `swflow.local: true` on every call (`-local`);
@@ -100,6 +101,9 @@ const SIDES = ([
   { name: 'ts-floor-writes', taskQueue: 'bench-floor', type: 'tenPosts', entry: 'worker-cost-floor.ts' },
   // The floor plus what running a document resolved at start adds by hand: its pin (a local activity returning it) and a search attribute upsert.
   { name: 'ts-floor-pinned', taskQueue: 'bench-floor', type: 'tenLocalGetsPinned', entry: 'worker-cost-floor.ts' },
+  // The pinned floor whose GETs are swflow's `call: http` adapter through the adapter SDK (bench/worker-cost-floor-adapter.ts): what is left to swflow is the interpreter's.
+  { name: 'ts-floor-adapter', taskQueue: 'bench-floor', type: 'tenLocalGetsPinnedAdapter', entry: 'worker-cost-floor-adapter.ts' },
+  { name: 'ts-floor-adapter-writes', taskQueue: 'bench-floor', type: 'tenPostsPinnedAdapter', entry: 'worker-cost-floor-adapter.ts' },
 ] as Side[]).filter((s) => ONLY.includes(s.name));
 
 /** The floor's workflow bundle, made once in this process and written to `dir` (its worker loads it by path). */
@@ -139,6 +143,8 @@ async function main(): Promise<void> {
         );
         child.stderr!.on('data', (c: Buffer) => /error|fatal/i.test(c.toString()) && process.stderr.write(`[zigflow] ${c}`));
       } else {
+        // A floor's entry is compiled on its own (into the compiled tree, beside src/): so is the bench module it imports.
+        if (side.entry) await compiledExtra(join(__dirname, 'worker-cost-pin.ts'));
         const entry =
           side.entry ? [await compiledExtra(join(__dirname, side.entry)), docs.swflow]
           : side.launch === 'tsx' ? ['--import', 'tsx', join(__dirname, 'worker-cost-worker.ts'), docs.swflow]
@@ -212,15 +218,22 @@ async function main(): Promise<void> {
       const base = rows[s.name.includes('-writes') ? 'ts-floor-writes' : 'ts-floor'];
       if (!base?.length) continue;
       const pinned = s.name.includes('-writes') ? undefined : rows['ts-floor-pinned'];
+      const adapter = rows[s.name.includes('-writes') ? 'ts-floor-adapter-writes' : 'ts-floor-adapter'];
       toFloor[s.name] = {
         cpuPerRun: rows[s.name].map((r, i) => round(r.cpuMsPerRun / base[i].cpuMsPerRun, 2)),
         peakRssOverMb: rows[s.name].map((r, i) => r.peakRssMb - base[i].peakRssMb),
         // Against the floor that also pins its document and upserts its search attributes.
         ...(pinned?.length ? { cpuPerRunToPinned: rows[s.name].map((r, i) => round(r.cpuMsPerRun / pinned[i].cpuMsPerRun, 2)) } : {}),
+        // …and whose calls are swflow's http adapter: the interpreter's own cost.
+        ...(adapter?.length ? { cpuPerRunToAdapter: rows[s.name].map((r, i) => round(r.cpuMsPerRun / adapter[i].cpuMsPerRun, 2)) } : {}),
       };
     }
-    if (rows['ts-floor-pinned']?.length && rows['ts-floor']?.length) {
-      toFloor['ts-floor-pinned'] = { cpuPerRun: rows['ts-floor-pinned'].map((r, i) => round(r.cpuMsPerRun / rows['ts-floor'][i].cpuMsPerRun, 2)) };
+    for (const f of ['ts-floor-pinned', 'ts-floor-adapter', 'ts-floor-adapter-writes']) {
+      const floor = rows[f.includes('-writes') ? 'ts-floor-writes' : 'ts-floor'];
+      if (rows[f]?.length && floor?.length) toFloor[f] = { cpuPerRun: rows[f].map((r, i) => round(r.cpuMsPerRun / floor[i].cpuMsPerRun, 2)) };
+    }
+    if (rows['ts-floor-adapter']?.length && rows['ts-floor-pinned']?.length) {
+      (toFloor['ts-floor-adapter'] as Record<string, unknown>).cpuPerRunToPinned = rows['ts-floor-adapter'].map((r, i) => round(r.cpuMsPerRun / rows['ts-floor-pinned'][i].cpuMsPerRun, 2));
     }
     console.log(JSON.stringify({ runs: RUNS, concurrency: CONCURRENCY, reps: REPS, loadAverage: load.map((x) => round(x, 2)), sides: rows, ratiosToZigflow: ratios, ratiosToFloor: toFloor }, null, 2));
     await client.connection.close();
