@@ -91,8 +91,9 @@ async function main(): Promise<void> {
     const client = new Client({ connection: await Connection.connect({ address: server.address }) });
 
     const startWorker = async (side: Side): Promise<ChildProcess> => {
+      // The floor is compiled on its own into the compiled tree, and so is the bench module it imports.
       const entry = side.floor
-        ? [await compiledExtra(join(__dirname, 'worker-cost-floor.ts'))]
+        ? [(await compiledExtra(join(__dirname, 'worker-cost-pin.ts')), await compiledExtra(join(__dirname, 'worker-cost-floor.ts')))]
         : [...(PROBE ? ['--require', join(__dirname, 'memory-probe.cjs')] : []), join(side.tree ?? join(__dirname, '..'), 'bin', 'swflow.js'), 'worker', '--definitions', docs.swflow];
       const child = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), ...entry], {
         stdio: ['ignore', 'pipe', 'pipe'],
