@@ -2,7 +2,7 @@
  * bench/worker-cost.ts's `ts-floor-adapter` (and `-writes`) worker process: the pinned TypeScript floor
  * (`tenLocalGetsPinnedAdapter`, `tenPostsPinnedAdapter`: bench/worker-cost-floor-workflow.ts) whose ten calls are served by
  * swflow's built-in `call: http` adapter (adapters/http) through the adapter SDK, with the activity
- * interceptors every swflow worker registers (src/worker/interpreter-worker.ts): the request
+ * interceptors every swflow worker registers (callActivityInterceptors): the request
  * built from the call's `with`, its answer shaped per `output`, statuses as problems, secrets
  * redacted, the payload limit. The same V8 flags as swflow's worker commands. Prints `ready`; stops on SIGINT.
  *
@@ -11,11 +11,8 @@
 import { join } from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { httpAdapter } from '../adapters/http';
-import { adapterActivities, adapterServices, callInterceptor } from '../src/adapter-sdk';
-import { metricsInterceptor } from '../src/metrics/interceptor';
-import { payloadLimitInterceptor } from '../src/payloads/limit-interceptor';
-import { tracingCallInterceptor } from '../src/tracing/interceptor';
-import { autoHeartbeat } from '../src/worker/heartbeat';
+import { adapterActivities, adapterServices } from '../src/adapter-sdk';
+import { callActivityInterceptors } from '../src/worker/adapter-worker';
 import { pin } from './worker-cost-pin';
 
 (require(join(__dirname, '..', 'bin', 'heap')) as { applyWorkerHeapFlags(): string }).applyWorkerHeapFlags();
@@ -27,7 +24,7 @@ async function main(): Promise<void> {
     taskQueue: 'bench-floor',
     workflowBundle: { codePath: process.env.BENCH_FLOOR_BUNDLE! },
     activities: { pin: async (type: string) => pin(process.argv[2] ?? '.', type), ...adapterActivities([httpAdapter()], adapterServices()) },
-    interceptors: { activity: [callInterceptor, metricsInterceptor, tracingCallInterceptor, autoHeartbeat, payloadLimitInterceptor] },
+    interceptors: { activity: callActivityInterceptors() },
   });
   console.log('ready');
   await worker.run();

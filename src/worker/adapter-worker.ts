@@ -80,6 +80,16 @@ export function builtinAdapters(opts: { baseDirs?: string[] } = {}): sdk.Adapter
   return [...LAZY_ADAPTERS.map((lazy) => lazyAdapter(lazy, opts)), httpAdapter()];
 }
 
+/**
+ * The activity interceptors of a worker that serves function calls (the built-in adapter worker,
+ * the interpreter worker's built-in calls): Temporal's tracing, the FunctionCall put together,
+ * call metrics and spans, automatic heartbeats, the payload limit. Each gives the SDK no
+ * interceptor for an activity it has nothing to do for.
+ */
+export function callActivityInterceptors(): ActivityInterceptorsFactory[] {
+  return [...tracingActivityInterceptors(), sdk.callInterceptor, metricsInterceptor, tracingCallInterceptor, autoHeartbeat, payloadLimitInterceptor];
+}
+
 export async function createBuiltinAdapterWorker(opts: AdapterWorkerOptions): Promise<Worker> {
   const adapters = [...builtinAdapters({ baseDirs: opts.baseDirs }), ...(opts.adapters ?? [])];
   const activities = {
@@ -93,7 +103,7 @@ export async function createBuiltinAdapterWorker(opts: AdapterWorkerOptions): Pr
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? ADAPTER_TASK_QUEUE,
     activities,
-    interceptors: { ...extra.interceptors, activity: [...tracingActivityInterceptors(), sdk.callInterceptor, metricsInterceptor, tracingCallInterceptor, autoHeartbeat, payloadLimitInterceptor, ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
+    interceptors: { ...extra.interceptors, activity: [...callActivityInterceptors(), ...(opts.interceptors ?? []), ...(extra.interceptors?.activity ?? [])] },
   });
 }
 

@@ -20,15 +20,11 @@ import { FEATURE_EAGER_CALLS, FEATURE_LOCAL_READS, INTERPRETER_FEATURES } from '
 import { createInterpreterActivities, type EventSink } from './activities/interpreter';
 import { DefinitionRegistry } from '../definitions/registry';
 import type { CatalogOptions } from './activities/catalogs';
-import { adapterActivities, adapterServices, callInterceptor, type AdapterServices, type SecretValues } from '../adapter-sdk';
-import { builtinAdapters } from './adapter-worker';
-import { autoHeartbeat } from './heartbeat';
+import { adapterActivities, adapterServices, type AdapterServices, type SecretValues } from '../adapter-sdk';
+import { builtinAdapters, callActivityInterceptors } from './adapter-worker';
 import { dataConverterOptions } from '../codec';
-import { payloadLimitInterceptor } from '../payloads/limit-interceptor';
-import { metricsInterceptor } from '../metrics/interceptor';
 import { metricsSinks } from '../metrics/sink';
-import { tracingActivityInterceptors, tracingSinks, workflowInterceptorModules } from '../tracing';
-import { tracingCallInterceptor } from '../tracing/interceptor';
+import { tracingSinks, workflowInterceptorModules } from '../tracing';
 import { bundleInterpreterApart } from './bundle-apart';
 
 export type WorkflowBundle = { code: string; sourceMap?: string };
@@ -287,7 +283,7 @@ export async function createInterpreterWorker(opts: InterpreterWorkerOptions): P
       interceptors: {
         ...extra.interceptors,
         // autoHeartbeat: built-in calls served here as activities (eager-calls) heartbeat as on an adapter worker.
-        activity: [...tracingActivityInterceptors(), callInterceptor, metricsInterceptor, tracingCallInterceptor, autoHeartbeat, payloadLimitInterceptor, ...(extra.interceptors?.activity ?? [])],
+        activity: [...callActivityInterceptors(), ...(extra.interceptors?.activity ?? [])],
       },
     });
   } finally {
