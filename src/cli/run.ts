@@ -21,9 +21,12 @@ import {
   type CloudEventJson,
   type InstanceState,
   type StartOptions,
+  type StateProgress,
+  type StateQueryArg,
 } from '../common/contracts';
 import type { Json } from '../common/model';
 import { withRunPageLink } from '../ui/link';
+import { RunFollower } from './follow';
 import { connectionOptions, targetFromEnv, type ServerTarget } from '../client/connection';
 import { stopWorkers } from '../worker/stop';
 import { dataConverterOptions } from '../codec';
@@ -79,7 +82,16 @@ function readJsonArg(what: string, value: string): Json {
   }
 }
 
-export async function runCommand(file: string, opts: RunCliOptions, out: (line: string) => void = (l) => console.log(l)): Promise<number> {
+/**
+ * `swflow run`: exit code 0 when the run completed. `out`: the lines printed (stdout). `observe`:
+ * told of every answer of the `state` query while following the run (tests count what it transferred).
+ */
+export async function runCommand(
+  file: string,
+  opts: RunCliOptions,
+  out: (line: string) => void = (l) => console.log(l),
+  observe?: (answer: InstanceState | StateProgress) => void,
+): Promise<number> {
   const dsl = await import('../dsl');
   const loaded = await dsl.loadAnyDefinitionFile(file);
   for (const p of loaded.problems) if (p.severity !== 'error') console.error(dsl.formatFinding(p));
@@ -157,13 +169,18 @@ export async function runCommand(file: string, opts: RunCliOptions, out: (line: 
       (error) => ({ ok: false as const, error }),
     );
     void resultP.then(() => (done = true));
-    let printed = 0;
+    // Each poll prints (and transfers) only the steps entered since the last one (./follow.ts).
+    const follower = new RunFollower(
+      handle.firstExecutionRunId,
+      (runId, arg) => (runId ? client.workflow.getHandle(workflowId, runId) : handle).query<InstanceState | StateProgress, [StateQueryArg]>(STATE_QUERY, arg),
+      out,
+      observe,
+    );
     const pending = [...events];
     const follow = async () => {
       try {
-        const s = await handle.query<InstanceState>(STATE_QUERY);
-        for (; printed < s.statesEntered.length; printed++) out(`→ ${s.statesEntered[printed]}`);
-        while (pending.length && (s.awaitedEvents.includes(pending[0].type) || s.awaitedEvents.includes('*'))) {
+        const awaited = await follower.poll();
+        while (pending.length && (awaited.includes(pending[0].type) || awaited.includes('*'))) {
           const e = pending.shift()!;
           await handle.signal(EVENT_SIGNAL, { specversion: '1.0', source: 'swflow-run', id: randomUUID(), ...(e as Record<string, unknown>) });
           out(`  (delivered event ${e.type})`);

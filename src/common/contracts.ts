@@ -30,7 +30,10 @@ export const SUSPEND_SIGNAL = 'swflow.suspend';
 /** Signal that resumes a suspended run (`swflow resume`). */
 export const RESUME_SIGNAL = 'swflow.resume';
 
-/** Query answering {@link InstanceState}. */
+/**
+ * Query answering {@link InstanceState}; with a {@link StateQueryArg} argument, only the
+ * progress since a point of the run ({@link StateProgress}: `swflow run` following a run).
+ */
 export const STATE_QUERY = 'state';
 /**
  * The keys (`<source>\u0000<id>`) of the last events the run consumed (its mailbox's dedupe
@@ -179,6 +182,50 @@ export interface InstanceState {
   stepsTotal?: number;
   /** The function calls in flight (query output only: host/calls-in-flight.ts). */
   callsInFlight?: CallInFlight[];
+}
+
+/**
+ * The `state` query's optional argument. With `since`, the answer is a {@link StateProgress}: the
+ * entries of `statesEntered` from that point on and what the run awaits, without its data or
+ * steps, so a client that follows a run (`swflow run`) transfers each entry once. A worker that
+ * predates the argument ignores it and answers the whole {@link InstanceState} (no `progress`).
+ */
+export interface StateQueryArg {
+  since: StateSince;
+}
+
+/**
+ * A point in the path of one run: `entered` entries of the `statesEntered` of run `runId`.
+ * Positions count per run: a run continued as new starts its list with the last steps of the run
+ * before it (at most 100, {@link StateProgress.carried}), then its own. Without `runId`, the run
+ * answering; with another run's id, the answer starts at the answering run's first entry.
+ */
+export interface StateSince {
+  runId?: string;
+  entered: number;
+}
+
+/** The `state` query's answer to a {@link StateQueryArg}: the progress of the run since a point. */
+export interface StateProgress {
+  /** Tells this answer from an InstanceState (what a worker that ignores the argument answers). */
+  progress: true;
+  definitionId: string;
+  definitionVersion?: string;
+  /** The run answering, and the run it continued as new from (absent for the first run of a chain). */
+  runId: string;
+  continuedFrom?: string;
+  /**
+   * `entered`: this run's statesEntered from index `from` on (at most a page of them), of
+   * `total` in all. `from` is `since.entered` when `since.runId` is this run's (or absent), else 0.
+   */
+  from: number;
+  entered: string[];
+  total: number;
+  /** How many of this run's first entries are the last ones of the run it continued from. */
+  carried: number;
+  currentStates: string[];
+  awaitedEvents: string[];
+  status: InstanceState['status'];
 }
 
 /** A function call in flight: its step, function, target, kind, start (workflow time, epoch ms) and attempt. */

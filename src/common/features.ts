@@ -295,6 +295,17 @@ export const FEATURE_CALL_IDS = 'call-ids';
  * order concurrent fork branches' commands, so runs recorded before keep the old frames.
  */
 export const FEATURE_V1_DIRECT_FRAMES = 'v1-direct-frames';
+/**
+ * Expressions cost what they read (issue 44): the common shapes (paths, literals, object and array
+ * construction, `+` of arrays, `length`, comparisons, `if`) are evaluated in TypeScript with jq's
+ * answers and values shared instead of copied (src/expr/shapes.ts); each jq run has a step budget
+ * (EVAL_FUEL: an endless or far too large evaluation fails its step with an `expression` error
+ * instead of the workflow task failing forever); and the walk budget yields when the work done in
+ * one workflow task (bytes through jq, jq steps, shape evaluations: deterministic units) passes
+ * WORK_PER_TASK, not only after a count of steps. Yield points and failures differ from runs
+ * recorded before, which keep the old way.
+ */
+export const FEATURE_EXPRESSION_WORK = 'expression-work';
 export const INTERPRETER_FEATURES = [
   FEATURE_REDRIVE_LEDGER,
   FEATURE_YIELD_LOCAL_RESULTS,
@@ -342,4 +353,5 @@ export const INTERPRETER_FEATURES = [
   FEATURE_LOCAL_CALL_HAND_OVER,
   FEATURE_CALL_IDS,
   FEATURE_V1_DIRECT_FRAMES,
+  FEATURE_EXPRESSION_WORK,
 ];

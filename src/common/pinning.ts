@@ -78,6 +78,14 @@ export interface ResolveResult {
 
 export const VALIDATE_DATA_ACTIVITY = 'swflow.validateData';
 
+/**
+ * A local activity that does nothing: the walk's yield with `expression-work`. Its result comes
+ * back as a new activation (the SDK's 5 s bound is per activation, and the worker's other runs go
+ * in between) without ending the workflow task, so a yield costs a millisecond, where a 1 ms
+ * timer waits for the server's timer queue (~1 s on the dev server).
+ */
+export const YIELD_ACTIVITY = 'swflow.yield';
+
 export interface ValidateDataRequest {
   /** An inline JSON Schema; or */
   schema?: unknown;

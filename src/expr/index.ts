@@ -27,6 +27,7 @@ import { ExpressionError, JqEngineError } from './errors';
 import { DECLINE, evalFastPath, parseFastPath, setKey, type FastPath } from './fastpath';
 import { findFnRefs, findVariables, fnIdentifier, isSelfContained, splitTemplate, unwrapExpression, type Segment } from './text';
 import { expressionReads, pickReads, type VariableReads } from './reads';
+import { evalShape, markNormal, parseShape, type Shape } from './shapes';
 
 export { ExpressionError, JqEngineError, type ExpressionErrorKind } from './errors';
 
@@ -39,7 +40,28 @@ export interface ExprScope {
   variables?: Record<string, Json>;
   /** Expression functions: name -> jq operation, for `fn:name`. */
   functions?: Record<string, string>;
+  /** How the run evaluates (absent: as runs recorded before `expression-work`). */
+  policy?: EvalPolicy;
 }
+
+/**
+ * A run's way of evaluating (feature `expression-work`), one object for the whole run: the common
+ * shapes in TypeScript with values shared (shapes.ts), each jq run under a step budget, and the
+ * work done counted in deterministic units, which the walk budget reads to yield in time.
+ */
+export interface EvalPolicy {
+  /** jq steps one evaluation may take before it fails (0: no bound). */
+  readonly fuel: number;
+  /** Work so far: bytes into and out of jq, jq steps, shape evaluations. The same on every replay. */
+  work: number;
+}
+
+/**
+ * Work units: a unit is about a byte jq parses or prints (~30 MB/s here). A jq step costs 4 (4–28
+ * million steps a second, by what they allocate), a shape evaluation 64 (a few µs).
+ */
+export const SHAPE_WORK = 64;
+export const STEP_WORK = 4;
 
 /** Resolves when the jq engine is loaded: at once, loading is synchronous (kept for older callers). */
 export function initExpressions(): Promise<void> {
@@ -155,6 +177,12 @@ interface Compiled {
    */
   picks?: Map<string, VariableReads>;
   fast?: FastPath;
+  /** The expression as a shape evaluated in TypeScript (shapes.ts); null: not one; undefined: not parsed yet. */
+  shape?: Shape | null;
+  /** The jq source (for parsing the shape when first needed). */
+  src: string;
+  /** Whether it may read the data `.` (reads.ts); false only for expressions without `fn:` that cannot. */
+  readsData: boolean;
 }
 
 const CACHE_LIMIT = 5000;
@@ -218,10 +246,12 @@ function compile(expression: string, src: string, functions: Record<string, stri
     order.push(name);
   };
   const body = rewriteFns(src, names, (n) => visit(n, undefined));
-  const compiled: Compiled = { expression, body, fns: order, vars: [...vars] };
+  const compiled: Compiled = { expression, body, fns: order, vars: [...vars], src, readsData: true };
   if (order.length === 0) {
     compiled.fast = parseFastPath(src);
-    if (vars.size) compiled.picks = expressionReads([unwrapExpression(expression) === undefined ? src : expression]).variables;
+    const reads = expressionReads([unwrapExpression(expression) === undefined ? src : expression]);
+    if (vars.size) compiled.picks = reads.variables;
+    compiled.readsData = reads.data;
   }
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(key, compiled);
@@ -298,7 +328,7 @@ export function toJqJson(value: unknown): string {
 }
 
 /** A jq engine as src/expr uses it (see {@link withJqEngine}). */
-export type JqEngine = (program: string, inputJson: string) => JqCliRun;
+export type JqEngine = (program: string, inputJson: string, budget?: number) => JqCliRun;
 
 let engine: JqEngine = runJqCli;
 
@@ -362,8 +392,12 @@ function runCompiled(list: Compiled[], data: Json, scope: ExprScope | undefined,
     ? `${head}[first((\n${list[0].body}\n))]`
     : `${head}[${list.map((c) => `([first((\n${c.body}\n))] | .[0])`).join(', ')}]`;
   let run: JqCliRun;
+  const policy = scope?.policy;
   try {
-    run = engine(program, toJqJson([data, values]));
+    // With a policy, data no expression of the run reads stays out of it (`[range(.n)]` reads `.`, `[range(5)]` does not).
+    const input = toJqJson([policy && !list.some((c) => c.readsData) ? null : data, values]);
+    run = engine(program, input, policy?.fuel ?? 0);
+    if (policy) policy.work += input.length + run.outputs.length + STEP_WORK * (run.steps ?? 0);
   } catch (err) {
     if (!(err instanceof JqEngineError)) throw err;
     // The engine trapped (and was replaced): attribute it like any other failure.
@@ -372,8 +406,15 @@ function runCompiled(list: Compiled[], data: Json, scope: ExprScope | undefined,
   if (run.exitCode === 0) {
     // The program's one output is an array (`[first(e)]`, or one such per expression); none after `halt`.
     const out = (JSON.parse(run.outputs) as Json[][])[0];
+    // What jq returns is in its normal form: later shape evaluations share it instead of copying.
+    if (policy && out) for (const v of out) markNormal(v);
     if (single) return [out?.length ? out[0] : null];
     return out ?? list.map(() => null);
+  }
+  if (run.budgetExceeded) {
+    // Not attributed one by one: each would run into the same bound again.
+    const which = single ? list[0].expression : list.map((c) => c.expression).join(', ');
+    throw new ExpressionError(which, `the evaluation did not finish within ${policy?.fuel ?? 0} jq steps (the bound on one evaluation, about a second of work: an endless or far too large computation)`, 'runtime');
   }
   if (!single) {
     // Attribute the failure: rerun one by one (error path only).
@@ -403,6 +444,13 @@ function rootValue(root: string, data: Json, scope: ExprScope | undefined): Json
 }
 
 function tryFast(c: Compiled, data: Json, scope: ExprScope | undefined): Json | typeof DECLINE {
+  const policy = scope?.policy;
+  if (policy && c.fns.length === 0) {
+    if (c.shape === undefined) c.shape = parseShape(c.src) ?? null;
+    if (!c.shape) return DECLINE;
+    policy.work += SHAPE_WORK;
+    return evalShape(c.shape, data, (name) => rootValue(name, data, scope));
+  }
   if (!c.fast) return DECLINE;
   const root = rootValue(c.fast.root, data, scope);
   if (root === undefined) return DECLINE;

@@ -37,6 +37,8 @@ const SPACE = /\s/;
 const KEYWORDS = new Set(['and', 'or', 'if', 'then', 'elif', 'else', 'end', 'as', 'def', 'reduce', 'foreach', 'try', 'catch', 'label', 'import', 'include', '__loc__']);
 /** Literals: terms that read nothing. */
 const LITERALS = new Set(['true', 'false', 'null']);
+/** Builtins that ignore their input (their arguments are code over it, scanned as such): `range(5)`, `now`. */
+const INPUTLESS = new Set(['range', 'now', 'empty', 'infinite', 'nan', 'env', 'builtins', 'input_filename']);
 
 interface Frame {
   /** What closes it: `)`, `]`, `}`, `end` (an `if`), or '' (the whole expression). */
@@ -213,7 +215,7 @@ function scan(code: string, root: boolean, reads: ExpressionReads, fnNames: read
         else if (word === 'end' && top().close === 'end') frames.pop();
         continue;
       }
-      readData(); // a call: builtins read their input
+      if (!INPUTLESS.has(word)) readData(); // a call: builtins read their input
       term = true;
       continue;
     }

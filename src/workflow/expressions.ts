@@ -14,13 +14,14 @@ import {
   ExpressionError,
   type ExpressionErrorKind,
   type ExprScope,
+  type EvalPolicy,
 } from '../expr';
 import { errorClass } from '../common/errors';
 import type { Json } from '../common/model';
 import type { PathSeg } from './v08/data/merge';
 
 export { isExpression, referencesSecrets, splitSecretArguments, ExpressionError };
-export type { ExprScope };
+export type { ExprScope, EvalPolicy };
 
 /** Where an expression is evaluated, for error messages. */
 export interface ExprSite {

@@ -15,7 +15,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, defineQuery, defineSignal, isCancellation, scheduleLocalActivity, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Definition, Json } from '../common/model';
 import { isV1Definition } from '../common/model-v1';
-import { CONSUMED_QUERY, EVENT_SIGNAL, RESUME_SIGNAL, STATE_QUERY, SUSPEND_SIGNAL, type CloudEventJson, type InstanceState, type StartOptions } from '../common/contracts';
+import { CONSUMED_QUERY, EVENT_SIGNAL, RESUME_SIGNAL, STATE_QUERY, SUSPEND_SIGNAL, type CloudEventJson, type InstanceState, type StartOptions, type StateProgress, type StateQueryArg } from '../common/contracts';
 import { RunHost, type FrontEnd } from './host/run-host';
 import { resetsSeen } from './host/resets';
 import { StatesFrontEnd } from './v08/front-end';
@@ -25,7 +25,8 @@ import { RESOLVE_DEFINITION_ACTIVITY, type ResolveRequest, type ResolveResult } 
 export const eventSignal = defineSignal<[CloudEventJson]>(EVENT_SIGNAL);
 export const suspendSignal = defineSignal(SUSPEND_SIGNAL);
 export const resumeSignal = defineSignal(RESUME_SIGNAL);
-export const stateQuery = defineQuery<InstanceState>(STATE_QUERY);
+/** The whole InstanceState; with a `since` argument, only the progress since then (StateProgress). */
+export const stateQuery = defineQuery<InstanceState | StateProgress, [StateQueryArg?]>(STATE_QUERY);
 /** A query only (nothing recorded): replays of every history are unchanged. */
 export const consumedQuery = defineQuery<string[]>(CONSUMED_QUERY);
 
@@ -58,7 +59,7 @@ export default async function swflow(input?: Json, options?: StartOptions): Prom
   setHandler(suspendSignal, () => host.suspend());
   setHandler(resumeSignal, () => host.resume());
   setHandler(consumedQuery, () => host.mailbox.consumedKeys());
-  setHandler(stateQuery, () => host.instanceState({ definitionId: opts.definition?.id ?? info.workflowType, data: input ?? null }));
+  setHandler(stateQuery, (arg?: StateQueryArg) => host.stateAnswer({ definitionId: opts.definition?.id ?? info.workflowType, data: input ?? null }, arg));
 
   const resolved = await resolve(info.workflowType, opts);
   host.pin(resolved);

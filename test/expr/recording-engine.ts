@@ -6,7 +6,7 @@
 import { proxySinks, type Sinks } from '@temporalio/workflow';
 
 export interface JqTraceSinks extends Sinks {
-  jqTrace: { record(program: string, inputJson: string): void };
+  jqTrace: { record(program: string, inputJson: string, budget: number): void };
 }
 
 // The `.ts` extension keeps this request apart from the `src/expr/engine` the bundle redirects here.
@@ -16,7 +16,7 @@ const sinks = proxySinks<JqTraceSinks>();
 
 export const { checkJq, isEngineReady, JqEngineError, startEngine, runJq, jqRunCount, jqEngineStats } = real;
 
-export function runJqCli(program: string, inputJson: string): ReturnType<typeof real.runJqCli> {
-  sinks.jqTrace.record(program, inputJson);
-  return real.runJqCli(program, inputJson);
+export function runJqCli(program: string, inputJson: string, budget = 0): ReturnType<typeof real.runJqCli> {
+  sinks.jqTrace.record(program, inputJson, budget);
+  return real.runJqCli(program, inputJson, budget);
 }

@@ -16,7 +16,7 @@ import { metrics } from '../../metrics';
 import { tracing } from '../../tracing';
 import { inSpan, withTraceContext } from '../../tracing/context';
 import { payloadSettings } from '../../payloads/config';
-import { RESOLVE_DEFINITION_ACTIVITY, VALIDATE_DATA_ACTIVITY, type ResolveRequest, type ResolveResult, type ValidateDataRequest, type ValidateDataResult, type ValidateResourceResult } from '../../common/pinning';
+import { RESOLVE_DEFINITION_ACTIVITY, VALIDATE_DATA_ACTIVITY, YIELD_ACTIVITY, type ResolveRequest, type ResolveResult, type ValidateDataRequest, type ValidateDataResult, type ValidateResourceResult } from '../../common/pinning';
 import { Context } from '@temporalio/activity';
 import { adapterServices, type AdapterServices } from '../../adapter-sdk/activities';
 import { SchemaResources } from './schema-resources';
@@ -154,6 +154,10 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
       const functions = await functionsOf(def, source, req);
       const readFunctions = await readFunctionsOf(def, source);
       return { definition: def, hash: hashOf(def), source, searchAttributes: sa, features, ...lifecycle, ...functions, ...readFunctions };
+    },
+
+    async [YIELD_ACTIVITY](): Promise<null> {
+      return null;
     },
 
     async [VALIDATE_DATA_ACTIVITY](req: ValidateDataRequest): Promise<ValidateDataResult | ValidateResourceResult> {

@@ -15,14 +15,16 @@ import { setRunMetrics } from './metrics';
 import type { Json } from '../../common/model';
 import type { Definition } from '../../common/model';
 import type { PinnedFunction } from '../../common/model-v1';
-import type { InstanceState, StartOptions } from '../../common/contracts';
+import type { InstanceState, StartOptions, StateProgress } from '../../common/contracts';
+import { stateProgress, stateSince } from './state-progress';
 import { Mailbox } from '../events/mailbox';
 import { beforeBlocking, STEPS_LISTED, Tracker } from './tracker';
 import { nowIso, temporalEffects, type Effects } from '../effects';
 import { checkPayload, limitPayloads } from './payload-limit';
 import { redriveEffects } from './redrive';
 import { WalkBudget } from './walk-budget';
-import { FEATURE_EAGER_CALLS, FEATURE_HOST_LIFECYCLE, FEATURE_LOCAL_CALL_HAND_OVER, FEATURE_REDRIVE_LEDGER, FEATURE_YIELD_LOCAL_RESULTS, FEATURE_YIELD_LONG_WALKS } from '../../common/features';
+import type { EvalPolicy } from '../../expr';
+import { FEATURE_EAGER_CALLS, FEATURE_EXPRESSION_WORK, FEATURE_HOST_LIFECYCLE, FEATURE_LOCAL_CALL_HAND_OVER, FEATURE_REDRIVE_LEDGER, FEATURE_YIELD_LOCAL_RESULTS, FEATURE_YIELD_LONG_WALKS } from '../../common/features';
 import { CallsInFlight } from './calls-in-flight';
 import { type ResolveResult } from '../../common/pinning';
 import { ENTERED_KEPT, readCarried, type Carried, type HostCarry } from './carry';
@@ -81,6 +83,8 @@ export class RunHost {
   private front?: FrontEnd;
   private description?: RunDescription;
   private readonly budget: WalkBudget;
+  /** How the run's expressions are evaluated (feature expression-work), for its pipelines; their work is the walk budget's. */
+  policy?: EvalPolicy;
   /** The function calls in flight (host/calls-in-flight.ts). */
   calls?: CallsInFlight;
   private suspended = false;
@@ -115,6 +119,7 @@ export class RunHost {
     this.features = new Set(resolved.features ?? []);
     // Before the front end exists: its pipelines take these effects.
     if (this.features.has(FEATURE_YIELD_LOCAL_RESULTS)) this.effects = this.budget.yieldingLocalResults(this.effects);
+    if (this.features.has(FEATURE_EXPRESSION_WORK)) this.policy = this.budget.countWork();
     if (resolved.payloadLimit) this.effects = limitPayloads(this.effects, resolved.payloadLimit);
     // The calls in flight, listed where operators look (and local ones handed over past their bound).
     this.calls = new CallsInFlight(() => this.effects.now(), this.features.has(FEATURE_LOCAL_CALL_HAND_OVER), this.features.has(FEATURE_EAGER_CALLS));
@@ -363,6 +368,28 @@ export class RunHost {
       stepsTotal: this.tracker.steps.length,
       ...(this.calls?.calls.length ? { callsInFlight: this.calls.calls.map((c) => ({ ...c })) } : {}),
     };
+  }
+
+  /**
+   * The `state` query's answer: the whole InstanceState, or, asked with a `since` argument
+   * (StateQueryArg), only the progress since then (./state-progress.ts). A query: reads only.
+   */
+  stateAnswer(fallback: { definitionId: string; data: Json }, arg?: unknown): InstanceState | StateProgress {
+    const since = stateSince(arg);
+    if (!since) return this.instanceState(fallback);
+    const d = this.description;
+    const ready = d && this.front;
+    return stateProgress(since, {
+      runId: this.info.runId,
+      ...(this.info.continuedFromExecutionRunId ? { continuedFrom: this.info.continuedFromExecutionRunId } : {}),
+      entered: ready ? this.front!.entered() : [],
+      carried: this.carried?.host.entered.length ?? 0,
+      definitionId: d?.id ?? fallback.definitionId,
+      ...(d?.version ? { definitionVersion: d.version } : {}),
+      currentStates: ready ? [...this.tracker.current] : [],
+      awaitedEvents: ready ? this.front!.awaitedEvents() : [],
+      status: ready ? this.tracker.status : 'running',
+    });
   }
 
   /** Runs the front end. */

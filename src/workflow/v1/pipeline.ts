@@ -21,7 +21,7 @@ import type { Json } from '../../common/model';
 import { entryOf, taskTypeOf, type FlowDirective, type PinnedFunction, type SchemaDef, type Task, type TaskList, type TaskType, type V1Definition } from '../../common/model-v1';
 import type { StartOptions } from '../../common/contracts';
 import type { Mailbox } from '../events/mailbox';
-import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalLooseSync, evalValue, evalValueSync } from '../expressions';
+import { evalCondition, evalConditionSync, evalExpr, evalExprSync, evalLooseSync, evalValue, evalValueSync, type EvalPolicy, type ExprScope } from '../expressions';
 import { withTimeout } from '../timeouts';
 import { nowIso, type Effects, type WorkflowInfo } from '../effects';
 import { summary as uiSummary, type Tracker } from '../host/tracker';
@@ -52,6 +52,8 @@ export interface PipelineHost {
   publish(type: LifecycleType, data?: Record<string, Json>, subject?: string): void;
   /** Before each task: a pause when one is due (the walk budget, a suspension), else nothing. */
   step(): Promise<void> | undefined;
+  /** How expressions are evaluated and their work counted (expression-work); absent: as before. */
+  readonly policy?: EvalPolicy;
 }
 
 /** Where the run's data starts: set once by the run (or carried across continue-as-new). */
@@ -125,6 +127,8 @@ export class TaskPipeline implements TaskContext {
   private readonly schemaResources = new Map<string, Json>();
   /** The run's ids, namespace and task queue, read once: they are the same for the whole run. */
   private readonly info: Pick<WorkflowInfo, 'workflowId' | 'runId' | 'taskQueue' | 'namespace'>;
+  /** The run's evaluation policy (expression-work), in every scope. */
+  private readonly policy?: EvalPolicy;
 
   constructor(
     private readonly host: PipelineHost,
@@ -144,6 +148,7 @@ export class TaskPipeline implements TaskContext {
     this.workflowInput = start.workflowInput ?? null;
     this.startedAt = start.startedAt ?? this.effects.now();
     this.info = this.effects.info();
+    this.policy = host.policy;
   }
 
   get workflowId(): string {
@@ -293,30 +298,35 @@ export class TaskPipeline implements TaskContext {
     return { ...at.locals, ...this.workflowArgs(), ...(at.task !== undefined ? { task: at.task } : {}), ...extra };
   }
 
+  /** The scope of one evaluation: the task's arguments as variables, and the run's policy. */
+  private scopeOf(args: Args): ExprScope {
+    return this.policy ? { variables: args, policy: this.policy } : { variables: args };
+  }
+
   async expression(expr: string, data: Json, args: Args, what: string): Promise<Json> {
-    return evalExpr(expr, data, { variables: args }, { what });
+    return evalExpr(expr, data, this.scopeOf(args), { what });
   }
 
   async condition(expr: string, data: Json, args: Args, what: string): Promise<boolean> {
-    return evalCondition(expr, data, { variables: args }, { what });
+    return evalCondition(expr, data, this.scopeOf(args), { what });
   }
 
   async value(v: Json | undefined, data: Json, args: Args, what: string): Promise<Json> {
-    if (this.loose) return evalLooseSync(v, data, { variables: args }, { what }) ?? null;
-    return (await evalValue(v, data, { variables: args }, { what })) ?? null;
+    if (this.loose) return evalLooseSync(v, data, this.scopeOf(args), { what }) ?? null;
+    return (await evalValue(v, data, this.scopeOf(args), { what })) ?? null;
   }
 
   expressionSync(expr: string, data: Json, args: Args, what: string): Json {
-    return evalExprSync(expr, data, { variables: args }, { what });
+    return evalExprSync(expr, data, this.scopeOf(args), { what });
   }
 
   conditionSync(expr: string, data: Json, args: Args, what: string): boolean {
-    return evalConditionSync(expr, data, { variables: args }, { what });
+    return evalConditionSync(expr, data, this.scopeOf(args), { what });
   }
 
   valueSync(v: Json | undefined, data: Json, args: Args, what: string): Json {
-    if (this.loose) return evalLooseSync(v, data, { variables: args }, { what }) ?? null;
-    return evalValueSync(v, data, { variables: args }, { what }) ?? null;
+    if (this.loose) return evalLooseSync(v, data, this.scopeOf(args), { what }) ?? null;
+    return evalValueSync(v, data, this.scopeOf(args), { what }) ?? null;
   }
 
   async exportContext(as: string | Json | undefined, output: Json, args: Args): Promise<void> {

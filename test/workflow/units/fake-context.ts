@@ -14,6 +14,8 @@ import { StatePipeline } from '../../../src/workflow/v08/states/pipeline';
 import { executorOf } from '../../../src/workflow/v08/states/executors';
 import { INTERPRETER_FEATURES } from '../../../src/common/features';
 import { FakeEffects } from './fake-effects';
+import { FEATURE_EXPRESSION_WORK } from '../../../src/common/features';
+import { WalkBudget } from '../../../src/workflow/host/walk-budget';
 
 export interface FakeOptions {
   /** The run's interpreter features (default: all this worker knows, as a new run); without `sync-expressions` the executors await their expressions as old runs did. */
@@ -47,6 +49,8 @@ export class FakeRun extends StatePipeline {
         tracker: { status: 'running', enter: (state: string, type: string) => ({ state, type, status: 'running' }) as never, leave: () => undefined },
         publish: () => undefined,
         step: () => undefined,
+        // The real run's evaluation policy (expression-work): shapes, the step budget, the work counted.
+        ...(new Set(opts.features ?? INTERPRETER_FEATURES).has(FEATURE_EXPRESSION_WORK) ? { policy: new WalkBudget(effects).countWork() } : {}),
       },
       def,
     );

@@ -17,6 +17,8 @@ import { FakeEffects } from './fake-effects';
 import type { ListOutcome, TaskAt, TaskOutcome } from '../../../src/workflow/v1/context';
 import { TaskPipeline } from '../../../src/workflow/v1/pipeline';
 import { EXECUTORS } from '../../../src/workflow/v1/tasks/executors';
+import { FEATURE_EXPRESSION_WORK } from '../../../src/common/features';
+import { WalkBudget } from '../../../src/workflow/host/walk-budget';
 
 /** What a run pinned by a worker without built-in calls gets (`local-reads` is recorded only by workers that serve them). */
 export const DEFAULT_FEATURES = INTERPRETER_FEATURES.filter((f) => f !== FEATURE_LOCAL_READS);
@@ -70,6 +72,8 @@ export class FakeTaskContext extends TaskPipeline {
         tracker: { enter: (reference: string, type: string) => (entered.push(reference), { state: reference, type, status: 'running' }) as never, leave: () => undefined },
         publish: (type, data = {}, subject) => void published.push({ type, data, ...(subject !== undefined ? { subject } : {}) }),
         step: () => undefined,
+        // The real run's evaluation policy (expression-work): shapes, the step budget, the work counted.
+        ...(new Set(opts.features ?? DEFAULT_FEATURES).has(FEATURE_EXPRESSION_WORK) ? { policy: new WalkBudget(effects).countWork() } : {}),
       },
       def,
       { workflowInput: opts.workflowInput ?? null },

@@ -12,7 +12,7 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { EndDef, Json, StateDef, WorkflowDef } from '../../../common/model';
 import type { StartOptions } from '../../../common/contracts';
-import type { ExprScope } from '../../expressions';
+import type { EvalPolicy, ExprScope } from '../../expressions';
 import { filterStateInput, filterStateOutput } from '../data/filters';
 import { filterStateInputAsync, filterStateOutputAsync } from '../data/filters-async';
 import { ActionError, classify, findHandler } from '../errors';
@@ -41,6 +41,8 @@ export interface StatesHost {
   publish(type: LifecycleType, data?: Record<string, Json>, subject?: string): void;
   /** Before each transition: a pause when one is due (the walk budget, a suspension), else nothing. */
   step(): Promise<void> | undefined;
+  /** How expressions are evaluated and their work counted (expression-work); absent: as before. */
+  readonly policy?: EvalPolicy;
 }
 
 /** What the run adds to the walk of its main flow: the workflow's expiry and continue-as-new. */
@@ -98,6 +100,7 @@ export class StatePipeline implements StateContext {
       workflow: { id: this.info.workflowId, instanceId: this.info.runId, definitionId: this.def.id, ...(this.def.version ? { version: this.def.version } : {}) },
       functions: this.functionsScope,
       ...(vars ? { variables: vars } : {}),
+      ...(this.host.policy ? { policy: this.host.policy } : {}),
     };
   }
 
