@@ -19,11 +19,32 @@
  * The last input stays parsed in jq: expressions evaluated one after the other over the same
  * data (identical JSON text) parse it once.
  *
+ * Step budget: jq counts the interpreter steps of each run (one per bytecode instruction
+ * dispatched or backtracked into), and a run given a budget stops when it needs more (`kind:
+ * 'budget'`). Nothing in the program can catch that stop (try, `?`, `//`, label/break, limit,
+ * first), and the count depends only on the program and the input (not on time, the program
+ * cache, the parsed input kept or the instance), so a replayed workflow stops at the same
+ * point. This is how workflow code bounds a runaway expression (`[range(1e9)]`, `def f: f; f`)
+ * without a clock.
+ *
+ * Under a budget (only then) the count also charges what the run allocates, so that work done
+ * inside one C builtin (`"x" * 1e9`, `join`, `tojson`, building or sorting big arrays) is
+ * bounded too (wasm/jq/README.md, "A step budget"): each allocation costs 1 step per 1,024 bytes
+ * (rounded up: at least 1), each rise of the run's peak of live jq values 1 step per 16 bytes,
+ * and other blocks of 1 MiB or more (sort's entries, jq's own stack) 1 step per 16 bytes too,
+ * so a budget of N steps lets a run hold at most 16·N bytes of new values and big buffers
+ * (128 MB at 8 million). An allocation that would pass the budget is not made: jq stops there
+ * with a trap, which this module reports as the same `kind: 'budget'` result (outputs and
+ * `debug` output so far kept, `steps` = budget + 1), and the instance is replaced. Without a budget (0) nothing
+ * is charged: `steps` is then the interpreter steps alone, as before charging existed. A
+ * budgeted run's count is the same whatever the budget (as long as it suffices), so to learn
+ * what a program needs, run it with {@link MAX_STEP_BUDGET}, not with 0.
+ *
  * A trap (stack overflow: the stack is placed first in linear memory, so an overflow faults
  * instead of corrupting data; out of memory; a jq assertion) leaves the instance unusable: it
- * is discarded, the call fails with {@link JqEngineError}, and the next call instantiates a
- * fresh one. An instance whose memory grew past {@link MAX_RETAINED_MEMORY} is discarded after
- * the call (wasm memory never shrinks).
+ * is discarded, the call fails with {@link JqEngineError} (but for the budget's own trap, a
+ * result), and the next call instantiates a fresh one. An instance whose memory grew past
+ * {@link MAX_RETAINED_MEMORY} is discarded after the call (wasm memory never shrinks).
  *
  * Sharing across workflows: with the default reusable V8 context, Temporal evaluates workflow
  * modules once PER WORKFLOW EXECUTION, unless listed in `bundlerOptions.preloadModules`. Add
@@ -37,18 +58,28 @@ import { WasiExit, wasiImports } from './wasi';
 
 export { JqEngineError };
 
-/** What one run of a program on one input gave. `stderr`: what `debug`/`stderr` printed. */
+/**
+ * What one run of a program on one input gave. `stderr`: what `debug`/`stderr` printed.
+ * `steps`: the steps the run took (0 when it did not start: compile error, bad input;
+ * saturates at 2^31 - 1), the same for the same program and input every time: interpreter
+ * steps, plus, under a budget only, what its allocations cost (see the header).
+ */
 export type JqResult =
   /** `outputs`: the JSON array (text) of all outputs, each as `jq -c` prints it. */
-  | { kind: 'ok'; outputs: string; stderr: string }
+  | { kind: 'ok'; outputs: string; stderr: string; steps: number }
   /** `message`: jq's compile errors as the CLI prints them (ends with "jq: N compile error(s)"). */
-  | { kind: 'compile-error'; message: string; stderr: string }
+  | { kind: 'compile-error'; message: string; stderr: string; steps: number }
   /** An uncaught error: jq's message, or the JSON of a non-string error value. Outputs before it are kept. */
-  | { kind: 'error'; outputs: string; message: string; notAString: boolean; stderr: string }
+  | { kind: 'error'; outputs: string; message: string; notAString: boolean; stderr: string; steps: number }
   /** `halt` / `halt_error`: the exit code and the text jq prints for it. */
-  | { kind: 'halt'; outputs: string; exitCode: number; message: string; stderr: string }
+  | { kind: 'halt'; outputs: string; exitCode: number; message: string; stderr: string; steps: number }
   /** The input is not one JSON text. */
-  | { kind: 'bad-input'; message: string; stderr: string };
+  | { kind: 'bad-input'; message: string; stderr: string; steps: number }
+  /**
+   * The run needed more than `budget` steps and was stopped, in the interpreter or at an
+   * allocation (`steps` is then `budget` + 1). Outputs and `debug`/`stderr` output before it are kept.
+   */
+  | { kind: 'budget'; outputs: string; budget: number; stderr: string; steps: number };
 
 /** How many compiled programs an instance keeps (LRU); a typical expression's takes ~13 kB. */
 export const PROGRAM_CACHE_SIZE = 1000;
@@ -75,7 +106,8 @@ interface JqExports {
   jqw_dealloc(ptr: number): void;
   jqw_compile(program: number): number;
   jqw_input(input: number, length: number): number;
-  jqw_run(handle: number, limit: number): number;
+  jqw_run(handle: number, limit: number, budget: number): number;
+  jqw_steps(): number;
   jqw_free(handle: number): void;
   jqw_result(): number;
   jqw_result_len(): number;
@@ -84,12 +116,17 @@ interface JqExports {
   jqw_stderr(): number;
   jqw_stderr_len(): number;
   jqw_exit_code(): number;
+  jqw_partial(): number;
 }
 
-// Statuses of jqw_input / jqw_run (api.c); 1 is an error with a string message, 4 bad input.
+// Statuses of jqw_input / jqw_run (api.c); 1 is an error with a string message.
 const OK = 0;
 const ERROR_NOT_STRING = 2;
 const HALT = 3;
+const BAD_INPUT = 4;
+const BUDGET = 5;
+/** The largest step budget (jqw_run takes an int32). */
+export const MAX_STEP_BUDGET = 2 ** 31 - 1;
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
@@ -129,6 +166,10 @@ class JqInstance {
   private input: string | undefined;
   /** What jq itself wrote to fd 2 (e.g. "cannot allocate memory" before aborting). */
   wasiStderr = '';
+  /** The instance trapped in a way reported as a result (the budget's stop at an allocation): replace it after the call. */
+  spent = false;
+  /** Where api.c keeps what a run produced so far (`partial`), read after a trap. */
+  private readonly partialAt: number;
 
   constructor(module: WasmModule) {
     const imports = wasiImports(
@@ -139,6 +180,7 @@ class JqInstance {
     );
     this.exports = new WebAssembly.Instance(module, { wasi_snapshot_preview1: imports }).exports as JqExports;
     this.exports._initialize();
+    this.partialAt = this.exports.jqw_partial();
   }
 
   /** Writes `text` + NUL into the scratch buffer; returns its UTF-8 length. */
@@ -197,23 +239,46 @@ class JqInstance {
     return undefined;
   }
 
-  run(program: string, input: string, limit: number): JqResult {
+  run(program: string, input: string, limit: number, budget: number): JqResult {
     const handle = this.handle(program);
-    if (typeof handle === 'string') return { kind: 'compile-error', message: handle, stderr: '' };
+    if (typeof handle === 'string') return { kind: 'compile-error', message: handle, stderr: '', steps: 0 };
     const e = this.exports;
     if (input !== this.input) {
       this.input = undefined;
       const length = this.write(input); // first: it may move the scratch buffer
-      if (e.jqw_input(this.scratch, length) !== OK) return { kind: 'bad-input', message: this.message(), stderr: '' };
+      if (e.jqw_input(this.scratch, length) !== OK) return { kind: 'bad-input', message: this.message(), stderr: '', steps: 0 };
       this.input = input;
     }
-    const status = e.jqw_run(handle, limit);
+    let status: number;
+    try {
+      status = e.jqw_run(handle, limit, budget);
+    } catch (err) {
+      const stopped = this.budgetStop(budget);
+      if (!stopped) throw err;
+      return stopped;
+    }
+    const steps = e.jqw_steps();
     const stderr = this.read(e.jqw_stderr(), e.jqw_stderr_len());
-    if (status > HALT) return { kind: 'bad-input', message: this.message(), stderr };
+    if (status === BAD_INPUT) return { kind: 'bad-input', message: this.message(), stderr, steps };
     const outputs = this.read(e.jqw_result(), e.jqw_result_len());
-    if (status === OK) return { kind: 'ok', outputs, stderr };
-    if (status === HALT) return { kind: 'halt', outputs, exitCode: e.jqw_exit_code(), message: this.message(), stderr };
-    return { kind: 'error', outputs, message: this.message(), notAString: status === ERROR_NOT_STRING, stderr };
+    if (status === OK) return { kind: 'ok', outputs, stderr, steps };
+    if (status === BUDGET) return { kind: 'budget', outputs, budget, stderr, steps };
+    if (status === HALT) return { kind: 'halt', outputs, exitCode: e.jqw_exit_code(), message: this.message(), stderr, steps };
+    return { kind: 'error', outputs, message: this.message(), notAString: status === ERROR_NOT_STRING, stderr, steps };
+  }
+
+  /**
+   * After a trap in a run: the budget's stop if jq's allocator made it (an allocation past the
+   * budget, which must not be made: api.c's `partial`, read from memory without calling into
+   * the trapped instance), else undefined. The instance is then spent: it is replaced.
+   */
+  private budgetStop(budget: number): JqResult | undefined {
+    if (budget <= 0) return undefined;
+    const memory = this.exports.memory.buffer;
+    const [overBudget, result, resultLen, err, errLen] = Array.from(new Uint32Array(memory, this.partialAt, 5));
+    if (overBudget === 0 || new Uint32Array(memory, overBudget, 1)[0] !== 1) return undefined;
+    this.spent = true;
+    return { kind: 'budget', outputs: `${this.read(result, resultLen)}]`, budget, stderr: this.read(err, errLen), steps: budget + 1 };
   }
 
   get cachedPrograms(): number {
@@ -265,7 +330,7 @@ function guarded<T>(call: (jq: JqInstance) => T): T {
         : 'jq failed';
     throw new JqEngineError(`${what}: ${String(err)}${said ? ` (${said})` : ''}`);
   }
-  if (jq.memoryBytes > MAX_RETAINED_MEMORY) state.instance = undefined;
+  if (jq.spent || jq.memoryBytes > MAX_RETAINED_MEMORY) state.instance = undefined;
   return result;
 }
 
@@ -294,11 +359,17 @@ export function isEngineReady(): boolean {
 
 /**
  * Runs `program` (compiled once, then cached) on one JSON text. `limit` > 0 stops after that
- * many outputs. Throws {@link JqEngineError} only when the engine itself fails.
+ * many outputs. `budget` > 0 stops a run that needs more than that many steps, its
+ * allocations charged (`kind: 'budget'`, see the header; at most {@link MAX_STEP_BUDGET}); 0:
+ * no budget, nothing charged. Throws
+ * {@link JqEngineError} only when the engine itself fails (or for an invalid budget).
  */
-export function runJq(program: string, inputJson: string, limit = 0): JqResult {
+export function runJq(program: string, inputJson: string, limit = 0, budget = 0): JqResult {
+  if (!Number.isInteger(budget) || budget < 0 || budget > MAX_STEP_BUDGET) {
+    throw new JqEngineError(`invalid jq step budget ${budget}: an integer from 0 (none) to ${MAX_STEP_BUDGET}`);
+  }
   state.runs++;
-  return guarded((jq) => jq.run(program, inputJson, limit));
+  return guarded((jq) => jq.run(program, inputJson, limit, budget));
 }
 
 /** jq's compile errors for `program` (as the CLI prints them), or undefined if it compiles. Never runs it. */
@@ -315,28 +386,40 @@ export interface JqCliRun {
   outputs: string;
   /** What jq prints on stderr: its error messages, `debug`/`stderr` output, `halt_error`'s text. */
   stderr: string;
+  /**
+   * The interpreter steps the run took (see {@link JqResult}); always set by {@link runJqCli}.
+   * Optional in this interface because other engines behind it (jq-wasm in tests, src/expr's
+   * record of a trapped run) count none.
+   */
+  steps?: number;
+  /** The run was stopped by its step budget: `exitCode` 5, `stderr` ends with "jq: error: the expression used more than N steps". */
+  budgetExceeded?: true;
 }
 
 /**
  * {@link runJq} seen as the `jq -c` command line sees it (exit status and stderr text). src/expr
  * reads errors from that text, exactly as it did with the former CLI-based engine (jq-wasm),
- * so messages stay identical for recorded histories.
+ * so messages stay identical for recorded histories. `budget`: as for {@link runJq}; a run it
+ * stopped exits with 5 and `budgetExceeded: true` (a message the jq command line never prints).
  */
-export function runJqCli(program: string, inputJson: string): JqCliRun {
-  const r = runJq(program, inputJson);
+export function runJqCli(program: string, inputJson: string, budget = 0): JqCliRun & { steps: number } {
+  const r = runJq(program, inputJson, 0, budget);
+  const steps = r.steps;
   switch (r.kind) {
     case 'ok':
-      return { exitCode: 0, outputs: r.outputs, stderr: r.stderr };
+      return { exitCode: 0, outputs: r.outputs, stderr: r.stderr, steps };
     case 'compile-error':
-      return { exitCode: 3, outputs: '[]', stderr: r.message };
+      return { exitCode: 3, outputs: '[]', stderr: r.message, steps };
     case 'error': {
       const at = r.notAString ? 'jq: error (at <stdin>:0) (not a string): ' : 'jq: error (at <stdin>:0): ';
-      return { exitCode: 5, outputs: r.outputs, stderr: `${r.stderr}${at}${r.message}\n` };
+      return { exitCode: 5, outputs: r.outputs, stderr: `${r.stderr}${at}${r.message}\n`, steps };
     }
     case 'halt':
-      return { exitCode: r.exitCode, outputs: r.outputs, stderr: r.stderr + r.message };
+      return { exitCode: r.exitCode, outputs: r.outputs, stderr: r.stderr + r.message, steps };
     case 'bad-input':
-      return { exitCode: 2, outputs: '[]', stderr: `${r.stderr}jq: parse error: ${r.message}\n` };
+      return { exitCode: 2, outputs: '[]', stderr: `${r.stderr}jq: parse error: ${r.message}\n`, steps };
+    case 'budget':
+      return { exitCode: 5, outputs: r.outputs, stderr: `${r.stderr}jq: error: the expression used more than ${r.budget} steps\n`, steps, budgetExceeded: true };
   }
 }
 

@@ -77,7 +77,8 @@ export function evalFastPath(p: FastPath, root: Json | undefined): Json | typeof
   return cloneAsJq(cur);
 }
 
-function isWellFormed(s: string): boolean {
+/** Whether `s` has no lone surrogate (jq would read one as U+FFFD). */
+export function isWellFormed(s: string): boolean {
   const f = (s as { isWellFormed?: () => boolean }).isWellFormed;
   if (f) return f.call(s);
   return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);

@@ -21,7 +21,7 @@
  * (its data steps build new values), which is what makes the sharing safe.
  */
 import type { Json } from '../common/model';
-import { cloneAsJq, DECLINE, setKey } from './fastpath';
+import { cloneAsJq, DECLINE, isWellFormed, setKey } from './fastpath';
 
 export type Shape =
   | { k: 'path'; from: Shape | null; steps: (string | number)[] }
@@ -63,10 +63,6 @@ const no = (): never => {
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 const NUMBER = /(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/y;
 const OPS = ['//=', '|=', '+=', '-=', '*=', '/=', '%=', '==', '!=', '<=', '>=', '?//', '//', '..', '|', ',', '+', '-', '*', '/', '%', '<', '>', '(', ')', '[', ']', '{', '}', ':', '?', '=', ';', '.'];
-
-function isWellFormed(s: string): boolean {
-  return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
-}
 
 function lex(src: string): Tok[] {
   const out: Tok[] = [];
@@ -709,18 +705,7 @@ function binary(op: string, ls: Shape, rs: Shape, input: Val, vars: ShapeVars): 
   const b = normal(r);
   switch (op) {
     case '+':
-      if (a === null) return nv(b);
-      if (b === null) return nv(a);
-      if (typeof a === 'number' && typeof b === 'number') return nv(finite(a + b));
-      if (typeof a === 'string' && typeof b === 'string') return nv(a + b);
-      if (Array.isArray(a) && Array.isArray(b)) return nv(markNormal(a.length === 0 ? b : b.length === 0 ? a : a.concat(b)));
-      if (isObject(a) && isObject(b)) {
-        const out: Record<string, Json> = {};
-        for (const k of Object.keys(a)) setKey(out, k, a[k]);
-        for (const k of Object.keys(b)) setKey(out, k, b[k]);
-        return nv(markNormal(out));
-      }
-      return no();
+      return nv(plus(a, b));
     case '-':
       if (typeof a === 'number' && typeof b === 'number') return nv(finite(a - b));
       if (Array.isArray(a) && Array.isArray(b)) return nv(markNormal(a.filter((x) => !b.some((y) => compare(x, y) === 0))));
@@ -867,12 +852,13 @@ function builtin(name: string, v: Json): Json {
   return no();
 }
 
+/** jq's `+`: null is the identity; numbers, strings, arrays (an append is one copy), objects (the right wins). */
 function plus(a: Json, b: Json): Json {
   if (a === null) return b;
   if (b === null) return a;
   if (typeof a === 'number' && typeof b === 'number') return finite(a + b);
   if (typeof a === 'string' && typeof b === 'string') return a + b;
-  if (Array.isArray(a) && Array.isArray(b)) return markNormal(a.concat(b));
+  if (Array.isArray(a) && Array.isArray(b)) return markNormal(a.length === 0 ? b : b.length === 0 ? a : a.concat(b));
   if (isObject(a) && isObject(b)) {
     const out: Record<string, Json> = {};
     for (const k of Object.keys(a)) setKey(out, k, a[k]);

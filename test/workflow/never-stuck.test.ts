@@ -39,6 +39,16 @@ async function failedTasks(client: Client, workflowId: string): Promise<number> 
   return events.filter((e) => e.workflowTaskFailedEventAttributes || e.workflowTaskTimedOutEventAttributes).length;
 }
 
+/** The failure a run ended with (it must fail), as text: its message and details. */
+async function failureOf(handle: WorkflowHandle): Promise<string> {
+  const err = await handle.result().then(
+    () => assert.fail('the run completed'),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof WorkflowFailedError);
+  return JSON.stringify({ message: err.cause?.message, details: (err.cause as { details?: unknown })?.details });
+}
+
 const collect = (n: number) =>
   doc('collect', [
     {
@@ -70,12 +80,7 @@ test('the walk yields by a no-op local activity, not a timer; the recorded histo
 
 test('an expression that cannot finish fails its task with an expression error naming the task and the expression', async () => {
   const handle = await start(await doc('slow', [{ fine: { set: { a: 1 } } }, { slow: { set: { n: '${ [range(1e9)] | length }' } } }]), {});
-  const err = await handle.result().then(
-    () => assert.fail('the run completed'),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof WorkflowFailedError);
-  const text = JSON.stringify({ message: err.cause?.message, details: (err.cause as { details?: unknown })?.details });
+  const text = await failureOf(handle);
   assert.match(text, /\/do\/1\/slow/, text);
   assert.match(text, /range\(1e9\)/, text);
   assert.match(text, /did not finish within 4000000 jq steps/, text);
@@ -86,12 +91,7 @@ test('an expression that cannot finish fails its task with an expression error n
 
 test('a for over a million generated items fails its task with a clear error, at once', async () => {
   const handle = await start(await doc('million', [{ loop: { for: { in: '${ [range(1000000)] }' }, do: [{ add: { set: { n: '${ $index }' } } }] } }]), {});
-  const err = await handle.result().then(
-    () => assert.fail('the run completed'),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof WorkflowFailedError);
-  const text = JSON.stringify({ message: err.cause?.message, details: (err.cause as { details?: unknown })?.details });
+  const text = await failureOf(handle);
   assert.match(text, /\/do\/0\/loop/, text);
   assert.match(text, /for\.in/, text);
   assert.match(text, /did not finish within/, text);

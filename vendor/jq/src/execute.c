@@ -41,6 +41,10 @@ struct jq_state {
   jv exit_code;
   jv error_message;
 
+  /* swflow: step budget */
+  uint64_t steps;       /* loop iterations of jq_next since jq_start */
+  uint64_t step_budget; /* 0: none */
+
   jv attrs;
   jq_input_cb input_cb;
   void *input_cb_data;
@@ -301,6 +305,7 @@ uint16_t* stack_restore(jq_state *jq){
 }
 
 static void jq_reset(jq_state *jq) {
+  jv_mem_unmeter(&jq->steps); /* swflow: step budget (what is freed here is the last run's) */
   while (stack_restore(jq)) {}
 
   assert(jq->stk_top == 0);
@@ -311,6 +316,7 @@ static void jq_reset(jq_state *jq) {
   jq->error = jv_null();
 
   jq->halted = 0;
+  jq->steps = 0; /* swflow: step budget */
   jv_free(jq->exit_code);
   jq->exit_code = jv_invalid();
   jv_free(jq->error_message);
@@ -352,6 +358,13 @@ jv jq_next(jq_state *jq) {
     if (jq->halted) {
       if (jq->debug_trace_enabled)
         printf("\t<halted>\n");
+      return jv_invalid();
+    }
+    /* swflow: step budget. One step per dispatched instruction, a backtrack into one
+     * included. Past the budget the run halts as `halt` does (no exit code, no message),
+     * which nothing in the program can catch; jq_get_steps() is then budget + 1. */
+    if (++jq->steps > jq->step_budget && jq->step_budget) {
+      jq_halt(jq, jv_invalid(), jv_invalid());
       return jv_invalid();
     }
     uint16_t opcode = *pc;
@@ -1070,6 +1083,9 @@ jq_state *jq_init(void) {
   jq->exit_code = jv_invalid();
   jq->error_message = jv_invalid();
 
+  jq->steps = 0; /* swflow: step budget */
+  jq->step_budget = 0;
+
   jq->input_cb = NULL;
   jq->input_cb_data = NULL;
 
@@ -1116,6 +1132,8 @@ void jq_set_nomem_handler(jq_state *jq, void (*nomem_handler)(void *), void *dat
 void jq_start(jq_state *jq, jv input, int flags) {
   jv_nomem_handler(jq->nomem_handler, jq->nomem_handler_data);
   jq_reset(jq);
+  /* swflow: step budget. With a budget, allocations charge this run's count from here on. */
+  jv_mem_meter(&jq->steps, jq->step_budget);
 
   struct closure top = {jq->bc, -1};
   struct frame* top_frame = frame_push(jq, top, 0, 0);
@@ -1335,6 +1353,25 @@ int
 jq_halted(jq_state *jq)
 {
   return jq->halted;
+}
+
+/* swflow: step budget. At most `budget` steps per run from the next jq_start (0: no budget). */
+void jq_set_step_budget(jq_state *jq, uint64_t budget)
+{
+  jq->step_budget = budget;
+}
+
+/* swflow: step budget. Ends the charging of allocations to this run's count (jq_start began
+ * it if there is a budget): call it when done with jq_next. jq_start and jq_teardown do it too. */
+void jq_stop_metering(jq_state *jq)
+{
+  jv_mem_unmeter(&jq->steps);
+}
+
+/* swflow: step budget. The steps of the current (or last) run; above the budget if it stopped the run. */
+uint64_t jq_get_steps(jq_state *jq)
+{
+  return jq->steps;
 }
 
 jv jq_get_exit_code(jq_state *jq)

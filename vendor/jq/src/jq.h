@@ -35,6 +35,11 @@ int jq_halted(jq_state *);
 jv jq_get_exit_code(jq_state *);
 jv jq_get_error_message(jq_state *);
 
+/* swflow: step budget (execute.c) */
+void jq_set_step_budget(jq_state *, uint64_t);
+uint64_t jq_get_steps(jq_state *);
+void jq_stop_metering(jq_state *);
+
 typedef jv (*jq_input_cb)(jq_state *, void *);
 void jq_set_input_cb(jq_state *, jq_input_cb, void *);
 void jq_get_input_cb(jq_state *, jq_input_cb *, void **);

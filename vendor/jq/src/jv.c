@@ -151,7 +151,7 @@ typedef struct {
 } jvp_invalid;
 
 jv jv_invalid_with_msg(jv err) {
-  jvp_invalid* i = jv_mem_alloc(sizeof(jvp_invalid));
+  jvp_invalid* i = jv_mem_alloc_value(sizeof(jvp_invalid)); /* swflow: step budget */
   i->refcnt = JV_REFCNT_INIT;
   i->errmsg = err;
 
@@ -639,7 +639,7 @@ static const char* jvp_literal_number_literal(jv n) {
 
   if (plit->literal_data == NULL) {
     int len = jvp_dec_number_ptr(n)->digits + 15 /* 14 + NUL */;
-    plit->literal_data = jv_mem_alloc(len);
+    plit->literal_data = jv_mem_alloc_uncharged(len); /* swflow: step budget (a cache: the first use pays) */
 
     // Preserve the actual precision as we have parsed it
     // don't do decNumberTrim(pdec);
@@ -830,7 +830,7 @@ static jvp_array* jvp_array_ptr(jv a) {
 }
 
 static jvp_array* jvp_array_alloc(unsigned size) {
-  jvp_array* a = jv_mem_alloc(sizeof(jvp_array) + sizeof(jv) * size);
+  jvp_array* a = jv_mem_alloc_value(sizeof(jvp_array) + sizeof(jv) * size); /* swflow: step budget */
   a->refcnt.count = 1;
   a->length = 0;
   a->alloc_length = size;
@@ -1102,7 +1102,7 @@ static jvp_string* jvp_string_ptr(jv a) {
 }
 
 static jvp_string* jvp_string_alloc(uint32_t size) {
-  jvp_string* s = jv_mem_alloc(sizeof(jvp_string) + size + 1);
+  jvp_string* s = jv_mem_alloc_value(sizeof(jvp_string) + size + 1); /* swflow: step budget */
   s->refcnt.count = 1;
   s->alloc_length = size;
   return s;
@@ -1161,7 +1161,7 @@ static jv jvp_string_empty_new(uint32_t length) {
 static void jvp_string_free(jv js) {
   jvp_string* s = jvp_string_ptr(js);
   if (jvp_refcnt_dec(&s->refcnt)) {
-    jv_mem_free(s);
+    jv_mem_free_value(s, sizeof(jvp_string) + s->alloc_length + 1); /* swflow: step budget */
   }
 }
 
@@ -1618,7 +1618,8 @@ static jv jvp_object_new(int size) {
   // size must be a power of two
   assert(size > 0 && (size & (size - 1)) == 0);
 
-  jvp_object* obj = jv_mem_alloc(sizeof(jvp_object) +
+  /* swflow: step budget (jvp_object_free_value frees it) */
+  jvp_object* obj = jv_mem_alloc_value(sizeof(jvp_object) +
                                  sizeof(struct object_slot) * size +
                                  sizeof(int) * (size * 2));
   obj->refcnt.count = 1;
@@ -1650,6 +1651,12 @@ static uint32_t jvp_object_mask(jv o) {
 static int jvp_object_size(jv o) {
   assert(JVP_HAS_KIND(o, JV_KIND_OBJECT));
   return o.size;
+}
+
+/* swflow: step budget. Frees an object's block, of the size jvp_object_new allocated. */
+static void jvp_object_free_value(jv o) {
+  int size = jvp_object_size(o);
+  jv_mem_free_value(jvp_object_ptr(o), sizeof(jvp_object) + sizeof(struct object_slot) * size + sizeof(int) * (size * 2));
 }
 
 static int* jvp_object_buckets(jv o) {
@@ -1721,7 +1728,7 @@ static int jvp_object_rehash(jv *objectp) {
     new_slot->value = slot->value;
   }
   // references are transported, just drop the old table
-  jv_mem_free(jvp_object_ptr(object));
+  jvp_object_free_value(object); /* swflow: step budget */
   *objectp = new_object;
   return 1;
 }
@@ -2021,11 +2028,11 @@ void jv_free(jv j) {
           jvp_array* arr = jvp_array_ptr(j);
           if (len + arr->length > cap) {
             cap = (len + arr->length) * 2;
-            pending = jv_mem_realloc(pending, cap * sizeof(jv));
+            pending = jv_mem_realloc_transient(pending, cap * sizeof(jv)); /* swflow: step budget */
           }
           for (int i = 0; i < arr->length; i++)
             pending[len++] = arr->elements[i];
-          jv_mem_free(arr);
+          jv_mem_free_value(arr, sizeof(jvp_array) + sizeof(jv) * arr->alloc_length); /* swflow: step budget */
         }
         break;
       case JV_KIND_OBJECT:
@@ -2033,7 +2040,7 @@ void jv_free(jv j) {
           int sz = jvp_object_size(j);
           if (len + sz > cap) {
             cap = (len + sz) * 2;
-            pending = jv_mem_realloc(pending, cap * sizeof(jv));
+            pending = jv_mem_realloc_transient(pending, cap * sizeof(jv)); /* swflow: step budget */
           }
           for (int i = 0; i < sz; i++) {
             struct object_slot* slot = jvp_object_get_slot(j, i);
@@ -2042,17 +2049,17 @@ void jv_free(jv j) {
               pending[len++] = slot->value;
             }
           }
-          jv_mem_free(jvp_object_ptr(j));
+          jvp_object_free_value(j); /* swflow: step budget */
         }
         break;
       case JV_KIND_INVALID:
         if (JVP_HAS_FLAGS(j, JVP_FLAGS_INVALID_MSG) && jvp_refcnt_dec(j.u.ptr)) {
           if (len + 1 > cap) {
             cap = (len + 1) * 2;
-            pending = jv_mem_realloc(pending, cap * sizeof(jv));
+            pending = jv_mem_realloc_transient(pending, cap * sizeof(jv)); /* swflow: step budget */
           }
           pending[len++] = ((jvp_invalid*)j.u.ptr)->errmsg;
-          jv_mem_free(j.u.ptr);
+          jv_mem_free_value(j.u.ptr, sizeof(jvp_invalid)); /* swflow: step budget */
         }
         break;
       case JV_KIND_STRING:

@@ -196,7 +196,8 @@
 
 #include "jv_alloc.h"
 #include "jv.h"
-#define MALLOC jv_mem_alloc
+/* swflow: step budget. Uncharged: dtoa keeps freed blocks for later calls, of any run. */
+#define MALLOC jv_mem_alloc_uncharged
 #define FREE jv_mem_free
 
 

@@ -40,7 +40,7 @@ inline struct dtoa_context *tsd_dtoa_context_get(void) {
   pthread_once(&dtoa_ctx_once, jv_tsd_dtoa_ctx_init); // cannot fail
   struct dtoa_context *ctx = (struct dtoa_context*)pthread_getspecific(dtoa_ctx_key);
   if (!ctx) {
-    ctx = jv_mem_alloc(sizeof(struct dtoa_context));
+    ctx = jv_mem_alloc_uncharged(sizeof(struct dtoa_context)); /* swflow: step budget (once per process) */
     jvp_dtoa_context_init(ctx);
     if (pthread_setspecific(dtoa_ctx_key, ctx) != 0) {
       jv_mem_free(ctx);

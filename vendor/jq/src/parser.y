@@ -196,6 +196,19 @@ static block constant_fold(block a, block b, int op) {
       !block_is_single(b) || !block_is_const(b))
     return gen_noop();
 
+  /* swflow: step budget. A long string repetition is left to run time, where a run's budget
+   * charges what it allocates (a compile is not metered, its constants stay cached). */
+  if (op == '*') {
+    jv_kind ka = block_const_kind(a), kb = block_const_kind(b);
+    if ((ka == JV_KIND_STRING && kb == JV_KIND_NUMBER) || (ka == JV_KIND_NUMBER && kb == JV_KIND_STRING)) {
+      jv s = block_const(ka == JV_KIND_STRING ? a : b), n = block_const(ka == JV_KIND_STRING ? b : a);
+      double bytes = (double)jv_string_length_bytes(s) * jv_number_value(n);
+      jv_free(n);
+      if (!(bytes <= 65536))
+        return gen_noop();
+    }
+  }
+
   jv jv_a = block_const(a);
   block_free(a);
   jv jv_b = block_const(b);
