@@ -60,8 +60,8 @@ export interface EvalPolicy {
  * Work units: a unit is about a byte jq parses or prints (~30 MB/s here). A jq step costs 4 (4–28
  * million steps a second, by what they allocate), a shape evaluation 64 (a few µs).
  */
-export const SHAPE_WORK = 64;
-export const STEP_WORK = 4;
+const SHAPE_WORK = 64;
+const STEP_WORK = 4;
 
 /** Resolves when the jq engine is loaded: at once, loading is synchronous (kept for older callers). */
 export function initExpressions(): Promise<void> {

@@ -28,9 +28,9 @@ export const TRANSITIONS_PER_TASK = 500;
  */
 export const LOCAL_RESULT_BYTES_PER_TASK = 1024 * 1024;
 
-/** Work units (EvalPolicy.work) one workflow task does before the walk yields (expression-work): ~4 MB through jq. */
+/** Work units (EvalPolicy.work) one activation does before the walk yields (expression-work): ~4 MB through jq. */
 export const WORK_PER_TASK = 4_000_000;
-/** Steps one workflow task makes before the walk yields with expression-work (a step costs tens of µs). */
+/** Steps one activation makes before the walk yields with expression-work (a step costs tens of µs). */
 export const STEPS_PER_TASK = 1000;
 /**
  * jq steps one evaluation may take with expression-work before it fails: 0.1–1 s here (jq runs 4–30
@@ -42,7 +42,7 @@ export class WalkBudget {
   private historyLength = -1;
   private steps = 0;
   private localBytes = 0;
-  /** The run's evaluation policy once its work is counted (expression-work), and its work when this task started. */
+  /** The run's evaluation policy once its work is counted (expression-work), and its work when this activation started. */
   private policy?: EvalPolicy;
   private workAtStart = 0;
 
@@ -57,8 +57,8 @@ export class WalkBudget {
   /**
    * Counts a step; after TRANSITIONS_PER_TASK in one workflow task, returns the 1 ms timer to
    * await (with expression-work: past STEPS_PER_TASK or WORK_PER_TASK in one activation, the no-op
-   * local activity YIELD_ACTIVITY). Otherwise nothing: an `await` of its own would add a microtask turn to every step and
-   * change the order in which concurrent branches issue their commands.
+   * local activity YIELD_ACTIVITY). Otherwise nothing: an `await` of its own would add a microtask
+   * turn to every step and change the order in which concurrent branches issue their commands.
    */
   step(): Promise<void> | undefined {
     this.newTask();
