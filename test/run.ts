@@ -80,6 +80,10 @@ async function main(): Promise<void> {
       '--test',
       '--test-concurrency=1',
       '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      // Where the minutes go: the slowest files, after the summary.
+      `--test-reporter=${join(__dirname, 'helpers', 'file-times-reporter.mjs')}`,
+      '--test-reporter-destination=stdout',
       ...files.map((f) => relative(ROOT, f)),
     ],
     { cwd: ROOT, stdio: 'inherit', env: { ...process.env, TEMPORAL_CLI: cli.path, ...(testServer ? { TEMPORAL_TEST_SERVER: testServer.path } : {}), ...(cluster ? { SWFLOW_CLUSTER_ADDRESS: cluster.address } : {}) } },

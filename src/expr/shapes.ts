@@ -55,9 +55,10 @@ type Tok =
   | { t: 'id'; name: string; sp: boolean }
   | { t: 'op'; v: string; sp: boolean };
 
-class Decline extends Error {}
+// Thrown inside the parser and evaluator to give up on a shape; not an error (no stack to capture).
+const DECLINED = Symbol('declined');
 const no = (): never => {
-  throw new Decline();
+  throw DECLINED;
 };
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
@@ -520,7 +521,7 @@ export function parseShape(src: string): Shape | undefined {
     const shape = new Parser(toks).whole();
     return checkKeys(shape) ? shape : undefined;
   } catch (e) {
-    if (e instanceof Decline) return undefined;
+    if (e === DECLINED) return undefined;
     throw e;
   }
 }
@@ -564,7 +565,7 @@ export function evalShape(s: Shape, input: Json, vars: ShapeVars): Json | typeof
   try {
     return normal(ev(s, { v: input, normal: isNormal(input) }, vars));
   } catch (e) {
-    if (e instanceof Decline) return DECLINE;
+    if (e === DECLINED) return DECLINE;
     throw e;
   }
 }

@@ -119,7 +119,10 @@ export class RunHost {
     this.features = new Set(resolved.features ?? []);
     // Before the front end exists: its pipelines take these effects.
     if (this.features.has(FEATURE_YIELD_LOCAL_RESULTS)) this.effects = this.budget.yieldingLocalResults(this.effects);
-    if (this.features.has(FEATURE_EXPRESSION_WORK)) this.policy = this.budget.countWork();
+    if (this.features.has(FEATURE_EXPRESSION_WORK)) {
+      this.policy = this.budget.countWork();
+      this.effects = this.budget.countingMarkers(this.effects);
+    }
     if (resolved.payloadLimit) this.effects = limitPayloads(this.effects, resolved.payloadLimit);
     // The calls in flight, listed where operators look (and local ones handed over past their bound).
     this.calls = new CallsInFlight(() => this.effects.now(), this.features.has(FEATURE_LOCAL_CALL_HAND_OVER), this.features.has(FEATURE_EAGER_CALLS));
@@ -319,7 +322,8 @@ export class RunHost {
   /** Whether the run should continue as new at the next safe point (its history grows too long). */
   continueAsNewDue(): boolean {
     const info = this.effects.info();
-    return info.continueAsNewSuggested || info.historyLength >= this.historyLimit();
+    const pending = this.policy ? this.budget.pendingEvents() : 0;
+    return info.continueAsNewSuggested || info.historyLength + pending >= this.historyLimit();
   }
 
   /** What the host carries into the next run. */

@@ -42,6 +42,8 @@ export class WalkBudget {
   private historyLength = -1;
   private steps = 0;
   private localBytes = 0;
+  /** Local activities scheduled in this workflow task (expression-work): a marker each in the history it completes with. */
+  private markers = 0;
   /** The run's evaluation policy once its work is counted (expression-work), and its work when this activation started. */
   private policy?: EvalPolicy;
   private workAtStart = 0;
@@ -75,11 +77,35 @@ export class WalkBudget {
 
   /** Ends the activation (expression-work): a no-op local activity, whose result is the next activation. */
   private yield(summary: string): Promise<void> {
+    this.markers++;
     return this.effects.localActivity<null>(YIELD_ACTIVITY, [], { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3 }, summary }).then(() => {
       // The same workflow task goes on (its history length too): the new activation starts the count afresh.
       this.steps = 0;
       this.workAtStart = this.policy?.work ?? 0;
     });
+  }
+
+  /**
+   * `effects` whose local activities are counted (expression-work): a walk can now run a whole
+   * loop of local calls in one workflow task, whose history length stays as of its start, so the
+   * check for continue-as-new adds the markers this task will record (pendingEvents).
+   */
+  countingMarkers(effects: Effects): Effects {
+    const count = (): void => {
+      this.newTask();
+      this.markers++;
+    };
+    return {
+      ...boundEffects(effects),
+      localCall: <R>(type: string, args: unknown[], options: Parameters<Effects['localCall']>[2]) => (count(), effects.localCall<R>(type, args, options)),
+      localActivity: <R>(type: string, args: unknown[], options: Parameters<Effects['localActivity']>[2]) => (count(), effects.localActivity<R>(type, args, options)),
+    };
+  }
+
+  /** Events this workflow task adds past the history length of its start, as far as the walk counted them (countingMarkers). */
+  pendingEvents(): number {
+    this.newTask();
+    return this.markers;
   }
 
   /** `effects` whose local calls yield after a result that brings the task's local results over the budget. */
@@ -105,6 +131,7 @@ export class WalkBudget {
       this.historyLength = at;
       this.steps = 0;
       this.localBytes = 0;
+      this.markers = 0;
       this.workAtStart = this.policy?.work ?? 0;
     }
   }
