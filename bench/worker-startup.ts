@@ -5,7 +5,10 @@
  * the worker's; this shows what it costs. The worker checks every definition before it connects
  * (`requireSomeDefinition`), so "ready" (spawn → `serving task queue`) includes the first scan.
  *
- *   npx tsx bench/worker-startup.ts [--reps 3] [--base-tree /work/main] [--settle 5]
+ *   npx tsx bench/worker-startup.ts [--reps 3] [--base-tree /work/main] [--settle 5] [--uncached] [--counts 1,1000]
+ *
+ * `--uncached` adds a side per tree and count that bundles the workflow code on every start
+ * (SWFLOW_BUNDLE_CACHE=off), beside the default that takes the cached bundle (src/worker/bundle-cache.ts).
  *
  * Per side and repetition (sides interleaved, a fresh process each): ms to ready, CPU ms at ready
  * (all threads), the first run's latency (a 0.8 inject), RSS at ready and `--settle` s later (the
@@ -24,6 +27,8 @@ import { cpuMs, mean, option, peakRssMb, round, rssMb, waitFor } from './support
 const REPS = Number(option('reps', '3'));
 const BASE_TREE = option('base-tree', '');
 const SETTLE_S = Number(option('settle', '5'));
+const UNCACHED = process.argv.includes('--uncached');
+const COUNTS = option('counts', '1,1000').split(',').map(Number) as (1 | 1000)[];
 
 const inject = (id: string, states = 1) => ({
   id,
@@ -42,7 +47,12 @@ async function main(): Promise<void> {
   const cli = await resolveTemporalCli();
   const server = await startDevServer({ binary: cli!.path, port: await freePort(), uiPort: await freePort(), dbFile: join(dir, 'db.sqlite') });
   const trees = [{ tag: '', root: join(__dirname, '..') }, ...(BASE_TREE ? [{ tag: '-base', root: BASE_TREE }] : [])];
-  const sides = trees.flatMap((t) => ([1, 1000] as const).map((n) => ({ name: `${n}${t.tag}`, root: t.root, folder: folders[n] })));
+  const sides = trees.flatMap((t) =>
+    COUNTS.flatMap((n) => [
+      { name: `${n}${t.tag}`, root: t.root, folder: folders[n], env: {} },
+      ...(UNCACHED ? [{ name: `${n}${t.tag}-uncached`, root: t.root, folder: folders[n], env: { SWFLOW_BUNDLE_CACHE: 'off' } }] : []),
+    ]),
+  );
   const rows: Record<string, Record<string, number>[]> = Object.fromEntries(sides.map((s) => [s.name, []]));
   const load = [loadavg()[0]];
   try {
@@ -56,7 +66,7 @@ async function main(): Promise<void> {
         const t0 = performance.now();
         const child = spawn(process.execPath, [join(side.root, 'bin', 'swflow.js'), 'worker', '--definitions', side.folder, '--task-queue', taskQueue, '--no-schedules'], {
           stdio: ['ignore', 'pipe', 'pipe'],
-          env: { ...process.env, TEMPORAL_ADDRESS: server.address, MALLOC_ARENA_MAX: '2' },
+          env: { ...process.env, TEMPORAL_ADDRESS: server.address, MALLOC_ARENA_MAX: '2', ...side.env },
         });
         try {
           await waitFor(child, /serving task queue/, side.name, 180_000);

@@ -13,7 +13,7 @@ import { PROJECT_ROOT } from '../platform/paths';
 /** The commands that run Temporal workers (and so Temporal's runtime and its logger): bin/heap.js has the one list. */
 const { WORKER_COMMANDS } = require(join(PROJECT_ROOT, 'bin', 'heap.js')) as { WORKER_COMMANDS: readonly string[] };
 
-const COMMANDS = ['start', 'worker', 'adapters', 'processes', 'gateway', 'event', 'suspend', 'schedules', 'payloads', 'redrive', 'validate', 'diagram', 'run', 'test', 'codec-server', 'ui', 'setup', 'cluster', 'mcp'];
+const COMMANDS = ['start', 'worker', 'adapters', 'processes', 'gateway', 'event', 'suspend', 'schedules', 'payloads', 'redrive', 'validate', 'diagram', 'run', 'test', 'codec-server', 'ui', 'setup', 'cluster', 'mcp', 'bundle'];
 /** Commands registered by a module of another name. */
 const MODULE_OF: Record<string, string> = { resume: 'suspend' };
 

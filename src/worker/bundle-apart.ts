@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { cachedBundlePath, workflowStackTraces } from './bundle-cache';
 
 /** The child's entry (./bundle-main.ts, or .js once built). */
 const MAIN = require.resolve('./bundle-main');
@@ -26,6 +27,9 @@ export interface BundleFile {
 
 /** bundleInterpreter() run in a child process, written to a file; its warnings go to this process's stderr. */
 export async function bundleInterpreterApart(opts: { tracing?: boolean } = {}): Promise<BundleFile> {
+  // Unchanged since it was last bundled (./bundle-cache.ts): the cached file, without a child or webpack.
+  const cached = cachedBundlePath({ tracing: opts.tracing ?? false, stackTraces: workflowStackTraces() });
+  if (cached) return { codePath: cached, remove: () => undefined };
   const codePath = join(mkdtempSync(join(tmpdir(), 'swflow-bundle-')), 'workflow-bundle.js');
   const remove = () => rmSync(dirname(codePath), { recursive: true, force: true });
   // Run from TypeScript sources (tsx): the child loads them the same way.

@@ -11,7 +11,7 @@
  * it as `workflowBundle` to every worker you create (tests, the conformance runner).
  */
 import { PROJECT_ROOT } from '../platform/paths';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { bundleWorkflowCode, Worker, type BundleOptions, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Definition } from '../common/model';
@@ -26,6 +26,7 @@ import { dataConverterOptions } from '../codec';
 import { metricsSinks } from '../metrics/sink';
 import { tracingSinks, workflowInterceptorModules } from '../tracing';
 import { bundleInterpreterApart } from './bundle-apart';
+import { cachedBundlePath, storeBundle, workflowStackTraces, type BundleInputs } from './bundle-cache';
 
 export type WorkflowBundle = { code: string; sourceMap?: string };
 
@@ -131,10 +132,7 @@ export const WORKFLOW_INTERCEPTORS_PATH = workflowSource('workflow/interceptors'
 /** Preloaded into the sandbox unless stack traces are asked for: errors made in it capture no stack (see the module). */
 export const STACK_TRACES_PATH = workflowSource('workflow/stack-traces');
 
-/** `SWFLOW_WORKFLOW_STACK_TRACES=1`: the sandbox keeps Node's stack traces (debugging the interpreter; costs CPU per promise). */
-export function workflowStackTraces(env: NodeJS.ProcessEnv = process.env): boolean {
-  return /^(1|true|yes|on)$/i.test(env.SWFLOW_WORKFLOW_STACK_TRACES ?? '');
-}
+export { workflowStackTraces };
 
 /** Temporal's OpenTelemetry workflow interceptors with run-derived ids (bundled when the worker traces). */
 export const TRACING_INTERCEPTORS_PATH = workflowSource('workflow/tracing-interceptors');
@@ -159,7 +157,7 @@ const WORKFLOW_TARGET = 'es2022';
  * installed swflow's sources are: `npm install swflow`, then `npx swflow start`), to
  * {@link WORKFLOW_TARGET}.
  */
-function compilingOwnSources(config: Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0]): typeof config {
+function compilingOwnSources(config: WebpackConfig): WebpackConfig {
   const rules = config.module?.rules?.map((rule) => {
     if (!(rule && typeof rule === 'object' && rule.test instanceof RegExp && rule.test.test('x.ts') && rule.exclude)) return rule;
     const use = rule.use && typeof rule.use === 'object' && !Array.isArray(rule.use) ? rule.use : undefined;
@@ -181,7 +179,13 @@ function compilingOwnSources(config: Parameters<NonNullable<BundleOptions['webpa
 export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 'webpackConfigHook'> & { tracing?: boolean; stackTraces?: boolean } = {}): Promise<WorkflowBundle> {
   const { tracing, stackTraces = workflowStackTraces(), ...bundleOptions } = options;
   // Undefined: as this process traces (src/tracing). A child process that bundles is told (./bundle-apart.ts).
-  const traced = tracing ?? workflowInterceptorModules().length > 0;
+  const variant = { tracing: tracing ?? workflowInterceptorModules().length > 0, stackTraces };
+  // A caller watching the bundler (its hook, its logger) gets a build; others the cached bundle
+  // when what it was built from is unchanged (./bundle-cache.ts).
+  const cacheable = !bundleOptions.webpackConfigHook && !bundleOptions.logger;
+  const hit = cacheable ? cachedBundlePath(variant) : undefined;
+  if (hit) return { code: readFileSync(hit, 'utf8') };
+  let inputs: BundleInputs | undefined;
   const bundle = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     // The interpreter itself too: its modules evaluated once per workflow thread, not once per run
@@ -191,13 +195,27 @@ export async function bundleInterpreter(options: Pick<BundleOptions, 'logger' | 
     preloadModules: [ENGINE_PATH, ...(stackTraces ? [] : [STACK_TRACES_PATH]), WORKFLOWS_PATH, WORKFLOW_INTERCEPTORS_PATH],
     // With tracing on (src/tracing; `tracing: false` bundles without), Temporal's OpenTelemetry
     // workflow interceptors too, after swflow's: a call's step span is active when theirs makes its StartActivity span.
-    workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH, ...(traced ? [TRACING_INTERCEPTORS_PATH] : [])],
+    workflowInterceptorModules: [WORKFLOW_INTERCEPTORS_PATH, ...(variant.tracing ? [TRACING_INTERCEPTORS_PATH] : [])],
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn(m: string) { console.warn(m); }, error(m: string) { console.error(m); } } as any,
     ...bundleOptions,
-    webpackConfigHook: (config) => (bundleOptions.webpackConfigHook ?? ((c) => c))(compilingOwnSources(config)),
+    webpackConfigHook: (config) => recordingInputs((bundleOptions.webpackConfigHook ?? ((c) => c))(compilingOwnSources(config)), (i) => (inputs = i)),
   });
   // The map's positions serve stack traces only.
-  return { ...bundle, code: latin1Only(stackTraces ? withoutSourcesContent(bundle.code) : withoutMappings(bundle.code)) };
+  const code = latin1Only(stackTraces ? withoutSourcesContent(bundle.code) : withoutMappings(bundle.code));
+  if (cacheable && inputs) storeBundle(variant, code, inputs);
+  return { ...bundle, code };
+}
+
+type WebpackConfig = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
+
+/** The config with a plugin that hands over what the compilation read (for the bundle cache). */
+function recordingInputs(config: WebpackConfig, record: (inputs: BundleInputs) => void): WebpackConfig {
+  const plugin = {
+    apply(compiler: { hooks: { done: { tap(name: string, fn: (stats: { compilation: { fileDependencies: Iterable<string>; missingDependencies: Iterable<string> } }) => void): void } } }) {
+      compiler.hooks.done.tap('swflow-bundle-inputs', ({ compilation }) => record({ files: [...compilation.fileDependencies], missing: [...compilation.missingDependencies] }));
+    },
+  };
+  return { ...config, plugins: [...(config.plugins ?? []), plugin as never] };
 }
 
 /**

@@ -4,7 +4,8 @@
  * (it keeps no copy of the text), its inline source map without the sources' texts (and
  * without positions when the sandbox captures no stacks, the default), its text Latin-1 (one
  * byte per character in V8) with the same meaning. On a real
- * dev server: a worker created without a bundle runs a definition.
+ * dev server: a worker created without a bundle runs a definition, bundled apart or from the
+ * bundle cache (src/worker/bundle-cache.ts).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleInterpreterApart } from '../../src/worker/bundle-apart';
+import { cachedBundlePath } from '../../src/worker/bundle-cache';
 import { bundleInterpreter, createInterpreterWorker, latin1Only, withoutMappings, withoutSourcesContent } from '../../src/worker/interpreter-worker';
 import { startDevEnv } from '../helpers/temporal';
 
@@ -70,6 +72,31 @@ test('latin1Only escapes the characters above U+00FF: comments, strings, templat
 });
 
 test('a worker created without a bundle bundles in a child process, keeps only the file\'s path, and runs a definition', { timeout: 180_000 }, async () => {
+  // Not the cached bundle (test/worker/bundle-cache.test.ts): a child process bundles.
+  process.env.SWFLOW_BUNDLE_CACHE = 'off';
+  try {
+    await childBundles();
+  } finally {
+    delete process.env.SWFLOW_BUNDLE_CACHE;
+  }
+});
+
+test('a worker created without a bundle, with the bundle cache on: given the cached file, which stays, and runs a definition', { timeout: 180_000 }, async () => {
+  await bundleInterpreter({ tracing: false }); // made or found: the cache holds the plain bundle
+  const cached = cachedBundlePath({ tracing: false, stackTraces: false });
+  assert.ok(cached);
+  const dir = mkdtempSync(join(tmpdir(), 'swflow-bundle-cached-'));
+  const file = join(dir, 'bundle-cached.sw.json');
+  writeFileSync(file, JSON.stringify({ id: 'bundle-cached', version: '1.0', specVersion: '0.8', start: 'S', states: [{ name: 'S', type: 'inject', data: { cached: true }, end: true }] }));
+  const taskQueue = `bundle-cached-${Date.now()}`;
+  const worker = await createInterpreterWorker({ connection: env.nativeConnection, taskQueue, definitions: [file] });
+  assert.equal((worker.options.workflowBundle as { codePath?: string }).codePath, cached);
+  assert.ok(existsSync(cached), 'the cached file stays');
+  const out = await worker.runUntil(env.client.workflow.execute('bundle-cached', { taskQueue, workflowId: taskQueue, args: [{}] }));
+  assert.deepEqual(out, { cached: true });
+});
+
+async function childBundles(): Promise<void> {
   const bundle = await bundleInterpreterApart();
   const map = mapOf(readFileSync(bundle.codePath, 'utf8'));
   assert.deepEqual({ ...map, file: undefined }, { version: 3, file: undefined, sources: [], names: [], mappings: '' }, 'no stacks captured (the default): no positions kept');
@@ -90,4 +117,4 @@ test('a worker created without a bundle bundles in a child process, keeps only t
   assert.equal(existsSync(given.codePath!), false, 'the bundle file is gone once the Worker is created');
   const out = await worker.runUntil(env.client.workflow.execute('bundle-apart', { taskQueue, workflowId: taskQueue, args: [{}] }));
   assert.deepEqual(out, { ok: true });
-});
+}

@@ -166,6 +166,11 @@ test('the image: runs as uid 1000, holds no dev dependency, test, benchmark or d
   const present = (await inside(devDeps.map((d) => `test -e /app/node_modules/${d} && echo ${d}`).join('; ') + '; true')).trim();
   assert.equal(present, '', `devDependencies absent (${devDeps.join(', ')})`);
 
+  // The interpreter's workflow bundle is built into the image and holds there (as its user): a worker starts without webpack.
+  const bundles = await must('docker', ['run', '--rm', IMAGE, 'bundle', '--all']);
+  assert.match(bundles, /plain bundle: \/app\/\.cache\/bundles\/\S+ \(up to date\)/, bundles);
+  assert.match(bundles, /traced bundle: \/app\/\.cache\/bundles\/\S+ \(up to date\)/, bundles);
+
   // du counts a folder once: /app after /app/node_modules is the rest of /app.
   const [modules, rest, cli] = (await inside('du -sm /app/node_modules /app /usr/local/bin/temporal | cut -f1')).trim().split('\n').map(Number);
   const total = await imageSizeMb(IMAGE);
