@@ -2,13 +2,15 @@
 // the slowest first at the end, so a CI log tells where the suite's minutes go. Files run one at a
 // time, so a file's time runs from the previous file's last event to its own last one (its
 // servers' start and stop included, which come before and after its first and last test).
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export default async function* fileTimes(source) {
   const last = new Map();
   for await (const event of source) {
     const file = event.data?.file;
-    if (file) last.set(file, Date.now());
+    // Node 22+ names a file both by its path and by its path relative to the working folder (or a URL).
+    if (file) last.set(resolve(file.startsWith('file:') ? fileURLToPath(file) : file), Date.now());
   }
   let previous = START;
   const rows = [...last].sort((a, b) => a[1] - b[1]).map(([file, at]) => {

@@ -4,7 +4,8 @@
  * validate`, a TypeScript project on `swflow/adapter` type-checked and built, `npx swflow start`
  * (against a Temporal server, and starting its own from the Temporal CLI on PATH) serving the
  * bundled examples, `npx swflow worker -d ./my-definitions` with the user's adapter worker serving
- * a definition's custom call. Runs are started with the Temporal CLI, outside every swflow process.
+ * a definition's custom call, `npx swflow mcp` answering over stdio. Runs are started with the
+ * Temporal CLI, outside every swflow process.
  *
  * npm fetches the dependencies from the registry (kept in .cache/sw-pkg/npm-cache between runs).
  */
@@ -233,4 +234,36 @@ test('npx swflow worker -d with a folder that does not exist exits naming it', a
   assert.match(said, /--definitions \S*no-such-definitions: no such folder or file/);
   assert.doesNotMatch(said, /serving task queue/);
   console.log(`npx swflow worker -d ./no-such-definitions: exit ${failed.code}, "${said.trim().split('\n').pop()}"`);
+});
+
+test('npx swflow mcp over stdio from the installed package: tools listed, a definition validated (zod, the tools\' schemas, comes with the package)', async () => {
+  const child = spawn('npx', ['--no-install', 'swflow', 'mcp', '-d', join(app, 'node_modules', 'swflow', 'examples')], { cwd: app, env: { ...userEnv, TEMPORAL_ADDRESS: address }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  const send = (msg: unknown) => child.stdin!.write(`${JSON.stringify(msg)}\n`);
+  /** The JSON-RPC answer with `id` (stdout is the protocol's: one message per line). */
+  const answer = (id: number) =>
+    waitFor(`the MCP answer ${id}`, async () => {
+      if (child.exitCode !== null) throw new Error(`swflow mcp exited (${child.exitCode}): ${err}`);
+      const line = out.split('\n').find((l) => l.startsWith('{') && JSON.parse(l).id === id);
+      return line ? (JSON.parse(line) as { result?: any; error?: unknown }) : undefined;
+    }, 60_000).catch((e) => {
+      throw new Error(`${(e as Error).message}\nstdout: ${out}\nstderr: ${err}`);
+    });
+  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'package-test', version: '1' } } });
+  assert.ok((await answer(1)).result?.serverInfo, 'initialized');
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+  const names = ((await answer(2)).result?.tools ?? []).map((t: { name: string }) => t.name);
+  assert.ok(names.includes('validate_definition'), `tools: ${names.join(', ')}`);
+  send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'validate_definition', arguments: { document: JSON.stringify({ id: 'x', specVersion: '0.8', start: 'S', states: [{ name: 'S', type: 'inject', data: {}, end: true }] }) } } });
+  const called = (await answer(3)).result;
+  assert.equal(called?.structuredContent?.valid, true, JSON.stringify(called));
+  assert.notEqual(called?.isError, true, JSON.stringify(called));
+  child.stdin!.end();
+  await stop(child);
+  console.log(`npx swflow mcp (stdio): ${names.length} tools, validate_definition answered`);
 });
