@@ -5,12 +5,14 @@
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { Definition } from '../common/model';
-import { formatFinding, loadAnyDefinitionFile } from '../dsl';
+import { formatFinding, loadAnyDefinitionFile, type ApiDocumentKind } from '../dsl';
 
 /** What checking one file gave: its definition, or the problem that skips it. */
 export interface CheckedFile {
   definition?: Definition;
   problem?: string;
+  /** The file is an API or schema document (with `problem` saying so), not a broken definition. */
+  apiDocument?: ApiDocumentKind;
 }
 
 /** The message a request carries, and its answer. */
@@ -27,12 +29,12 @@ const THREAD_MARK = 'swflow-definition-check';
 
 /** Reads and checks one definition file (in the thread that calls it: ./check-apart.ts imports only this module's types). */
 export async function checkDefinitionFile(path: string): Promise<CheckedFile> {
-  const { definition, problems } = await loadAnyDefinitionFile(path, {});
+  const { definition, problems, apiDocument } = await loadAnyDefinitionFile(path, {});
   if (definition) return { definition };
   // A syntax error first: the schema errors after it mostly follow from it.
   const errors = problems.filter((p) => p.severity === 'error');
   const first = errors.find((p) => / syntax error: /.test(p.message)) ?? errors[0] ?? problems[0];
-  return { problem: first ? formatFinding(first) : 'not a definition' };
+  return { problem: first ? formatFinding(first) : 'not a definition', ...(apiDocument ? { apiDocument } : {}) };
 }
 
 if (!isMainThread && workerData === THREAD_MARK && parentPort) {

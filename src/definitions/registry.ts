@@ -1,6 +1,7 @@
 /**
  * The interpreter worker's definitions: folders/files of definitions (`*.sw.json`,
- * `*.sw.yaml`, and any other `.json`/`.yaml`/`.yml` that loads as a definition) and/or
+ * `*.sw.yaml`, and any other `.json`/`.yaml`/`.yml` that loads as a definition; the OpenAPI,
+ * AsyncAPI and JSON Schema documents kept beside them are left alone) and/or
  * already-loaded definitions (0.8-family WorkflowDef or 1.0 V1Definition), looked up by `id` or
  * `id@version` (a 1.0 document's id is `<namespace>/<name>`).
  *
@@ -22,6 +23,7 @@ import { extname, join, relative, resolve as resolvePath, sep } from 'node:path'
 import { errorClass, SwflowError } from '../common/errors';
 import type { Definition, WorkflowDef } from '../common/model';
 import { isV1Definition } from '../common/model-v1';
+import { apiDocumentName, type ApiDocumentKind } from '../dsl/api-documents';
 import { checkApart } from './check-apart';
 import { FolderWatch } from './folder-watch';
 
@@ -39,6 +41,8 @@ interface FileCache {
   order: string;
   entry?: Entry;
   problem?: string;
+  /** An API or schema document found in a folder (src/dsl/api-documents.ts): neither served nor reported. */
+  apiDocument?: ApiDocumentKind;
 }
 
 /** The file-system calls the registry makes (node:fs by default; tests count them). */
@@ -52,6 +56,7 @@ export interface RegistryOptions {
   fs?: RegistryFs;
 }
 
+/** What definitions are written in; GraphQL, protobuf, XML (OData) documents beside them are never read. */
 const EXTS = new Set(['.json', '.yaml', '.yml']);
 /** Sub-folder levels read below a definitions folder. */
 const MAX_DEPTH = 5;
@@ -331,8 +336,11 @@ export class DefinitionRegistry {
       else
         try {
           // Read and checked in a thread of its own (./check-apart.ts): the jq engine never loads in this one.
-          const { definition, problem } = await checkApart(path);
-          result = definition ? { stamp, order, entry: { def: definition, source: path } } : { stamp, order, problem: problem ?? 'not a definition' };
+          const { definition, problem, apiDocument } = await checkApart(path);
+          // An API document in a folder is what the definitions beside it refer to; one given by name is reported as not a definition.
+          if (definition) result = { stamp, order, entry: { def: definition, source: path } };
+          else if (apiDocument && !this.fileSources.includes(path)) result = { stamp, order, apiDocument };
+          else result = { stamp, order, problem: problem ?? 'not a definition' };
         } catch (err) {
           result = { stamp, order, problem: (err as Error).message };
         }
@@ -341,6 +349,7 @@ export class DefinitionRegistry {
       // Reported once per change: a file is loaded again only when its stamp changed.
       if (result.problem && stamp !== 'missing') this.log?.(`definition file skipped: ${located({ path, problem: result.problem })}`);
       else if (result.entry && this.scannedOnce) this.log?.(`definition ${nameOf(result.entry.def)} ${before?.entry ? 'changed' : 'added'} (${path})`);
+      else if (result.apiDocument && before?.entry) this.log?.(`definition ${nameOf(before.entry.def)} removed (${path} is now ${apiDocumentName(result.apiDocument)})`);
       return result;
     })().finally(() => {
       if (this.loading.get(path)?.done === done) this.loading.delete(path);

@@ -22,8 +22,10 @@ import { isObj, type Obj } from './v08/walk';
 import { MAX_NESTING, nestsDeeperThan } from './nesting';
 import { isV1Document, loadV1 } from './v1/load';
 import { isV1Definition } from '../common/model-v1';
+import { apiDocumentKind, apiDocumentName, type ApiDocumentKind } from './api-documents';
 
 export type { Finding } from './findings';
+export { apiDocumentKind, type ApiDocumentKind } from './api-documents';
 export { formatFinding } from './findings';
 export { parseDuration, isDuration, durationProblem } from '../common/duration';
 
@@ -31,6 +33,8 @@ export interface LoadResult {
   definition?: WorkflowDef;
   problems: Finding[];
   source: string /* file or '<inline>' */;
+  /** Set when the document is an API or schema document (./api-documents.ts), not a definition: a folder scan leaves it alone. */
+  apiDocument?: ApiDocumentKind;
 }
 
 /** What {@link loadAnyDefinition} returns: a 0.8-family definition, or a 1.0 one (`kind: 'sw-1.0'`, see ./v1/model.ts). */
@@ -122,6 +126,12 @@ export async function loadAnyDefinition(doc: unknown, opts: LoadOptions = {}): P
     return ok && definition ? { definition, problems, source } : { problems, source };
   };
   if (main?.fatal) return finish();
+  // Said as what it is: checked as a definition, it would be "missing required property 'states'".
+  const apiDocument = apiDocumentKind(value);
+  if (apiDocument) {
+    rep.error('', `${apiDocumentName(apiDocument)}, not a workflow definition`, 'a definition refers to it, from a function\'s operation, a call task or a data schema; validate that definition');
+    return { ...finish(), apiDocument };
+  }
   if (nestsDeeperThan(value)) {
     rep.error('', `the document nests deeper than ${MAX_NESTING} levels`);
     return finish();

@@ -3,15 +3,17 @@
  * its index up and stats at most the one file it resolves (counted through the registry's `fs`,
  * node's real fs wrapped with counters); the folders are watched, so a file added, changed or
  * removed is seen without a restart; a broken file is reported (file:line, once per change) and
- * skipped while the others resolve. Real files in a temporary folder.
+ * skipped while the others resolve, and the API and schema documents beside definitions are left
+ * alone. Real files in a temporary folder.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DefinitionNotFound, DefinitionRegistry, type RegistryFs } from '../../src/definitions/registry';
+import { PROJECT_ROOT } from '../../src/platform/paths';
 
 const COUNT = 1000;
 const dir = mkdtempSync(join(tmpdir(), 'swflow-registry-'));
@@ -236,4 +238,57 @@ test('a Kubernetes ConfigMap volume updated (its `..data` link swapped) is re-re
   } finally {
     rmSync(cm, { recursive: true, force: true });
   }
+});
+
+test('API and schema documents beside the definitions are left alone; a broken definition among them is reported, once', { timeout: 60_000 }, async () => {
+  const beside = mkdtempSync(join(tmpdir(), 'swflow-beside-'));
+  try {
+    fs.mkdirSync(join(beside, 'specs'));
+    writeFileSync(join(beside, 'specs', 'greeting.openapi.json'), JSON.stringify({ openapi: '3.0.3', info: { title: 'Greeting', version: '1.0' }, paths: { '/greeting': { get: { operationId: 'greeting', responses: { 200: { description: 'ok' } } } } } }, null, 2));
+    writeFileSync(join(beside, 'specs', 'legacy.swagger.yaml'), 'swagger: "2.0"\ninfo:\n  title: Legacy\n  version: "1"\npaths: {}\n');
+    writeFileSync(join(beside, 'specs', 'orders.asyncapi.yaml'), 'asyncapi: 2.6.0\ninfo:\n  title: Orders\n  version: 1.0.0\nchannels:\n  orders:\n    subscribe:\n      message:\n        payload:\n          type: object\n');
+    writeFileSync(join(beside, 'specs', 'person.schema.json'), JSON.stringify({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', required: ['name'], properties: { name: { type: 'string' } } }, null, 2));
+    writeFileSync(join(beside, 'specs', 'greeter.proto'), 'syntax = "proto3";\nservice Greeter { rpc Greet (Req) returns (Rep); }\nmessage Req { string name = 1; }\nmessage Rep { string greeting = 1; }\n');
+    writeFileSync(join(beside, 'specs', 'schema.graphql'), 'type Query { greeting(name: String!): String }\n');
+    writeFileSync(join(beside, 'greeting.sw.json'), doc('greeting'));
+    writeFileSync(join(beside, 'hello.sw.yaml'), 'document:\n  dsl: 1.0.0\n  namespace: examples\n  name: hello\n  version: 1.0.0\ndo:\n  - say:\n      set:\n        greeting: hello\n');
+    const broken = join(beside, 'broken.sw.json');
+    writeFileSync(broken, JSON.stringify({ id: 'broken', version: '1.0', specVersion: '0.8', start: 'a', states: [{ name: 'a', type: 'nosuchtype', end: true }] }, null, 2));
+
+    const logs: string[] = [];
+    const r = new DefinitionRegistry([beside], { log: (m) => logs.push(m), rescanMs: 3_600_000 });
+    registries.push(r);
+    await r.watch();
+    const { entries } = await r.all();
+    assert.deepEqual(entries.map((e) => e.def.id).sort(), ['examples/hello', 'greeting']);
+    const skips = logs.filter((l) => l.startsWith('definition file skipped'));
+    assert.equal(skips.length, 1, logs.join('\n'));
+    assert.match(skips[0], new RegExp(`^definition file skipped: ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: error: `));
+    assert.deepEqual(r.problems().map((p) => p.path), [broken]);
+
+    // A definition edited into an OpenAPI document is gone, said as such, and not reported as broken.
+    writeFileSync(join(beside, 'greeting.sw.json'), readFileSync(join(beside, 'specs', 'greeting.openapi.json')));
+    await r.all();
+    assert.ok(logs.some((l) => l === `definition greeting@1.0 removed (${join(beside, 'greeting.sw.json')} is now an OpenAPI document)`), logs.join('\n'));
+    assert.equal(logs.filter((l) => l.startsWith('definition file skipped')).length, 1, logs.join('\n'));
+
+    // Named as a definition file, an API document is refused as one, in so many words.
+    const given = new DefinitionRegistry([join(beside, 'specs', 'orders.asyncapi.yaml')], { rescanMs: 3_600_000 });
+    registries.push(given);
+    await given.all();
+    assert.match(given.problems()[0]?.problem ?? '', /orders\.asyncapi\.yaml:1:1: error: an AsyncAPI document, not a workflow definition/);
+    console.log(`OpenAPI, Swagger, AsyncAPI, JSON Schema, .proto and .graphql files beside definitions: no log line; the broken definition: "${skips[0]}"`);
+  } finally {
+    rmSync(beside, { recursive: true, force: true });
+  }
+});
+
+test('the shipped examples/ folder loads with no file skipped', { timeout: 60_000 }, async () => {
+  const logs: string[] = [];
+  const r = new DefinitionRegistry([join(PROJECT_ROOT, 'examples')], { log: (m) => logs.push(m), rescanMs: 3_600_000 });
+  registries.push(r);
+  const { entries, broken } = await r.all();
+  assert.deepEqual(logs.filter((l) => l.startsWith('definition file skipped')), []);
+  assert.deepEqual(broken, []);
+  assert.ok(entries.some((e) => e.source === join(PROJECT_ROOT, 'examples', 'greeting.sw.json')), 'the greeting example, whose OpenAPI document is examples/myapis/greetingapis.json');
 });

@@ -1,8 +1,9 @@
 /**
  * `swflow worker` (the real CLI process, a real dev server) and its definitions folder changing
  * under it: a broken file is logged with its file:line and skipped at start while the others
- * serve runs; a file added, a file edited and a file broken later are picked up without a
- * restart, and the broken one is logged once and does not stop the others.
+ * serve runs (an OpenAPI document beside them is not logged at all); a file added, a file edited
+ * and a file broken later are picked up without a restart, and the broken one is logged once and
+ * does not stop the others.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -36,6 +37,7 @@ after(async () => {
 test('swflow worker: a broken definition is logged (file:line) and skipped; added, edited and newly broken files need no restart', { timeout: 180_000 }, async () => {
   writeFileSync(join(dir, 'good.sw.json'), doc('wgood', 1));
   writeFileSync(join(dir, 'bad.sw.json'), '{\n  "id": "wbad",\n  "states": [\n');
+  writeFileSync(join(dir, 'greeting.openapi.json'), JSON.stringify({ openapi: '3.0.3', info: { title: 'Greeting', version: '1.0' }, paths: {} }, null, 2));
   worker = spawn(process.execPath, [join(ROOT, 'bin', 'swflow.js'), 'worker', '-d', dir, '--task-queue', QUEUE, '--no-schedules'], {
     cwd: ROOT,
     env: { ...process.env, TEMPORAL_ADDRESS: env.address },
@@ -48,6 +50,7 @@ test('swflow worker: a broken definition is logged (file:line) and skipped; adde
   assert.equal(skipped(join(dir, 'bad.sw.json')).length, 1, out);
   assert.match(skipped(join(dir, 'bad.sw.json'))[0], /bad\.sw\.json:\d+:\d+: error: /);
   assert.match(out, /serving task queue .*\(1 file\(s\) skipped, see above\)/);
+  assert.equal(skipped('greeting.openapi.json').length, 0, out);
 
   let n = 0;
   const run = async (type: string) => (await env.client.workflow.execute(type, { taskQueue: QUEUE, workflowId: `${type}-${n++}`, args: [{}], workflowExecutionTimeout: '60s' })) as { a: number };

@@ -55,6 +55,16 @@ test('validate: valid definitions, --json, --strict', () => {
   assert.match(strict.out, /error: no 'specVersion'; read as a 0\.8 document \(strict\)/);
 });
 
+test('validate: an OpenAPI document named is said to be one, not a broken definition', () => {
+  const f = path.join(ROOT, 'examples', 'myapis', 'greetingapis.json');
+  const r = swflow('validate', f);
+  assert.equal(r.code, 1);
+  assert.deepEqual(r.out.trim().split('\n'), [
+    `${f}:1:1: error: an OpenAPI document, not a workflow definition (a definition refers to it, from a function's operation, a call task or a data schema; validate that definition)`,
+    `${f}: invalid (1 error)`,
+  ]);
+});
+
 test('diagram: Mermaid stateDiagram-v2 with aliased names', () => {
   const r = swflow('diagram', path.join(FX, 'spaces.sw.json'));
   assert.equal(r.code, 0, r.err);
