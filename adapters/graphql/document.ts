@@ -11,7 +11,7 @@
  * selection of an unknown field or a value of the wrong type is a definition error with
  * graphql-js's own message.
  */
-import { getVariableValues, parse, print, validate, type GraphQLField, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getVariableValues, parse, print, validate, type DocumentNode, type GraphQLField, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { DefinitionError, type Json } from '../../src/adapter-sdk';
 
 export interface GraphQLOperation {
@@ -80,7 +80,7 @@ export function buildRequestBody(schema: GraphQLSchema, op: GraphQLOperation, ar
   const name = operationName(functionName);
   const text = `${op.kind} ${name}${varDefs ? `(${varDefs})` : ''} { ${op.field}${argList ? `(${argList})` : ''}${selection ? ` ${selection}` : ''} }`;
 
-  let document;
+  let document: DocumentNode;
   try {
     document = parse(text);
   } catch (err) {

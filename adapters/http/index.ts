@@ -13,14 +13,14 @@
  * authentication problem (401); a definition problem (no URI, unknown secret, an unsupported
  * policy) is a non-retryable configuration problem.
  */
-import { addIdempotencyKey, BUILTIN_ADAPTER, builtinActivityName, HTTP_CALL_ACTIVITY, ConfigurationError, configurationFailure, defineAdapter, sendCall, tokenAuthentication, type ActivityContext, type Adapter, type Json } from '../../src/adapter-sdk';
-import { httpRequest } from './request';
+import { addIdempotencyKey, BUILTIN_ADAPTER, builtinActivityName, HTTP_CALL_ACTIVITY, ConfigurationError, configurationFailure, defineAdapter, sendCall, tokenAuthentication, type ActivityContext, type Adapter, type Auth, type Json } from '../../src/adapter-sdk';
+import { httpRequest, type HttpCallRequest } from './request';
 
 /** One `call: http`: the request its evaluated `with` describes, sent. */
 export async function invokeHttp(args: Json, ctx: ActivityContext): Promise<Json> {
   const w = (args ?? {}) as Record<string, Json>;
-  let req;
-  let auth;
+  let req: HttpCallRequest;
+  let auth: Auth | undefined;
   try {
     req = httpRequest(w, ctx);
     addIdempotencyKey(req, ctx);

@@ -4,14 +4,14 @@
  * `with.authentication`, its answer shaped per `with.output` — the same OpenAPI code as 0.8's
  * `rest` functions (./openapi.ts, ./request.ts), 1.0's errors (RFC 7807 problems).
  */
-import { addIdempotencyKey, authenticationHeader, tokenAuthentication, ConfigurationError, configurationFailure, ErrorTypes, problemFailure, sendCall, type ActivityContext, type Json } from '../../src/adapter-sdk';
+import { addIdempotencyKey, authenticationHeader, tokenAuthentication, ConfigurationError, configurationFailure, ErrorTypes, problemFailure, sendCall, type ActivityContext, type Auth, type Json } from '../../src/adapter-sdk';
 import { DocumentUnavailable, OperationError, resolveOperation } from './openapi';
-import { buildRequest } from './request';
+import { buildRequest, type RestRequest } from './request';
 
 export async function invokeOpenApi(args: Json, ctx: ActivityContext, baseDirs: string[]): Promise<Json> {
   const w = (args ?? {}) as Record<string, Json>;
-  let req;
-  let auth;
+  let req: RestRequest;
+  let auth: Auth | undefined;
   try {
     const doc = w.document as { endpoint?: Json } | undefined;
     const endpoint = typeof doc?.endpoint === 'string' ? doc.endpoint : (doc?.endpoint as { uri?: string } | undefined)?.uri;

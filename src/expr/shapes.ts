@@ -647,7 +647,7 @@ function ev(s: Shape, input: Val, vars: ShapeVars): Val {
     }
     case 'str': {
       let out = '';
-      for (const p of s.parts) out += typeof p === 'string' ? p : toString(normal(ev(p, input, vars)));
+      for (const p of s.parts) out += typeof p === 'string' ? p : jqToString(normal(ev(p, input, vars)));
       return nv(out);
     }
     case 'call':
@@ -796,7 +796,7 @@ function sortedKeys(o: Record<string, Json>): string[] {
   return Object.keys(o).sort(compareStrings);
 }
 
-function toString(v: Json): string {
+function jqToString(v: Json): string {
   if (typeof v === 'string') return v;
   if (v === null || typeof v === 'boolean') return String(v);
   // jq prints numbers its own way past the safe integers: left to jq.
@@ -844,7 +844,7 @@ function builtin(name: string, v: Json): Json {
     }
     case 'tostring':
       if (typeof v === 'string') return v;
-      return toString(v);
+      return jqToString(v);
     case 'ascii_downcase':
     case 'ascii_upcase':
       if (typeof v !== 'string') return no();

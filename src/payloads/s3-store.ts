@@ -17,6 +17,8 @@ import {
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
+  type DeleteObjectsCommandOutput,
+  type ListObjectsV2CommandOutput,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { checkKey, PayloadMissing, redactUrl, type PayloadStore, type StoredPayload } from './store';
@@ -120,7 +122,7 @@ export class S3PayloadStore implements PayloadStore {
   async *list(): AsyncIterable<StoredPayload> {
     let token: string | undefined;
     do {
-      let res;
+      let res: ListObjectsV2CommandOutput;
       try {
         res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix, ContinuationToken: token }));
       } catch (err) {
@@ -148,7 +150,7 @@ export class S3PayloadStore implements PayloadStore {
         present.push(...found.filter((x): x is string => x !== undefined));
       }
       if (!present.length) continue;
-      let res;
+      let res: DeleteObjectsCommandOutput;
       try {
         res = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: present.map((Key) => ({ Key })), Quiet: true } }));
       } catch (err) {

@@ -5,7 +5,7 @@
  * a case leaves running ends with it (isolation.ts), so cases may run in any order.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -83,7 +83,7 @@ export interface RunCasesResult {
 export function collectCaseFiles(paths: string[]): string[] {
   const out: string[] = [];
   const walk = (p: string, explicit: boolean) => {
-    let st;
+    let st: Stats;
     try {
       st = statSync(p);
     } catch {

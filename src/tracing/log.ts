@@ -61,7 +61,10 @@ export function logLine(logger: Logger, level: 'info' | 'warn' | 'error', args: 
   if (text.startsWith('{')) {
     try {
       const obj = JSON.parse(text) as Record<string, unknown>;
-      if (obj && typeof obj === 'object' && !Array.isArray(obj)) return logger[level](obj);
+      if (obj && typeof obj === 'object' && !Array.isArray(obj)) {
+        logger[level](obj);
+        return;
+      }
     } catch {
       // not JSON: a message
     }

@@ -146,7 +146,7 @@ test('errors: a failed, rejected or input-required task, a JSON-RPC error, a ref
   assert.deepEqual([out.rejected.type, out.rejected.status], [RUNTIME, 422]);
   assert.match(out.rejected.detail, /was rejected: not my job/);
   assert.deepEqual([out.input.type, out.input.status], [RUNTIME, 422]);
-  assert.match(out.input.detail, /requires input \(input-required[^]*which quarter\?/);
+  assert.match(out.input.detail, /requires input \(input-required[\s\S]*which quarter\?/);
   assert.deepEqual([out.unknown.type, out.unknown.status], [RUNTIME, 404]);
   assert.match(out.unknown.detail, /a2a tasks\/get to http:\/\/127\.0\.0\.1:\d+\/a2a\/jsonrpc: the agent answered JSON-RPC error -32001 \(TASK_NOT_FOUND\)/);
   assert.deepEqual([out.refused.type, out.refused.status], ['https://serverlessworkflow.io/spec/1.0.0/errors/authentication', 401]);

@@ -51,22 +51,31 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 
 function petstore(req: IncomingMessage, res: ServerResponse, host: string): void {
   const url = new URL(req.url ?? '/', `http://${host}`);
-  if (url.pathname === '/v2/swagger.json') return json(res, 200, swagger(host));
+  if (url.pathname === '/v2/swagger.json') {
+    json(res, 200, swagger(host));
+    return;
+  }
   if (url.pathname === '/v2/pet/findByStatus') {
     const wanted = url.searchParams.getAll('status').flatMap((s) => s.split(','));
-    return json(res, 200, PETS.filter((p) => wanted.includes(p.status)));
+    json(res, 200, PETS.filter((p) => wanted.includes(p.status)));
+    return;
   }
   const m = /^\/v2\/pet\/(.+)$/.exec(url.pathname);
   if (m && req.method === 'GET') {
     const pet = /^\d+$/.test(m[1]) ? PETS.find((p) => p.id === Number(m[1])) : undefined;
-    return pet ? json(res, 200, pet) : json(res, 404, { code: 1, type: 'error', message: 'Pet not found' });
+    if (pet) json(res, 200, pet);
+    else json(res, 404, { code: 1, type: 'error', message: 'Pet not found' });
+    return;
   }
   json(res, 404, { code: 404, type: 'unknown', message: 'no such operation' });
 }
 
 function httpbin(req: IncomingMessage, res: ServerResponse): void {
   const m = /^\/basic-auth\/([^/]+)\/([^/]+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
-  if (!m) return json(res, 404, { error: 'not found' });
+  if (!m) {
+    json(res, 404, { error: 'not found' });
+    return;
+  }
   const expected = `Basic ${Buffer.from(`${decodeURIComponent(m[1])}:${decodeURIComponent(m[2])}`).toString('base64')}`;
   if (req.headers.authorization !== expected) {
     res.writeHead(401, { 'www-authenticate': 'Basic realm="Fake Realm"' });

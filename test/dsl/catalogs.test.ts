@@ -186,7 +186,7 @@ test('resolver: an HTTP catalog with a bearer token from $secrets, functions cal
   const fns = await resolver.resolve(def, join(dir, 'flow.sw.yaml'));
   assert.deepEqual(Object.keys(fns).sort(), ['double:2.0.0@files', 'greet:1.0.0@remote', 'nested:1.0.0@remote', `${base}/public/f/by-uri.yaml`].sort());
   assert.deepEqual(fns['nested:1.0.0@remote'], { task: { call: 'greet:1.0.0@remote', with: { name: 'nested' } }, source: `${base}/private/functions/nested/1.0.0/function.yaml` });
-  assert.equal((fns['greet:1.0.0@remote'].task.input?.schema?.document as { required: string[] }).required[0], 'name');
+  assert.equal((fns['greet:1.0.0@remote'].task.input?.schema?.document as { required: string[] } | undefined)?.required[0], 'name');
   assert.deepEqual(fns[`${base}/public/f/by-uri.yaml`].task, { set: { byUri: true } });
   assert.deepEqual(fns['double:2.0.0@files'], { task: { set: '${ . * 2 }' }, source: pathToFileURL(join(dir, 'cat', 'functions', 'double', '2.0.0', 'function.yaml')).href });
   assert.ok(requests.some((r) => r.url === '/private/functions/greet/1.0.0/function.yaml' && r.authorization === 'Bearer cat-token-1'));

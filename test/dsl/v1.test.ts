@@ -69,7 +69,7 @@ test('call a2a: the spec\'s example loads clean; it needs agentCard or server; i
   assert.equal(await problems({ server: { uri: 'https://example.com/a2a', authentication: { bearer: { token: 't' } } } }), '');
   assert.match(await problems({}), /error: call: a2a needs 'agentCard' or 'server' at \/do\/0\/ask\/with/);
   assert.match(await problems({ agentCard: { endpoint: { uri: 'https://x/card.json', authentication: { use: 'nope' } } } }), /error: unknown authentication 'nope' at \/do\/0\/ask\/with\/agentCard\/endpoint\/authentication\/use/);
-  assert.match(await problems({ server: 'https://x/a2a' }, { 'swflow.local': true }), /swflow\.local: only call: http, openapi, grpc, asyncapi and mcp[^]*call: a2a follows long agent tasks/);
+  assert.match(await problems({ server: 'https://x/a2a' }, { 'swflow.local': true }), /swflow\.local: only call: http, openapi, grpc, asyncapi and mcp[\s\S]*call: a2a follows long agent tasks/);
 });
 
 test('the rules the schema cannot say, located', async () => {

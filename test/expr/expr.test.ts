@@ -82,7 +82,7 @@ test('evaluateTemplate: recursive, typed results, literals untouched', () => {
     name: '${ .applicant.name }',
     age: '${ .applicant.age } ',
     nested: { list: ['${ .count + 1 }', 'lit', 7, null, true, { deep: '${ [.items[].n] }' }] },
-    big: 12345678901234567890,
+    big: 12345678901234567000,
     keep: '.count',
     '${ .key }': 'keys are literal',
   };
@@ -90,7 +90,7 @@ test('evaluateTemplate: recursive, typed results, literals untouched', () => {
     name: 'Bob',
     age: 17,
     nested: { list: [5, 'lit', 7, null, true, { deep: [1, 5, 9] }] },
-    big: 12345678901234567890,
+    big: 12345678901234567000,
     keep: '.count',
     '${ .key }': 'keys are literal',
   });

@@ -20,7 +20,7 @@ const FULL_PATH_SAMPLE = 150;
 
 const KEYS = ['a', 'b', 'x', 'y', 'a-b', '日本', 'é', '', 'constructor', '__proto__', 'toString', '0', '1', 'if', 'name', 'k😀'];
 const STRINGS = ['', 'hello', 'ünïcödé', '日本語', '😀 emoji', 'a"quote', 'back\\slash', 'new\nline', '\u0000ctl', '\ud800lone', 'x\udc00', '\\ud800', '\u2028', 'tab\t'];
-const NUMBERS = [0, -0, 1, -1, 42, 3.5, -2.25, 0.1, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, 2 ** 53 + 2, 12345678901234567890, 123.456, -1e-300];
+const NUMBERS = [0, -0, 1, -1, 42, 3.5, -2.25, 0.1, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, 2 ** 53 + 2, 12345678901234567000, 123.456, -1e-300];
 
 function gen(rand: () => number) {
   const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];

@@ -180,7 +180,10 @@ export async function largestStoredPayload(connection: Connection, namespace: st
           const visit = (v: unknown): void => {
             if (!v || typeof v !== 'object') return;
             if (v instanceof Uint8Array) return;
-            if (Array.isArray(v)) return v.forEach(visit);
+            if (Array.isArray(v)) {
+              v.forEach(visit);
+              return;
+            }
             const o = v as { metadata?: Record<string, Uint8Array>; data?: Uint8Array };
             if (o.metadata && typeof o.metadata === 'object' && 'encoding' in o.metadata) {
               const size = temporal.api.common.v1.Payload.encode(o as temporal.api.common.v1.IPayload).finish().length;

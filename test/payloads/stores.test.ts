@@ -147,7 +147,7 @@ for (const kind of Object.keys(kinds) as Kind[]) {
       );
       assert.ok(err instanceof PayloadMissing, `${kind}: ${String(err)}`);
       assert.equal(err.key, key);
-      assert.match(err.message, new RegExp(`${key}.*${escape(store.location)}`));
+      assert.match(err.message, new RegExp(`${key}.*${escapeRegExp(store.location)}`));
       console.log(`${kind}: missing key → ${err.message.slice(0, 120)}…`);
     });
 
@@ -266,7 +266,7 @@ describe('errors name the store, never the secret', () => {
     } finally {
       process.env.AWS_SECRET_ACCESS_KEY = saved;
     }
-    assert.match(e1.message, new RegExp(`^payload store s3://${BUCKET}/wrong \\(endpoint ${escape(s3!.endpoint)}\\): write ${key} failed: forbidden: wrong or missing AWS credentials.*\\(HTTP 403\\)`));
+    assert.match(e1.message, new RegExp(`^payload store s3://${BUCKET}/wrong \\(endpoint ${escapeRegExp(s3!.endpoint)}\\): write ${key} failed: forbidden: wrong or missing AWS credentials.*\\(HTTP 403\\)`));
     const port = await freePort();
     const down = open('s3', `s3://b/p?endpoint=http://127.0.0.1:${port}&forcePathStyle=true`);
     const e2 = await down.get(key).then(() => assert.fail('read from a closed port'), (e: Error) => e);
@@ -350,6 +350,6 @@ function temporalPayloadSize(p: Payload): number {
   return (p.data?.length ?? 0) + Object.entries(p.metadata ?? {}).reduce((n, [k, v]) => n + k.length + (v?.length ?? 0), 0);
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -278,7 +278,10 @@ function checkCall(ctx: Ctx, task: Task, tp: string): void {
     }
   }
   if ((BUILTIN_CALLS as readonly string[]).includes(call)) {
-    if (call === 'a2a') return checkA2A(ctx, w, tp);
+    if (call === 'a2a') {
+      checkA2A(ctx, w, tp);
+      return;
+    }
     // A subscription's iterator runs its tasks in the workflow, as a listen's.
     const sub = call === 'asyncapi' && isObj(w.subscription) ? (w.subscription as Obj) : undefined;
     // (Governed by while/until, it runs as the messages come: v1-subscription-streaming.)

@@ -185,6 +185,7 @@
       var o = overlayOf(id);
       var mark = o ? o.mark : 'unreached';
       var parts = [v.node.label, v.node.type];
+      var text;
       if (view.run) {
         parts.push(MARK_TEXT[mark]);
         if (o && o.count) parts.push('entered ' + o.count + (o.count === 1 ? ' time' : ' times'), duration(o.ms));
@@ -193,7 +194,7 @@
       v.g.setAttribute('class', 'node ' + (view.run ? mark : 'unreached') + (v.node.container ? ' container' : '') + (view.selected === id ? ' selected' : ''));
       v.g.setAttribute('data-mark', view.run ? mark : 'unreached');
       if (v.stats && view.run && v.node.type !== 'start' && v.node.type !== 'end') {
-        var text = o && o.count ? '×' + o.count + ' · ' + duration(o.ms) : 'not reached';
+        text = o && o.count ? '×' + o.count + ' · ' + duration(o.ms) : 'not reached';
         v.stats.textContent = v.node.container ? v.node.type + ' · ' + text : text;
       }
     });
@@ -212,6 +213,7 @@
     var v = view.nodes[id];
     if (!v) return;
     var o = overlayOf(id);
+    var f, spans;
     var panel = $('details');
     panel.hidden = false;
     $('details-h').textContent = v.node.label;
@@ -227,9 +229,9 @@
       row('Time in it', duration(o.ms));
       if (o.errors) row('Errors', o.errors + (o.mark === 'failed' ? '' : ' (handled)'));
       if (o.activities || o.timers || o.children) row('Commands', [plural(o.activities, 'activity', 'activities'), plural(o.timers, 'timer', 'timers'), plural(o.children, 'child workflow', 'child workflows')].join(', '));
-      var f = view.run.overlay.failure;
+      f = view.run.overlay.failure;
       if (f && f.node === id) row('Failure', f.message);
-      var spans = (view.run.commands || {})[id] || [];
+      spans = (view.run.commands || {})[id] || [];
       spans.slice(-5).forEach(function (c) { row(c.kind, c.summary + (c.closedAt ? ' (' + duration(c.closedAt - c.startedAt) + (c.failed ? ', failed' : '') + ')' : ' (open)')); });
     }
     labelNodes();
@@ -427,13 +429,14 @@
 
   function showAnswer(action, ok, a) {
     var name = ACTION_NAMES[action];
+    var href, d;
     if (!ok) return actionResult(name + ': ' + (a.error || 'refused'), 'error');
     if (action === 'redrive') {
-      var href = '/runs/' + encodeURIComponent(a.workflowId) + (a.newRunId ? '?runId=' + encodeURIComponent(a.newRunId) : '');
+      href = '/runs/' + encodeURIComponent(a.workflowId) + (a.newRunId ? '?runId=' + encodeURIComponent(a.newRunId) : '');
       return actionResult('Redriven from ' + a.step + ' (' + a.reused + ' later calls answered from the old run)' + (a.definitionVersion ? ' onto version ' + a.definitionVersion : '') + '; new run', 'ok', el('a', { href: href, id: 'redrive-link' }, a.newRunId || a.workflowId));
     }
     if (action === 'events') {
-      var d = (a.delivered || [])[0];
+      d = (a.delivered || [])[0];
       return actionResult('Event ' + a.id + ' (' + a.type + ') delivered to ' + (d ? d.workflowId : view.run.workflowId) + '.', 'ok');
     }
     if (action === 'cancel') return actionResult(a.message, 'ok');
@@ -504,13 +507,14 @@
     var m = /^\/runs\/([^/]+)$/.exec(path);
     var d = /^\/definitions\/([^/]+)$/.exec(path);
     var defKey = d ? decodeURIComponent(d[1]) : null;
+    var wid;
     loadDefinitions(defKey).then(function () {
       if (defKey) $('filter-definition').value = defKey.split('@')[0];
       if (params.get('definition')) $('filter-definition').value = params.get('definition');
       loadRuns();
     });
     if (m) {
-      var wid = decodeURIComponent(m[1]);
+      wid = decodeURIComponent(m[1]);
       $('open-id').value = wid;
       pollRun(wid, params.get('runId'));
     } else if (defKey) showDefinition(defKey);

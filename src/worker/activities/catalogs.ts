@@ -20,6 +20,7 @@
  * `cacheMs` (keyed by address and credentials, so one workflow's credentials never serve another's).
  */
 import { createHash } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -190,7 +191,7 @@ export class CatalogResolver {
   }
 
   private async readFileText(path: string): Promise<Fetched> {
-    let st;
+    let st: Stats;
     try {
       st = await stat(path);
     } catch (err) {

@@ -22,7 +22,7 @@ import { adapterServices, type AdapterServices } from '../../adapter-sdk/activit
 import { SchemaResources } from './schema-resources';
 import { withOutputUri } from '../../payloads/output-uri';
 import { createRedriveLedgerActivity, currentRedrive } from './redrive-ledger';
-import Ajv from 'ajv';
+import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { DefinitionNotFound, DefinitionRegistry, definitionHash } from '../../definitions/registry';
 import { CatalogResolver, FunctionNotResolved, FUNCTION_NOT_RESOLVED, type CatalogOptions } from './catalogs';
@@ -111,7 +111,7 @@ export function createInterpreterActivities(opts: InterpreterActivitiesOptions) 
   const check = (schema: unknown, data: unknown, where?: string): string[] => {
     const ajv = new Ajv({ allErrors: true, strict: false });
     addFormats(ajv);
-    let validate;
+    let validate: ValidateFunction;
     try {
       validate = ajv.compile(schema as object);
     } catch (err) {

@@ -126,7 +126,10 @@ export class Tracker {
 
   /** Before a function call's activity: writes pending search attributes, unless state-at-waits holds them (see onceAcrossCalls). */
   flushBeforeCall(): void {
-    if (!this.onceAcrossCalls) return this.flush();
+    if (!this.onceAcrossCalls) {
+      this.flush();
+      return;
+    }
     // What the run waits for changed (a concurrent branch got its event): the gateway reads it, write it now.
     const awaitedChanged = this.awaitedEvents !== undefined && this.registered.has('SwAwaitedEvents') && !sameValue(this.upserted.get('SwAwaitedEvents'), this.awaitedEvents());
     if (this.lastWriteAtCall && !awaitedChanged) return;
