@@ -11,7 +11,8 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
+// swc's parser (the workflow bundler's compiler): TypeScript 7's package has no compiler API.
+import { parseSync, type ExportAllDeclaration, type ExportNamedDeclaration, type ImportDeclaration } from '@swc/core';
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir)
@@ -31,20 +32,11 @@ function resolveSpecifier(from: string, spec: string): string | undefined {
 }
 
 /** Whether an import/export declaration survives compilation (is not type-only). */
-function keptAtRuntime(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
-  if (ts.isImportDeclaration(node)) {
-    const clause = node.importClause;
-    if (!clause) return true; // import './x' (side effects)
-    if (clause.isTypeOnly) return false;
-    if (clause.name) return true; // a default import
-    const bindings = clause.namedBindings;
-    if (!bindings || ts.isNamespaceImport(bindings)) return true;
-    return bindings.elements.length === 0 || bindings.elements.some((e) => !e.isTypeOnly);
-  }
-  if (node.isTypeOnly) return false;
-  const clause = node.exportClause;
-  if (!clause || ts.isNamespaceExport(clause)) return true; // export * from './x'
-  return clause.elements.length === 0 || clause.elements.some((e) => !e.isTypeOnly);
+function keptAtRuntime(node: ImportDeclaration | ExportNamedDeclaration | ExportAllDeclaration): boolean {
+  if (node.type === 'ExportAllDeclaration') return true; // export * from './x'
+  if (node.typeOnly) return false;
+  // import './x' (side effects), a default or namespace import, `export * as n`, or one name that is not `type X`.
+  return node.specifiers.length === 0 || node.specifiers.some((e) => !('isTypeOnly' in e) || !e.isTypeOnly);
 }
 
 /** Module graph of the folder: file → the files of the folder it imports. */
@@ -52,13 +44,12 @@ export function importGraph(folder: string, opts: { types?: boolean } = {}): Map
   const root = resolve(folder);
   const graph = new Map<string, string[]>();
   for (const file of tsFiles(root)) {
-    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+    const module = parseSync(readFileSync(file, 'utf8'), { syntax: 'typescript' });
     const deps = new Set<string>();
-    for (const st of source.statements) {
-      if (!ts.isImportDeclaration(st) && !ts.isExportDeclaration(st)) continue;
-      if (!st.moduleSpecifier || !ts.isStringLiteral(st.moduleSpecifier)) continue;
-      const spec = st.moduleSpecifier.text;
-      if (!spec.startsWith('.')) continue;
+    for (const st of module.body) {
+      if (st.type !== 'ImportDeclaration' && st.type !== 'ExportNamedDeclaration' && st.type !== 'ExportAllDeclaration') continue;
+      const spec = st.source?.value;
+      if (!spec?.startsWith('.')) continue;
       if (!opts.types && !keptAtRuntime(st)) continue;
       const target = resolveSpecifier(file, spec);
       if (target && target.startsWith(root + '/')) deps.add(target);

@@ -155,7 +155,7 @@ test('npx swflow validate checks the user\'s definitions and names what is wrong
 test('a TypeScript project on swflow/adapter type-checks and builds against the installed package', async () => {
   writeFileSync(join(app, 'inventory.ts'), shippedExample('inventory.ts'));
   writeFileSync(join(app, 'worker.ts'), WORKER);
-  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'commonjs', moduleResolution: 'node', target: 'ES2022', esModuleInterop: true, skipLibCheck: true, outDir: 'build' }, files: ['worker.ts'] }, null, 2));
+  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'commonjs', moduleResolution: 'bundler', target: 'ES2022', esModuleInterop: true, skipLibCheck: true, outDir: 'build' }, files: ['worker.ts'] }, null, 2));
   const tsc = join(app, 'node_modules', '.bin', 'tsc');
   await exec(tsc, ['-p', '.'], { cwd: app }).catch((e) => assert.fail(`tsc -p . failed: ${e.stdout}${e.stderr}`));
   await exec(tsc, ['--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', 'worker.ts'], { cwd: app }).catch((e) => assert.fail(`tsc (nodenext) failed: ${e.stdout}${e.stderr}`));
@@ -163,7 +163,7 @@ test('a TypeScript project on swflow/adapter type-checks and builds against the 
   writeFileSync(join(app, 'misuse.ts'), misuse);
   await assert.rejects(exec(tsc, ['--noEmit', '--strict', '--skipLibCheck', 'misuse.ts'], { cwd: app }), 'a wrong adapter fails to type-check: the types are real');
   rmSync(join(app, 'misuse.ts'));
-  console.log('swflow/adapter: the user\'s adapter and worker type-check (commonjs/node and nodenext) and build to build/*.js; a wrong one fails');
+  console.log('swflow/adapter: the user\'s adapter and worker type-check (commonjs/bundler and nodenext) and build to build/*.js; a wrong one fails');
 });
 
 test('npx swflow start against a Temporal server serves the bundled examples; runs started with the Temporal CLI complete', async () => {
