@@ -6,8 +6,8 @@
 #
 # The bases are build arguments: by default the public images users pull. Where no registry is
 # reachable, deploy/images/build.sh makes equivalents from Debian's packages and passes them here.
-ARG BASE=node:20.19-bookworm-slim
-ARG BUILD_BASE=node:20.19-bookworm-slim
+ARG BASE=node:24.22-bookworm-slim
+ARG BUILD_BASE=node:24.22-bookworm-slim
 # The Temporal CLI (its dev server for `swflow start`, and `temporal` for operators in the pod).
 ARG TEMPORAL_CLI_IMAGE=temporalio/temporal:1.5.1
 

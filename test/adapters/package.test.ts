@@ -67,8 +67,8 @@ async function reserve(queue: string, input: Record<string, unknown>): Promise<u
   return result;
 }
 
-test('the example adapter type-checks against the installed swflow/adapter (CommonJS and Node16 resolution)', async () => {
-  for (const [module, resolution] of [['commonjs', 'node'], ['nodenext', 'nodenext']]) {
+test('the example adapter type-checks against the installed swflow/adapter (CommonJS with bundler resolution, and nodenext)', async () => {
+  for (const [module, resolution] of [['commonjs', 'bundler'], ['nodenext', 'nodenext']]) {
     await run(join(project(), 'node_modules', '.bin', 'tsc'), ['--noEmit', '--strict', '--skipLibCheck', '--module', module, '--moduleResolution', resolution, 'inventory.ts'], { cwd: project() }).catch((e) => {
       assert.fail(`tsc (${module}/${resolution}) failed: ${e.stdout}${e.stderr}`);
     });

@@ -174,7 +174,7 @@ test('the image: runs as uid 1000, holds no dev dependency, test, benchmark or d
   // du counts a folder once: /app after /app/node_modules is the rest of /app.
   const [modules, rest, cli] = (await inside('du -sm /app/node_modules /app /usr/local/bin/temporal | cut -f1')).trim().split('\n').map(Number);
   const total = await imageSizeMb(IMAGE);
-  const base = await imageSizeMb('localhost/swflow-node:20-trixie').catch(() => NaN);
+  const base = await imageSizeMb('localhost/swflow-node:24-trixie').catch(() => NaN);
   console.log(`image size: ${total} MB = base (node) ${base} MB + node_modules ${modules} MB + swflow (sources, compiled JS, examples) ${rest} MB + Temporal CLI ${cli} MB (+ layers' rest)`);
   console.log(`image contents: ${listed.length} production packages, 0 dev-only (of ${devDeps.length} dev-only devDependencies), no test/bench/docs; user 1000:1000`);
 });
