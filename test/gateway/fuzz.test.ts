@@ -312,9 +312,10 @@ test('over 2,000 malformed requests: every one answered 4xx, no workflow started
   const ok = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: STRUCTURED, body: JSON.stringify({ specversion: '1.0', id: 'fz-valid', type: 'greet.request', source: 'web' }) });
   assert.equal(ok.status, 202, await ok.clone().text());
 
-  // Flat: bodies up to 100 MB were discarded, not kept; after the warm-up 1,800 more requests add
-  // no more than allocator noise.
-  assert.ok(baseline - start < 64, `RSS grew from ${start.toFixed(1)} to ${baseline.toFixed(1)} MiB with the oversized bodies`);
+  // Flat: bodies up to 100 MB were discarded, not kept (one kept would be 100 MiB more); the warm-up
+  // itself grows the heap's new space, 56–72 MiB on Node 24 here (its semi-spaces are larger than
+  // Node 20's). After the warm-up 1,800 more requests add no more than allocator noise.
+  assert.ok(baseline - start < 90, `RSS grew from ${start.toFixed(1)} to ${baseline.toFixed(1)} MiB with the oversized bodies`);
   assert.ok(Math.max(...samples) - baseline < 24, `RSS grew from ${baseline.toFixed(1)} to ${Math.max(...samples).toFixed(1)} MiB`);
 
   const exited = new Promise<number | null>((r) => gateway.once('exit', r));
