@@ -5,6 +5,8 @@
  *
  *   npm test                      every test
  *   npm test -- test/dsl          the tests under a folder (or given files)
+ *   npm run test:unit             the server-free tests (UNIT below: no Temporal server, broker
+ *                                 or browser), in a minute or two: what CI runs first
  *   npm run test:deploy           the deployment paths end to end (test/deploy/e2e: the image, the
  *                                 compose stack, the chart's pods, the npm package), which build
  *                                 images and are left out of a bare `npm test`
@@ -21,6 +23,21 @@ import { resolveTimeSkippingServer } from '../src/platform/test-server';
 const ROOT = resolve(__dirname, '..');
 /** Run only when named (npm run test:deploy): they build container images and install packages. */
 const E2E_DEPLOY = join(ROOT, 'test', 'deploy', 'e2e');
+
+/**
+ * The server-free tests: the workflow units over fake effects, the expression engine, the DSL's
+ * loader and checks, the error family, routing indexes and caches. With --unit, a Temporal
+ * server started by one of them fails it (SWFLOW_UNIT: test/helpers/temporal.ts), so the list
+ * stays what it says.
+ */
+const UNIT = [
+  'test/workflow/units',
+  'test/expr/engine.test.ts', 'test/expr/expr.test.ts', 'test/expr/fastpath.test.ts', 'test/expr/jq-suite.test.ts', 'test/expr/reads.test.ts',
+  'test/expr/replay-engines.test.ts', 'test/expr/shapes.test.ts', 'test/expr/syntax-batch.test.ts',
+  'test/dsl', 'test/common', 'test/codec/aes-gcm.test.ts', 'test/ui/overlay.test.ts',
+  'test/definitions/registry-index.test.ts', 'test/gateway/routing-v1.test.ts', 'test/gateway/type-index.test.ts', 'test/gateway/kafka-binding.test.ts',
+  'test/worker/bundle-cache.test.ts',
+];
 
 function findTests(path: string): string[] {
   if (statSync(path).isFile()) return path.endsWith('.test.ts') ? [path] : [];
@@ -44,8 +61,9 @@ async function main(): Promise<void> {
   );
   log(`Servers ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-  const args = process.argv.slice(2);
-  const roots = args.length ? args.map((a) => resolve(a)) : [join(ROOT, 'test')];
+  const unit = process.argv.includes('--unit');
+  const args = unit ? UNIT : process.argv.slice(2);
+  const roots = args.length ? args.map((a) => resolve(ROOT, a)) : [join(ROOT, 'test')];
   const named = (f: string) => roots.some((r) => r === E2E_DEPLOY || f === r || r.startsWith(E2E_DEPLOY + '/'));
   const files = roots.flatMap(findTests).filter((f) => !f.startsWith(E2E_DEPLOY + '/') || named(f));
   if (!args.length) log('test/deploy/e2e is left out: npm run test:deploy runs it');
@@ -86,7 +104,7 @@ async function main(): Promise<void> {
       '--test-reporter-destination=stdout',
       ...files.map((f) => relative(ROOT, f)),
     ],
-    { cwd: ROOT, stdio: 'inherit', env: { ...process.env, TEMPORAL_CLI: cli.path, ...(testServer ? { TEMPORAL_TEST_SERVER: testServer.path } : {}), ...(cluster ? { SWFLOW_CLUSTER_ADDRESS: cluster.address } : {}) } },
+    { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...(unit ? { SWFLOW_UNIT: '1' } : {}), TEMPORAL_CLI: cli.path, ...(testServer ? { TEMPORAL_TEST_SERVER: testServer.path } : {}), ...(cluster ? { SWFLOW_CLUSTER_ADDRESS: cluster.address } : {}) } },
   );
   await cluster?.stop();
   process.exit(result.status ?? 1);

@@ -11,7 +11,13 @@ import { resolveTimeSkippingServer } from '../../src/platform/test-server';
  * (src/platform/cluster.ts): the one `npm test` started (SWFLOW_CLUSTER_ADDRESS), else one for
  * this file, stopped by the environment's teardown.
  */
+/** A test of `npm run test:unit` must not start a server (test/run.ts UNIT). */
+function refuseInUnits(): void {
+  if (process.env.SWFLOW_UNIT === '1') throw new Error('a test of `npm run test:unit` (test/run.ts UNIT) started a Temporal server: it belongs outside the unit list');
+}
+
 export async function startDevEnv(): Promise<TestWorkflowEnvironment> {
+  refuseInUnits();
   if (process.env.SWFLOW_CLUSTER === '1') return clusterEnv();
   return createLocalEnv((m) => console.error(m));
 }
@@ -31,6 +37,7 @@ async function clusterEnv(): Promise<TestWorkflowEnvironment> {
 }
 
 export async function startTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  refuseInUnits();
   const server = await resolveTimeSkippingServer((m) => console.error(m));
   return TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: server ? { type: 'existing-path', path: server.path } : { type: 'cached-download' } },
