@@ -8,7 +8,8 @@
  * how an import resolves). A lookup re-hashes those files (a few MB, tens of ms) and checks the
  * missing paths are still missing; any difference is a miss, and the next bundle replaces the
  * entry. The entry's name holds the rest of what decides the output: the bundle's options, the
- * bundler's versions and the code that post-processes its output (./interpreter-worker.ts).
+ * bundler's versions, the code that post-processes its output (./interpreter-worker.ts) and
+ * where this copy of swflow is.
  *
  * The cache lives under cacheDir()/bundles (SWFLOW_CACHE; an installed package's is the user's
  * cache). SWFLOW_BUNDLE_CACHE=off bundles every time. A cache that cannot be written is skipped.
@@ -73,13 +74,16 @@ function versionOf(pkg: string): string {
 /** The entry's name for `variant`: its options, the bundler's versions and the post-processing code. */
 const label = (variant: BundleVariant): string => `interpreter-${variant.tracing ? 'traced' : 'plain'}${variant.stackTraces ? '-stacks' : ''}`;
 
-function entryName(variant: BundleVariant): string {
+/** The entry's name (`home`: where this copy of swflow's src/worker is). */
+export function entryName(variant: BundleVariant, home = __dirname): string {
   const bundler = ['@temporalio/worker', '@temporalio/workflow', 'webpack', '@swc/core', 'swc-loader'].map((p) => `${p}@${versionOf(p)}`).join(',');
   const own = ['interpreter-worker', 'bundle-cache'].map((m) => {
-    const file = join(__dirname, `${m}.ts`);
+    const file = join(home, `${m}.ts`);
     return existsSync(file) ? readFileSync(file) : readFileSync(require.resolve(`./${m}`));
   });
-  return `${label(variant)}-${sha(Buffer.concat([Buffer.from(`${bundler}\0`), ...own])).slice(0, 16)}`;
+  // This copy of swflow's folder too: two checkouts (or installs) sharing a cache each keep their
+  // own entry, whose manifest names their own files.
+  return `${label(variant)}-${sha(Buffer.concat([Buffer.from(`${bundler}\0${home}\0`), ...own])).slice(0, 16)}`;
 }
 
 function fileHash(path: string): string | undefined {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cachedBundlePath, storeBundle } from '../../src/worker/bundle-cache';
+import { cachedBundlePath, entryName, storeBundle } from '../../src/worker/bundle-cache';
 import { bundleInterpreterApart } from '../../src/worker/bundle-apart';
 import { bundleInterpreter } from '../../src/worker/interpreter-worker';
 
@@ -66,6 +66,15 @@ test('an entry holds while its files are unchanged and its missing paths missing
   assert.ok(third && third !== hit);
   assert.equal(readFileSync(third, 'utf8'), 'code three');
   assert.equal(readFileSync(hit, 'utf8'), 'code one');
+});
+
+test('two copies of swflow sharing a cache (two checkouts, two installs) keep entries of their own', () => {
+  const here = join(__dirname, '..', '..', 'src', 'worker');
+  const variant = { tracing: false, stackTraces: false };
+  const copy = mkdtempSync(join(dir, 'copy-'));
+  for (const m of ['interpreter-worker', 'bundle-cache']) writeFileSync(join(copy, `${m}.ts`), readFileSync(join(here, `${m}.ts`)));
+  assert.equal(entryName(variant, here), entryName(variant));
+  assert.notEqual(entryName(variant, copy), entryName(variant), 'the same code elsewhere: another entry (its manifest names its own files)');
 });
 
 test("the interpreter bundled twice: the second is the first one's code from the cache; bundling apart takes the cached file", { timeout: 120_000 }, async () => {
