@@ -22,6 +22,7 @@ import { connectionOptions, targetFromEnv } from '../client/connection';
 import { DefinitionRegistry } from '../definitions/registry';
 import { recordFromEvent } from '../kafka/binding';
 import { clientSecurity, kafkaSecurityFromEnv, parseBrokers } from '../kafka/connection';
+import { topicRefusal } from '../kafka/topics';
 import { TARGET_ATTRIBUTE, type EventResult } from '../gateway/dispatch';
 import { cloudEvent, sendEvent } from '../operations/event';
 import { GATEWAY_PORT } from '../gateway/server';
@@ -176,13 +177,13 @@ async function viaKafka(e: CloudEventJson, opts: SendOptions): Promise<boolean> 
   const topic = opts.topic ?? 'cloudevents';
   const { Producer } = await import('@platformatic/kafka');
   const record = recordFromEvent(e, mode);
-  const producer = new Producer({ clientId: 'swflow-event-send', bootstrapBrokers: brokers, idempotent: true, acks: -1, ...clientSecurity(kafkaSecurityFromEnv()), retries: 3, connectTimeout: 10_000 });
+  const producer = new Producer({ clientId: 'swflow-event-send', bootstrapBrokers: brokers, idempotent: true, acks: -1, ...clientSecurity(kafkaSecurityFromEnv()), retries: 3, connectTimeout: 10_000, autocreateTopics: true });
   let at: { partition: number; offset: bigint } | undefined;
   try {
     const sent = await producer.send({ messages: [{ topic, ...(record.key ? { key: record.key } : {}), value: record.value ?? undefined, headers: new Map([...record.headers].map(([k, v]) => [Buffer.from(k), Buffer.from(v)])) }] });
     at = sent.offsets?.[0];
   } catch (err) {
-    throw new Error(`Kafka ${brokers.join(',')} did not take event ${e.id} on topic ${topic}: ${(err as Error).message}`);
+    throw new Error(`Kafka ${brokers.join(',')} did not take event ${e.id} on topic ${topic}: ${topicRefusal(err, topic, brokers) ?? (err as Error).message}`);
   } finally {
     await producer.close().catch(() => {});
   }

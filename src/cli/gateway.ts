@@ -46,10 +46,11 @@ export interface GatewayCliOptions {
   kafkaTrusted?: boolean;
   kafkaSessionTimeout?: string;
   kafkaKeyConcurrency?: string;
+  kafkaCreateTopics?: boolean;
 }
 
 /** The Kafka inbound's settings from the flags and the environment. */
-export type KafkaSettings = Pick<KafkaInboundOptions, 'brokers' | 'topics' | 'groupId' | 'deadLetterTopic' | 'trusted' | 'sessionTimeoutMs' | 'keyConcurrency' | 'security'>;
+export type KafkaSettings = Pick<KafkaInboundOptions, 'brokers' | 'topics' | 'groupId' | 'deadLetterTopic' | 'trusted' | 'sessionTimeoutMs' | 'keyConcurrency' | 'security' | 'createTopics'>;
 
 
 /** Adds the gateway's hardening, MQTT and Kafka options to a command. */
@@ -76,6 +77,7 @@ export function addGatewayOptions(cmd: Command): Command {
     .option('--kafka-dead-letter-topic <topic>', 'where records that are not CloudEvents or that nothing awaits go (default $SWFLOW_KAFKA_DEAD_LETTER_TOPIC or <topic>.swflow-dlq)')
     .option('--kafka-session-timeout <ms>', 'Kafka group session timeout: how soon a dead replica\'s partitions move to the others (default $SWFLOW_KAFKA_SESSION_TIMEOUT or 30000)')
     .option('--kafka-key-concurrency <n>', 'records of one partition handled at once, never two of one key (default $SWFLOW_KAFKA_KEY_CONCURRENCY or 1: partition order)')
+    .option('--kafka-create-topics', 'create the Kafka topics (and their dead-letter topics) that do not exist, with the brokers\' default partitions and replication (default $SWFLOW_KAFKA_CREATE_TOPICS=1); without it a missing topic is waited for')
     .option('--kafka-trusted', 'let Kafka events address instances directly (swflowworkflowid): the cluster ACLs decide who writes the topics');
 }
 
@@ -140,7 +142,8 @@ function kafkaSettings(opts: GatewayCliOptions, number: (flag: string, v: string
   const groupId = opts.kafkaGroup ?? (env.SWFLOW_KAFKA_GROUP || DEFAULT_KAFKA_GROUP);
   const sessionTimeoutMs = number('--kafka-session-timeout', opts.kafkaSessionTimeout ?? (env.SWFLOW_KAFKA_SESSION_TIMEOUT || '30000'));
   const keyConcurrency = number('--kafka-key-concurrency', opts.kafkaKeyConcurrency ?? (env.SWFLOW_KAFKA_KEY_CONCURRENCY || '1'));
-  return { brokers, topics, groupId, deadLetterTopic, trusted: opts.kafkaTrusted === true, sessionTimeoutMs, keyConcurrency, security: kafkaSecurityFromEnv() };
+  const createTopics = opts.kafkaCreateTopics === true || env.SWFLOW_KAFKA_CREATE_TOPICS === '1' || env.SWFLOW_KAFKA_CREATE_TOPICS === 'true';
+  return { brokers, topics, groupId, deadLetterTopic, trusted: opts.kafkaTrusted === true, sessionTimeoutMs, keyConcurrency, security: kafkaSecurityFromEnv(), createTopics };
 }
 
 /** Starts the Kafka inbound of the settings (its access log as `{"log":"kafka",...}` lines). */
@@ -148,9 +151,14 @@ export function startKafkaFromSettings(kafka: KafkaSettings, common: Omit<KafkaI
   return startKafkaInbound({ ...common, ...kafka, accessLog: accessLog ? (e) => console.log(JSON.stringify({ log: 'kafka', ...e })) : undefined });
 }
 
-/** What /readyz says while a Kafka inbound of the settings has not joined its group (it starts after the HTTP server); undefined when ready or without Kafka. */
+/** What /readyz says while a Kafka inbound of the settings has not joined its group (it starts after the HTTP server) or waits for its topics; undefined when ready or without Kafka. */
 export function kafkaReadiness(kafka: KafkaSettings | undefined, inbound: () => KafkaInbound | undefined): () => string | undefined {
-  return () => (kafka && !inbound()?.joined() ? 'the Kafka consumer has not joined its group yet' : undefined);
+  return () => {
+    if (!kafka || inbound()?.joined()) return undefined;
+    const missing = inbound()?.waitingForTopics() ?? [];
+    if (missing.length) return `the Kafka topic${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'do' : 'does'} not exist on ${kafka.brokers.join(',')} (waiting for ${missing.length > 1 ? 'them' : 'it'} to be created; --kafka-create-topics creates topics)`;
+    return 'the Kafka consumer has not joined its group yet';
+  };
 }
 
 /** The banner's words for the Kafka inbound. */

@@ -21,6 +21,11 @@
  * with `swflow_dlq_*` headers saying why, then committed; the consumer never stops on a bad
  * record. If that write fails, the record is not committed and the write is retried.
  *
+ * A topic that does not exist is waited for, not an error: the gateway is up (HTTP serving),
+ * not ready (`waitingForTopics()`, which /readyz names), and joins once the topic is created;
+ * `createTopics` creates the topics (and their dead-letter topics) first. Only a cluster that
+ * does not answer at all (unreachable, bad credentials) fails the start.
+ *
  * Kafka has no per-record credentials: `swflowworkflowid` is refused unless `trusted` (the
  * cluster's ACLs decide who may write the topics), as for MQTT.
  */
@@ -32,6 +37,7 @@ import { metrics } from '../metrics';
 import { eventFromKafka, textHeaders } from '../kafka/binding';
 import { SerialProducer } from '../kafka/producer';
 import { clientSecurity, type KafkaSecurity } from '../kafka/connection';
+import { createMissingTopics, missingTopics, topicRefusal, unknownTopicOf } from '../kafka/topics';
 import { Dispatcher, isUnavailable, retryWhileUnavailable, type DispatcherOptions, type EventResult } from './dispatch';
 
 export const DEFAULT_KAFKA_GROUP = 'swflow-gateway';
@@ -51,6 +57,8 @@ export interface KafkaInboundOptions extends DispatcherOptions {
   deadLetterTopic?: string;
   /** Let events address instances directly (`swflowworkflowid`). Default false. */
   trusted?: boolean;
+  /** Create the topics, and their dead-letter topics, that do not exist (brokers' default partitions and replication). Default false. */
+  createTopics?: boolean;
   /** SASL and TLS (kafkaSecurityFromEnv()). */
   security?: KafkaSecurity;
   /** First retry delay while Temporal is unreachable or the dead-letter write fails (doubles up to 30 s). Default 1 s. */
@@ -93,9 +101,14 @@ export interface KafkaInbound {
   consumer: Consumer;
   /** True once the consumer joined its group (the gateway's /readyz waits for it). */
   joined(): boolean;
+  /** The topics that do not exist, while the consumer waits for them to be created (empty otherwise). */
+  waitingForTopics(): string[];
   /** Stops fetching; records being handled finish (and are committed) first; leaves the group. */
   close(): Promise<void>;
 }
+
+/** How often the cluster is asked whether a missing topic was created. */
+const TOPIC_CHECK_MS = 5_000;
 
 /** How long a gateway starting keeps trying to join its group while the cluster answers (a broker down, a coordinator moving). */
 const START_JOIN_MS = 120_000;
@@ -147,6 +160,7 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
   const stopping = new AbortController();
   let closing = false;
   let joined = false;
+  let missing: string[] = [];
   let buffered = 0;
   const partitions = new Map<string, PartitionState>();
 
@@ -217,7 +231,7 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
         return true;
       } catch (err) {
         if (closing) return false;
-        log(`Kafka ${m.topic}[${m.partition}]@${m.offset}: writing the dead letter to ${topic} failed: ${(err as Error).message}; retrying in ${delay} ms (not committed)`);
+        log(`Kafka ${m.topic}[${m.partition}]@${m.offset}: writing the dead letter to ${topic} failed: ${topicRefusal(err, topic, opts.brokers) ?? (err as Error).message}; retrying in ${delay} ms (not committed)`);
         await wait(delay);
         delay = Math.min(delay * 2, 30_000);
       }
@@ -325,9 +339,8 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
   }
 
   let stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
-  /** Opens the stream (joining the group); after an error (a broker gone, a group error) it is opened again: the consumer never stops. The first attempt's failure is the caller's. */
-  /** Whether some broker answers a metadata request for the topics (the cluster is there, whatever else fails). */
-  const clusterAnswers = () => consumer.metadata({ topics: opts.topics }).then(
+  /** Whether some broker answers a metadata request (the cluster is there and takes our credentials, whatever else fails). */
+  const clusterAnswers = () => consumer.metadata({ topics: [] }).then(
     () => true,
     () => false,
   );
@@ -355,25 +368,63 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
     consumer = newConsumer();
     await closeForcibly(old);
   }
-  async function open(first: boolean): Promise<void> {
+  /**
+   * While some of the topics do not exist: says so once, then asks every few seconds (no join
+   * attempts meanwhile); resolves once they all exist, or at close.
+   */
+  async function awaitTopics(absent: string[], onWaiting?: () => void): Promise<void> {
+    missing = absent;
+    log(`Kafka: topic${absent.length > 1 ? 's' : ''} ${absent.join(', ')} ${absent.length > 1 ? 'do' : 'does'} not exist on ${opts.brokers.join(',')}; waiting for ${absent.length > 1 ? 'them' : 'it'} to be created (checking every ${TOPIC_CHECK_MS / 1000} s; --kafka-create-topics creates topics)`);
+    onWaiting?.();
+    for (let next = Math.min(retryDelay, TOPIC_CHECK_MS); !closing && missing.length; next = TOPIC_CHECK_MS) {
+      await wait(next);
+      if (closing) return;
+      try {
+        missing = await missingTopics(consumer, opts.topics);
+      } catch {
+        // The cluster away meanwhile: asked again; the join attempt that follows says what fails.
+      }
+    }
+    if (!closing) log(`Kafka: ${absent.join(', ')} ${absent.length > 1 ? 'exist' : 'exists'} now; joining the group`);
+  }
+  /**
+   * Opens the stream (joining the group); after an error (a broker gone, a group error) it is
+   * opened again: the consumer never stops. With `onWaiting` (the start): rejects when the cluster
+   * does not answer; calls it when topics are missing, and goes on waiting for them.
+   */
+  async function open(onWaiting?: () => void): Promise<void> {
+    let first = onWaiting !== undefined;
     const openedAt = Date.now();
     for (let delay = retryDelay; ; delay = Math.min(delay * 2, 30_000)) {
       try {
         const s = await joinOnce();
         stream = s;
         joined = true;
+        missing = [];
         s.on('data', take);
         s.on('error', (err: Error) => {
           if (closing || stream !== s) return;
           log(`Kafka: consuming ${opts.topics.join(', ')} failed: ${err.message}; consuming again`);
           void reopen(s);
         });
+        log(`Kafka: consuming ${opts.topics.join(', ')} as group ${consumer.groupId} from ${opts.brokers.join(',')}`);
         return;
       } catch (err) {
+        if (closing) throw err;
+        // A topic that does not exist is waited for (the process stays up, not ready), at start too.
+        const absent = unknownTopicOf(err) !== undefined ? await missingTopics(consumer, opts.topics).catch(() => []) : [];
+        if (absent.length) {
+          await replaceConsumer();
+          await awaitTopics(absent, first ? onWaiting : undefined);
+          if (closing) throw err;
+          first = false;
+          delay = retryDelay / 2; // the next failure waits the first delay again
+          continue;
+        }
         // At start, a cluster nobody answers for is a setting to fix (the process says so and
         // exits); a cluster that answers but cannot take the join yet (a broker down, its group
         // coordinator moving) is waited for, not ready meanwhile, for up to START_JOIN_MS.
-        if (closing || (first && (Date.now() - openedAt > START_JOIN_MS || !(await clusterAnswers())))) throw err;
+        if (first && (Date.now() - openedAt > START_JOIN_MS || !(await clusterAnswers()))) throw err;
         log(`Kafka: cannot consume ${opts.topics.join(', ')}: ${(err as Error).message}; retrying in ${delay} ms`);
         await replaceConsumer();
         await wait(delay);
@@ -386,11 +437,23 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
     await old.close().catch(() => undefined);
     await replaceConsumer();
     await wait(retryDelay);
-    if (!closing) await open(false).catch(() => undefined);
+    if (!closing) await open().catch(() => undefined);
   }
 
   try {
-    await open(true);
+    if (opts.createTopics) {
+      const wanted = [...opts.topics, ...(opts.deadLetterTopic ? [opts.deadLetterTopic] : opts.topics.map(deadLetterTopicOf))];
+      try {
+        const created = await createMissingTopics({ brokers: opts.brokers, topics: wanted, security: opts.security, clientId: `${clientId}-admin` });
+        if (created.length) log(`Kafka: created topic${created.length > 1 ? 's' : ''} ${created.join(', ')} (the brokers' default partitions and replication)`);
+      } catch (err) {
+        // A cluster that answers but refuses (no CREATE permission): the topics are waited for, as without the option.
+        if (!(await clusterAnswers())) throw err;
+        log(`Kafka: creating topics ${wanted.join(', ')} failed: ${(err as Error).message}`);
+      }
+    }
+    // Resolves once joined, or once it is known the topics are missing (joining then goes on in the background).
+    await new Promise<void>((resolve, reject) => open(resolve).then(resolve, reject));
   } catch (err) {
     await Promise.all([closeForcibly(consumer), producer.close()]);
     throw new Error(`Kafka (brokers ${opts.brokers.join(',')}, topics ${opts.topics.join(', ')}): cannot consume: ${(err as Error).message}`);
@@ -409,12 +472,12 @@ export async function startKafkaInbound(opts: KafkaInboundOptions): Promise<Kafk
   }, opts.lagIntervalMs ?? 5_000);
   lagTimer.unref();
 
-  log(`Kafka: consuming ${opts.topics.join(', ')} as group ${consumer.groupId} from ${opts.brokers.join(',')}`);
   return {
     get consumer() {
       return consumer;
     },
     joined: () => joined && !closing,
+    waitingForTopics: () => (joined || closing ? [] : [...missing]),
     async close() {
       closing = true;
       clearInterval(lagTimer);

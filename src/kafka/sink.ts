@@ -24,6 +24,7 @@ import type { EventSink, ProducedBy } from '../worker/activities/interpreter';
 import { recordFromEvent, type KafkaMode } from './binding';
 import { SerialProducer } from './producer';
 import { clientSecurity, KAFKA_TOPIC, kafkaSecurityFromEnv, parseBrokers, type KafkaSecurity } from './connection';
+import { topicRefusal } from './topics';
 
 export const DEFAULT_SINK_MODE: KafkaMode = 'binary';
 
@@ -109,6 +110,9 @@ export function kafkaSink(url: string, opts: { what?: string; env?: NodeJS.Proce
       retries: 5,
       retryDelay: 1000,
       timeout: 5000,
+      // A broker that creates topics on first use does so for the sink's topic; one that does
+      // not refuses, and the error says so (topicRefusal).
+      autocreateTopics: true,
     });
   });
 
@@ -120,7 +124,7 @@ export function kafkaSink(url: string, opts: { what?: string; env?: NodeJS.Proce
       await producer.send({ topic: target.topic, ...(record.key ? { key: record.key } : {}), ...(record.value ? { value: record.value } : {}), headers });
     } catch (err) {
       metrics()?.eventsProduced.inc({ sink: 'kafka', outcome: 'error' });
-      throw new Error(`event sink ${target.redacted} could not write event ${event.type} (${event.id}) to topic ${target.topic}: ${describe(err)}`);
+      throw new Error(`event sink ${target.redacted} could not write event ${event.type} (${event.id}) to topic ${target.topic}: ${topicRefusal(err, target.topic, target.brokers) ?? describe(err)}`);
     }
     metrics()?.eventsProduced.inc({ sink: 'kafka', outcome: 'ok' });
   };

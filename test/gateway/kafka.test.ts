@@ -4,14 +4,17 @@
  * structured records start 0.8 and 1.0 runs and wake correlated ones; a record delivered twice is
  * applied once; poison records land in the dead-letter topic with their reason and the next
  * record is routed; nothing is committed while Temporal is down, and the event arrives once it is
- * back; metrics count it all; bad flags are named.
+ * back; metrics count it all; bad flags are named; `swflow gateway` on a topic that does not exist
+ * stays up, not ready naming it, and joins once it is created (or creates it with
+ * --kafka-create-topics).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Consumer, Producer, type Message } from '@platformatic/kafka';
+import { Admin, Consumer, Producer, type Message } from '@platformatic/kafka';
 import { Client, Connection } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -25,6 +28,7 @@ import { startDevEnv } from '../helpers/temporal';
 import { kafkaAvailable, startKafka, uniqueName, type KafkaCluster, startAlongside } from '../helpers/kafka-broker';
 import { freePort } from '../helpers/ports';
 import { runSwflow } from '../helpers/cli';
+import { gatewaySettings, type GatewayCliOptions } from '../../src/cli/gateway';
 
 /** A 0.8 run keyed by `runkey` that collects the `i` of `count` kafka.tick events, then ends with them. */
 const collect = (id: string, count: number) => ({
@@ -331,4 +335,95 @@ test('bad Kafka flags are refused, naming the flag', { timeout: 120_000 }, async
   assert.match(unreachable.err, /Kafka \(brokers 127\.0\.0\.1:\d+, topics a\): cannot consume/);
   assert.doesNotMatch(unreachable.err + unreachable.out, /sekret-pw/, 'the SASL password is never printed');
   console.log(`kafka flags: ${cases.length} bad flag sets refused by name; an unreachable cluster named at start, the SASL password not printed`);
+});
+
+/** `swflow gateway` as a long-running child process on a free port; its output so far, and a graceful stop. */
+async function spawnGateway(args: string[]) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(__dirname, '..', '..', 'bin', 'swflow.js'), 'gateway', '--definitions', dir, '--port', String(port), '--no-access-log', ...args], {
+    env: { ...process.env, TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: 'default' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const readyz = () => fetch(`${url}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { ok: boolean; error?: string } }), () => undefined);
+  return {
+    output: () => output,
+    exitCode: () => child.exitCode,
+    readyz,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const late = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(late);
+    },
+  };
+}
+
+test('swflow gateway on a topic that does not exist: up and not ready, naming the topic, said once; created later, it joins and its events start runs', { timeout: 180_000 }, async () => {
+  const later = uniqueName('later');
+  const gw = await spawnGateway(['--kafka-brokers', kafka.brokers.join(','), '--kafka-topics', later, '--kafka-group', uniqueName('later-gateway')]);
+  try {
+    const waiting = await waitFor('/readyz naming the missing topic', async () => {
+      assert.equal(gw.exitCode(), null, `the gateway exited:\n${gw.output()}`);
+      const r = await gw.readyz();
+      return r && r.status === 503 && /does not exist/.test(r.body.error ?? '') ? r : undefined;
+    }, 90_000);
+    assert.match(waiting.body.error!, new RegExp(`the Kafka topic ${later} does not exist on ${kafka.brokers[0]}`));
+    // Two checks of the topic later: still up, still not ready, and the wait said once.
+    await new Promise((r) => setTimeout(r, 6_000));
+    assert.equal(gw.exitCode(), null, gw.output());
+    assert.equal((await gw.readyz())?.status, 503);
+    const said = gw.output().split('\n').filter((l) => l.includes(`topic ${later} does not exist`));
+    assert.equal(said.length, 1, `said once:\n${gw.output()}`);
+    assert.match(said[0], /waiting for it to be created/);
+
+    await kafka.createTopic(later, { partitions: 1 });
+    await waitFor('/readyz 200 once the topic exists', async () => (await gw.readyz())?.status === 200 || undefined, 60_000);
+    await send(later, [{ id: 'late-1', type: 'kafka.greet', source: 'web', data: { name: 'Late topic' } }], 'binary');
+    assert.deepEqual(await result('kgreeter/web/late-1'), { request: { name: 'Late topic' } });
+    assert.match(gw.output(), new RegExp(`${later} exists now; joining the group`));
+    console.log(`kafka missing topic: the gateway stayed up, /readyz 503 "${waiting.body.error}"; topic created → ready, late-1 started its run`);
+  } finally {
+    await gw.stop();
+  }
+});
+
+test('--kafka-create-topics (or SWFLOW_KAFKA_CREATE_TOPICS=1) creates the topic and its dead-letter topic; the gateway is ready; a second start finds them', { timeout: 180_000 }, async () => {
+  const base: GatewayCliOptions = { maxBody: '1000', bodyTimeout: '1000', temporalTimeout: '1000', accessLog: false, mqttProtocol: '4', kafkaBrokers: kafka.brokers.join(','), kafkaTopics: ['t'] };
+  assert.equal(gatewaySettings(base, () => undefined).kafka?.createTopics, false);
+  assert.equal(gatewaySettings({ ...base, kafkaCreateTopics: true }, () => undefined).kafka?.createTopics, true);
+  process.env.SWFLOW_KAFKA_CREATE_TOPICS = '1';
+  try {
+    assert.equal(gatewaySettings(base, () => undefined).kafka?.createTopics, true);
+  } finally {
+    delete process.env.SWFLOW_KAFKA_CREATE_TOPICS;
+  }
+
+  const made = uniqueName('made');
+  for (const round of [1, 2]) {
+    const gw = await spawnGateway(['--kafka-brokers', kafka.brokers.join(','), '--kafka-topics', made, '--kafka-group', uniqueName('made-gateway'), '--kafka-create-topics']);
+    try {
+      await waitFor(`/readyz 200 (start ${round})`, async () => {
+        assert.equal(gw.exitCode(), null, `the gateway exited:\n${gw.output()}`);
+        return (await gw.readyz())?.status === 200 || undefined;
+      }, 90_000);
+      if (round === 1) assert.match(gw.output(), new RegExp(`created topics ${made}, ${deadLetterTopicOf(made)}`));
+      else assert.doesNotMatch(gw.output(), /created topic/, 'the topics exist: nothing created, no error');
+      assert.doesNotMatch(gw.output(), /does not exist/);
+    } finally {
+      await gw.stop();
+    }
+  }
+  const admin = new Admin({ clientId: 'kafka-test-admin', bootstrapBrokers: kafka.brokers });
+  try {
+    const topics = await admin.listTopics();
+    assert.ok(topics.includes(made) && topics.includes(deadLetterTopicOf(made)), 'both topics exist');
+  } finally {
+    await admin.close();
+  }
+  console.log(`kafka --kafka-create-topics: ${made} and ${deadLetterTopicOf(made)} created with the broker's defaults, ready; started again: nothing to create, ready`);
 });

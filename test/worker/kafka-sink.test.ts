@@ -376,12 +376,6 @@ test('bad sink URLs and settings are errors naming the flag or variable and the 
   const ok = eventSinks(['kafka://alice:s3cr3t-pw@a:1,b:2/t', 'http://carol:s3cr3t-pw@x.example/in']);
   assert.deepEqual(ok.shown, ['kafka://***@a:1,b:2/t', 'http://***@x.example/in']);
   await ok.close();
-  // A topic that does not exist is not created (the sink never asks the broker to): the write fails naming it.
-  const missing = eventSinks([`kafka://${kafka.brokers[0]}/no-such-topic-${n}`]);
-  const t0 = Date.now();
-  await assert.rejects(missing.sinks[0]({ specversion: '1.0', id: 'm-1', type: 'test.missing', source: '/m' }, { workflowId: 'w', runId: 'r' }), /could not write event test\.missing \(m-1\) to topic no-such-topic-\d+: Unknown topic no-such-topic-\d+/);
-  await missing.close();
-  console.log(`kafka-sink missing topic: the write failed naming the topic after ${Date.now() - t0} ms`);
   // The worker process refuses them before it connects anywhere, naming the flag or variable.
   const cli = (args: string[], extra: Record<string, string>) => spawnSync(process.execPath, [join(ROOT, 'bin', 'swflow.js'), ...(args[0] === 'start' ? args : ['worker', '--no-schedules', ...args])], { cwd: ROOT, env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1', SWFLOW_EVENT_SINKS: '', ...extra }, encoding: 'utf8', timeout: 60_000 });
   const checks: [string[], Record<string, string>, RegExp][] = [
@@ -398,7 +392,52 @@ test('bad sink URLs and settings are errors naming the flag or variable and the 
     assert.match(r.stderr + r.stdout, expected);
     assert.doesNotMatch(r.stderr + r.stdout, /s3cr3t-pw/);
   }
-  console.log(`kafka-sink bad settings: ${cases.length + 1} sink URLs refused by eventSinks(), ${checks.length} by swflow worker and start, none showing a password`);
+  console.log(`kafka-sink bad settings: ${cases.length} sink URLs refused by eventSinks(), ${checks.length} by swflow worker and start, none showing a password`);
+});
+
+test('a topic that does not exist: a broker that creates topics creates it (the sink, swflow event send --kafka); one that does not refuses, naming the topic and the broker', async () => {
+  const event = (id: string): CloudEventJson => ({ specversion: '1.0', id, type: 'test.fresh', source: '/fresh', data: { id } });
+  const sendCli = (brokers: string, topic: string, id: string) => spawnSync(process.execPath, [join(ROOT, 'bin', 'swflow.js'), 'event', 'send', '--type', 'test.fresh', '--source', '/fresh', '--id', id, '--data', '{"x":1}', '--kafka', brokers, '--topic', topic], { cwd: ROOT, env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' }, encoding: 'utf8', timeout: 90_000 });
+  // Auto-create on (this file's broker): the first write creates the topic.
+  const sinkTopic = uniqueName('fresh-sink');
+  const fresh = api.sink.eventSinks([`kafka://${kafka.brokers[0]}/${sinkTopic}`]);
+  try {
+    await fresh.sinks[0](event('f-1'), { workflowId: 'wf-fresh', runId: 'r' });
+  } finally {
+    await fresh.close();
+  }
+  assert.ok((await readTopic(sinkTopic, (rs) => rs.some((r) => r.event.id === 'f-1'))).some((r) => r.event.id === 'f-1'));
+  const sendTopic = uniqueName('fresh-send');
+  const sent = sendCli(kafka.brokers[0]!, sendTopic, 'f-2');
+  assert.equal(sent.status, 0, sent.stderr + sent.stdout);
+  assert.match(sent.stdout, new RegExp(`test\\.fresh f-2 → produced to ${sendTopic}`));
+  assert.ok((await readTopic(sendTopic, (rs) => rs.some((r) => r.event.id === 'f-2'))).some((r) => r.event.id === 'f-2'));
+
+  // Auto-create off: refused, and the message says what to do.
+  const strict = await startKafka({ autoCreateTopics: false });
+  try {
+    const broker = strict.brokers[0]!;
+    const refused = (topic: string) => new RegExp(`topic ${topic} does not exist on ${broker.replaceAll('.', '\\.')} and the broker does not create topics: create it`);
+    const missing = uniqueName('missing');
+    const sink = api.sink.eventSinks([`kafka://${broker}/${missing}`]);
+    const t0 = Date.now();
+    try {
+      await assert.rejects(sink.sinks[0](event('m-1'), { workflowId: 'w', runId: 'r' }), (err: Error) => {
+        assert.match(err.message, new RegExp(`could not write event test\\.fresh \\(m-1\\) to topic ${missing}: `));
+        assert.match(err.message, refused(missing));
+        return true;
+      });
+    } finally {
+      await sink.close();
+    }
+    const failedAfter = Date.now() - t0;
+    const cli = sendCli(broker, missing, 'm-2');
+    assert.notEqual(cli.status, 0);
+    assert.match(cli.stderr, refused(missing));
+    console.log(`kafka-sink missing topic: created by the auto-creating broker (sink and event send); refused by the strict one after ${failedAfter} ms: ${cli.stderr.trim().split('\n').pop()}`);
+  } finally {
+    await strict.close();
+  }
 });
 
 test('the HTTP sink is counted too: swflow_events_produced_total{sink="http"} by outcome', async () => {
