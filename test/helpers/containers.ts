@@ -121,3 +121,37 @@ export async function dockerToPodman(image: string): Promise<void> {
   const r = spawnSync('sh', ['-c', `docker save ${image} | podman load`], { env: podmanEnv(), encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`docker save ${image} | podman load failed: ${r.stderr}`);
 }
+
+/** A container's state as docker-compose stacks report it: running / exited, health, exit code. */
+export interface ServiceState {
+  status: string;
+  health?: string;
+  exitCode: number;
+}
+
+/**
+ * A docker-compose stack (its files, read from `cwd`, with `env()`'s variables, asked at each call):
+ * `run` a command to its end, `must` (which fails with the command's output and the logs' last
+ * `tail` lines), the logs, and a service's container state.
+ */
+export function composeStack(files: string[], cwd: string, env: () => NodeJS.ProcessEnv, tail: number) {
+  const run = (args: string[], timeoutMs = 10 * 60_000) => sh('docker-compose', [...files.flatMap((f) => ['-f', f]), ...args], { cwd, env: env(), timeoutMs });
+  const logs = async (): Promise<string> => (await run(['logs', '--no-color', '--tail', String(tail)])).out.slice(-6000);
+  return {
+    run,
+    logs,
+    async must(args: string[], timeoutMs?: number): Promise<string> {
+      const r = await run(args, timeoutMs);
+      if (r.code !== 0) throw new Error(`docker-compose ${args.join(' ')} exited ${r.code}:\n${(r.err + r.out).slice(-4000)}\n${await logs()}`);
+      return r.out;
+    },
+    async state(service: string): Promise<ServiceState | undefined> {
+      const id = (await run(['ps', '-a', '-q', service])).out.trim().split('\n')[0];
+      if (!id) return undefined;
+      const r = await sh('docker', ['inspect', id, '--format', '{{json .State}}']);
+      if (r.code !== 0) return undefined;
+      const s = JSON.parse(r.out);
+      return { status: s.Status, health: s.Health?.Status, exitCode: s.ExitCode };
+    },
+  };
+}

@@ -14,7 +14,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT, buildSwflowImage, ensureDocker, imageSizeMb, must, sh } from '../../helpers/containers';
+import { ROOT, composeStack, buildSwflowImage, ensureDocker, imageSizeMb, must } from '../../helpers/containers';
 import { freePort } from '../../helpers/ports';
 import { waitFor } from '../../helpers/wait';
 import { resolveTemporalCli } from '../../../src/platform/temporal-binary';
@@ -30,26 +30,7 @@ let env: NodeJS.ProcessEnv = {};
 let ports: { temporal: number; gateway: number; ui: number; metrics: number };
 let definitions = '';
 
-const compose = (args: string[], timeoutMs = 10 * 60_000) =>
-  sh('docker-compose', ['-f', 'docker-compose.yml', '-f', 'local-images.yml', ...args], { cwd: DIR, env, timeoutMs });
-async function composeMust(args: string[], timeoutMs?: number): Promise<string> {
-  const r = await compose(args, timeoutMs);
-  if (r.code !== 0) throw new Error(`docker-compose ${args.join(' ')} exited ${r.code}:\n${(r.err + r.out).slice(-4000)}\n${await logs()}`);
-  return r.out;
-}
-async function logs(): Promise<string> {
-  const r = await compose(['logs', '--no-color', '--tail', '15']);
-  return r.out.slice(-6000);
-}
-/** A service's container state: running / exited, health, exit code. */
-async function state(service: string): Promise<{ status: string; health?: string; exitCode: number } | undefined> {
-  const id = (await compose(['ps', '-a', '-q', service])).out.trim().split('\n')[0];
-  if (!id) return undefined;
-  const r = await sh('docker', ['inspect', id, '--format', '{{json .State}}']);
-  if (r.code !== 0) return undefined;
-  const s = JSON.parse(r.out);
-  return { status: s.Status, health: s.Health?.Status, exitCode: s.ExitCode };
-}
+const { run: compose, must: composeMust, logs, state } = composeStack(['docker-compose.yml', 'local-images.yml'], DIR, () => env, 15);
 async function waitHealthy(services: string[], ms = 240_000): Promise<number> {
   const started = Date.now();
   await waitFor(`${services.join(', ')} healthy`, async () => {

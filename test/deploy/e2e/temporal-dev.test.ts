@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { ROOT, ensureDocker, must, sh } from '../../helpers/containers';
+import { ROOT, composeStack, ensureDocker, must } from '../../helpers/containers';
 import { freePort } from '../../helpers/ports';
 import { waitFor } from '../../helpers/wait';
 import { resolveTemporalCli } from '../../../src/platform/temporal-binary';
@@ -37,24 +37,7 @@ let dataDir = '';
 let swflow: ChildProcess | undefined;
 let output = '';
 
-const compose = (args: string[], timeoutMs = 10 * 60_000) => sh('docker-compose', ['-f', 'temporal-dev.yml', '-f', OVERRIDE, ...args], { cwd: ROOT, env, timeoutMs });
-async function composeMust(args: string[], timeoutMs?: number): Promise<string> {
-  const r = await compose(args, timeoutMs);
-  if (r.code !== 0) throw new Error(`docker-compose ${args.join(' ')} exited ${r.code}:\n${(r.err + r.out).slice(-4000)}\n${await logs()}`);
-  return r.out;
-}
-async function logs(): Promise<string> {
-  return (await compose(['logs', '--no-color', '--tail', '20'])).out.slice(-6000);
-}
-/** A service's container state: running / exited, health, exit code. */
-async function state(service: string): Promise<{ status: string; health?: string; exitCode: number } | undefined> {
-  const id = (await compose(['ps', '-a', '-q', service])).out.trim().split('\n')[0];
-  if (!id) return undefined;
-  const r = await sh('docker', ['inspect', id, '--format', '{{json .State}}']);
-  if (r.code !== 0) return undefined;
-  const s = JSON.parse(r.out);
-  return { status: s.Status, health: s.Health?.Status, exitCode: s.ExitCode };
-}
+const { run: compose, must: composeMust, logs, state } = composeStack(['temporal-dev.yml', OVERRIDE], ROOT, () => env, 20);
 /** Every long-running service healthy, and both one-shots exited 0. */
 async function ready(): Promise<void> {
   await waitUntil('postgresql, temporal, temporal-ui healthy; temporal-schema and swflow-setup exited', async () => {
