@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { assertStartOrder } from '../helpers/compose-files';
 import { devServerDynamicConfig } from '../../src/platform/dev-server';
 
 const DIR = resolve(__dirname, '..', '..', 'deploy', 'compose');
@@ -45,14 +46,7 @@ test('the start order: PostgreSQL healthy -> schema -> Temporal healthy -> setup
     'temporal-ui': { temporal: 'service_healthy' },
     ...Object.fromEntries(SWFLOW.map((name) => [name, { 'swflow-setup': 'service_completed_successfully' }])),
   };
-  for (const [name, s] of Object.entries(services)) {
-    const deps = Object.fromEntries(Object.entries<any>(s.depends_on ?? {}).map(([dep, { condition }]) => [dep, condition]));
-    assert.deepEqual(deps, order[name], name);
-    for (const [dep, condition] of Object.entries(deps)) {
-      if (condition === 'service_healthy') assert.ok(services[dep].healthcheck, `${name} waits for ${dep} to be healthy: it needs a health check`);
-      else assert.ok(ONE_SHOT.includes(dep) && services[dep].restart === undefined, `${dep} is one-shot`);
-    }
-  }
+  assertStartOrder(services, order, ONE_SHOT);
 });
 
 test('every long-running service has a health check and a restart policy', () => {

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { assertStartOrder } from '../helpers/compose-files';
 import { SEARCH_ATTRIBUTES } from '../../src/common/contracts';
 import { devServerDynamicConfig } from '../../src/platform/dev-server';
 
@@ -55,14 +56,7 @@ test('the start order: PostgreSQL healthy -> schema -> Temporal healthy -> setup
     'swflow-setup': { temporal: 'service_healthy' },
     'temporal-ui': { temporal: 'service_healthy' },
   };
-  for (const [name, s] of Object.entries(services)) {
-    const deps = Object.fromEntries(Object.entries<any>(s.depends_on ?? {}).map(([dep, { condition }]) => [dep, condition]));
-    assert.deepEqual(deps, order[name], name);
-    for (const [dep, condition] of Object.entries(deps)) {
-      if (condition === 'service_healthy') assert.ok(services[dep].healthcheck, `${name} waits for ${dep} to be healthy: it needs a health check`);
-      else assert.ok(ONE_SHOT.includes(dep), `${dep} is one-shot`);
-    }
-  }
+  assertStartOrder(services, order, ONE_SHOT);
   for (const [name, s] of Object.entries(services)) {
     if (ONE_SHOT.includes(name)) {
       assert.equal(s.restart, undefined, `${name} runs once`);
